@@ -1,0 +1,1 @@
+"""Broadphase: arrays of axis-aligned boxes in, candidate pairs out."""

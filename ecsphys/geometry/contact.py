@@ -1,0 +1,31 @@
+"""The result of an exact shape-pair test: where and how deep two shapes touch.
+
+Guarantees: ``normal`` is a unit vector pointing from the first shape to the second;
+``depth`` is how far the second shape must move along ``normal`` (or the first along
+``-normal``) to separate them; it is >= ``-TOUCH_TOLERANCE`` (shapes within the tolerance
+count as touching, with a small negative depth); ``point`` is a world point on or between the
+touching boundaries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Vec = tuple[float, float]
+
+#: Shapes closer than this (world units) count as touching: ``contact`` returns a Contact
+#: with ``depth`` in ``[-TOUCH_TOLERANCE, 0]``.
+TOUCH_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Contact:
+    """Contact of shape A with shape B: unit ``normal`` from A to B, ``depth``, ``point``."""
+
+    normal: Vec
+    depth: float
+    point: Vec
+
+    def flipped(self) -> Contact:
+        """The same contact seen from B: normal reversed, same depth and point."""
+        return Contact((-self.normal[0], -self.normal[1]), self.depth, self.point)
