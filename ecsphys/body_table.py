@@ -1,0 +1,250 @@
+"""The body table: one row per adopted entity, NumPy columns the systems work on all at once.
+
+Guarantees:
+- rows ``0 .. n-1`` are the live bodies, dense; a removed row is filled by the last row
+  (swap-remove) and the moved entity's components are rebound to their new row;
+- a bound component keeps the table and its row, never an array, so growing the columns
+  (reallocation) never breaks it;
+- ``static_version`` changes whenever the set of static colliders, or the position or shape
+  of one of them, changes, so the broadphase re-indexes statics only then;
+- ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
+  whose Collider/Geometry component was replaced, added or removed since the events system
+  last read it (their touching pairs end and start again).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .components import (
+    STATIC,
+    AccelerationMap,
+    Collider,
+    ColliderKind,
+    Geometry,
+    Position,
+    Velocity,
+)
+from .shapes import Circle, Rect, Shape
+
+#: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
+NO_SHAPE = -1
+SLIDE_CODE = {"project": 0, "tangent": 1}
+
+Comps = tuple[Position, Velocity | None, AccelerationMap | None, Collider | None, Geometry | None]
+
+_VEC_COLUMNS = ("pos", "vel", "acc", "move", "prev_pos", "half", "offset", "lo", "hi")
+_SCALAR_COLUMNS = {
+    "entity": np.int64, "kind": np.int8, "layer": np.int64, "mask": np.int64,
+    "sensor": np.bool_, "collides": np.bool_, "mass": np.float64, "inv_mass": np.float64,
+    "restitution": np.float64, "slide": np.int8, "shape_code": np.int8, "radius": np.float64,
+}
+
+
+class BodyTable:
+    """Columns of all adopted bodies (see the module docstring for the guarantees).
+
+    Vector columns have shape ``(capacity, 2)``: ``pos``, ``vel``, ``acc`` (total of the
+    AccelerationMap), ``move`` (this step's displacement), ``prev_pos`` (position at the start
+    of the step, for interpolation), ``half`` (half extents of a Rect), ``offset`` (the shape's
+    offset), ``lo`` / ``hi`` (the shape's bounding box relative to ``pos``). Scalar columns:
+    see ``_SCALAR_COLUMNS``. Use ``[:n]`` slices.
+    """
+
+    pos: np.ndarray
+    vel: np.ndarray
+    acc: np.ndarray
+    move: np.ndarray
+    prev_pos: np.ndarray
+    half: np.ndarray
+    offset: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    entity: np.ndarray
+    kind: np.ndarray
+    layer: np.ndarray
+    mask: np.ndarray
+    sensor: np.ndarray
+    collides: np.ndarray
+    mass: np.ndarray
+    inv_mass: np.ndarray
+    restitution: np.ndarray
+    slide: np.ndarray
+    shape_code: np.ndarray
+    radius: np.ndarray
+
+    def __init__(self, capacity: int = 64) -> None:
+        self.n = 0
+        self.capacity = 0
+        self.shapes: list[Shape | None] = []
+        self.comps: list[Comps] = []
+        self.row_of: dict[int, int] = {}
+        self.static_version = 0
+        self.changed: set[int] = set()
+        #: per component slot (Position, Velocity, AccelerationMap, Collider, Geometry): the
+        #: entities that have that component bound here.
+        self.has: list[set[int]] = [set() for _ in range(5)]
+        self._allocate(max(capacity, 1))
+
+    # ---------------------------------------------------------------- storage
+
+    def _allocate(self, capacity: int) -> None:
+        old_n = self.n
+        for name in _VEC_COLUMNS:
+            new = np.zeros((capacity, 2), dtype=np.float64)
+            if self.capacity:
+                new[:old_n] = getattr(self, name)[:old_n]
+            setattr(self, name, new)
+        for name, dtype in _SCALAR_COLUMNS.items():
+            new = np.zeros(capacity, dtype=dtype)
+            if self.capacity:
+                new[:old_n] = getattr(self, name)[:old_n]
+            setattr(self, name, new)
+        self.capacity = capacity
+
+    def _copy_row(self, src: int, dst: int) -> None:
+        for name in _VEC_COLUMNS:
+            a = getattr(self, name)
+            a[dst] = a[src]
+        for name in _SCALAR_COLUMNS:
+            a = getattr(self, name)
+            a[dst] = a[src]
+
+    # ---------------------------------------------------------------- rows
+
+    def add(self, entity: int, comps: Comps) -> int:
+        """Adopt ``entity`` with its components; returns its row. Binds the components."""
+        if entity in self.row_of:
+            raise ValueError(f"entity {entity} is already in the body table")
+        if self.n == self.capacity:
+            self._allocate(self.capacity * 2)
+        row = self.n
+        self.n += 1
+        self.shapes.append(None)
+        self.comps.append(comps)
+        self.row_of[entity] = row
+        pos, vel, acc, col, geo = comps
+        self.entity[row] = entity
+        self.pos[row] = pos.xy
+        self.prev_pos[row] = self.pos[row]
+        self.vel[row] = vel.xy if vel is not None else (0.0, 0.0)
+        self.acc[row] = acc.total if acc is not None else (0.0, 0.0)
+        self.move[row] = 0.0
+        self._write_collider(row, col)
+        self._write_shape(row, geo.shape if geo is not None else None)
+        self.collides[row] = col is not None and geo is not None
+        for c, has in zip(comps, self.has, strict=True):
+            if c is not None:
+                c._bind(self, row)
+                has.add(entity)
+        if self.collides[row] and self.kind[row] == STATIC:
+            self.static_version += 1
+        return row
+
+    def remove(self, entity: int) -> None:
+        """Release ``entity``: its components take back their values; the last row moves in."""
+        row = self.row_of.pop(entity)
+        for has in self.has:
+            has.discard(entity)
+        if self.collides[row] and self.kind[row] == STATIC:
+            self.static_version += 1
+        for c in self.comps[row]:
+            if c is not None and c._table is self and c._row == row:
+                c._unbind()
+        last = self.n - 1
+        if row != last:
+            self._copy_row(last, row)
+            self.shapes[row] = self.shapes[last]
+            self.comps[row] = self.comps[last]
+            moved = int(self.entity[row])
+            self.row_of[moved] = row
+            for c in self.comps[row]:
+                if c is not None:
+                    c._row = row
+        self.shapes.pop()
+        self.comps.pop()
+        self.n = last
+
+    def clear(self) -> None:
+        """Release every body."""
+        for entity in list(self.row_of):
+            self.remove(entity)
+
+    # ---------------------------------------------------------------- writes from components
+
+    def _write_collider(self, row: int, col: Collider | None) -> None:
+        if col is None:
+            # A body without a Collider is integrated like an active body but never collides.
+            self.kind[row] = ColliderKind.ACTIVE
+            self.layer[row] = 0
+            self.mask[row] = 0
+            self.sensor[row] = False
+            self.mass[row] = 1.0
+            self.restitution[row] = 0.0
+            self.slide[row] = 0
+        else:
+            self.kind[row] = col.kind
+            self.layer[row] = col.layer
+            self.mask[row] = col.mask
+            self.sensor[row] = col.sensor
+            self.mass[row] = col.mass
+            self.restitution[row] = col.restitution
+            self.slide[row] = SLIDE_CODE[col.slide]
+        self.inv_mass[row] = 0.0 if self.kind[row] == STATIC else 1.0 / self.mass[row]
+
+    def _write_shape(self, row: int, shape: Shape | None) -> None:
+        self.shapes[row] = shape
+        self.radius[row] = 0.0
+        self.half[row] = 0.0
+        if shape is None:
+            self.shape_code[row] = NO_SHAPE
+            self.offset[row] = 0.0
+            self.lo[row] = 0.0
+            self.hi[row] = 0.0
+            return
+        self.shape_code[row] = shape.type_code
+        self.offset[row] = shape.offset
+        x0, y0, x1, y1 = shape.bounds()
+        self.lo[row] = (x0, y0)
+        self.hi[row] = (x1, y1)
+        if isinstance(shape, Circle):
+            self.radius[row] = shape.radius
+        elif isinstance(shape, Rect):
+            self.half[row] = shape.half_extents
+
+    def position_written(self, row: int) -> None:
+        """A game wrote a Position: statics must be re-indexed."""
+        if self.kind[row] == STATIC and self.collides[row]:
+            self.static_version += 1
+
+    def collider_changed(self, row: int, col: Collider) -> None:
+        """A field of an adopted Collider changed."""
+        was_static = self.kind[row] == STATIC and self.collides[row]
+        self._write_collider(row, col)
+        if was_static or (self.kind[row] == STATIC and self.collides[row]):
+            self.static_version += 1
+        self.changed.add(int(self.entity[row]))
+
+    def geometry_changed(self, row: int, shape: Shape) -> None:
+        """An adopted Geometry got a new shape."""
+        self._write_shape(row, shape)
+        if self.kind[row] == STATIC and self.collides[row]:
+            self.static_version += 1
+
+    # ---------------------------------------------------------------- reading
+
+    def row(self, entity: int) -> int:
+        """The row of ``entity``; raises ``KeyError`` if it is not adopted."""
+        return self.row_of[entity]
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __contains__(self, entity: object) -> bool:
+        return entity in self.row_of
+
+    def column(self, name: str) -> Any:
+        """The live ``[:n]`` slice of a column, by name."""
+        return getattr(self, name)[: self.n]

@@ -1,0 +1,461 @@
+"""The components games put on entities: Position, Velocity, AccelerationMap, Collider, Geometry.
+
+Guarantees:
+- every component validates its input at construction and on every write, raising
+  ``ValueError`` / ``TypeError`` that names the field and the value; a failed write changes
+  nothing;
+- before a `Physics` adopts the entity a component holds its own values; once adopted, it is
+  a view onto its row of the body table (``pos.x`` reads and writes the table), so user code and
+  the systems share one copy; when the entity or component goes, the component takes back the
+  row's last values and holds them;
+- reads return plain Python floats and tuples, never NumPy scalars or arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from .shapes import Shape, Vec, check_finite, check_positive, check_vec
+
+if TYPE_CHECKING:
+    from .body_table import BodyTable
+
+#: Every layer bit set: a mask that collides with everything.
+ALL = 0xFFFFFFFF
+_MAX_LAYER = ALL
+
+
+class ColliderKind(IntEnum):
+    """How a collider moves: never (STATIC), only when pushed or by gravity (PASSIVE), or by
+    input / AI (ACTIVE)."""
+
+    STATIC = 0
+    PASSIVE = 1
+    ACTIVE = 2
+
+
+STATIC = ColliderKind.STATIC
+PASSIVE = ColliderKind.PASSIVE
+ACTIVE = ColliderKind.ACTIVE
+
+#: The response modes of ACTIVE bodies (see `Collider`).
+SLIDE_MODES = ("project", "tangent")
+
+
+class _Bindable:
+    """A component that may be bound to a row of a body table."""
+
+    __slots__ = ("_table", "_row")
+    _table: BodyTable | None
+    _row: int
+
+    def _bind(self, table: BodyTable, row: int) -> None:
+        self._table = table
+        self._row = row
+
+    def _unbind(self) -> None:
+        self._table = None
+        self._row = -1
+
+
+class _VectorView(_Bindable):
+    """Shared code of Position and Velocity: an (x, y) pair, own or a view on a table column."""
+
+    __slots__ = ("_x", "_y")
+    _column: str = ""
+
+    def __init__(self, x: float = 0.0, y: float = 0.0) -> None:
+        name = type(self).__name__
+        self._x = check_finite(f"{name}.x", x)
+        self._y = check_finite(f"{name}.y", y)
+        self._table = None
+        self._row = -1
+
+    def _array(self) -> Any:
+        return getattr(self._table, self._column)
+
+    @property
+    def x(self) -> float:
+        if self._table is None:
+            return self._x
+        return float(getattr(self._table, self._column)[self._row, 0])
+
+    @x.setter
+    def x(self, value: float) -> None:
+        v = check_finite(f"{type(self).__name__}.x", value)
+        if self._table is None:
+            self._x = v
+        else:
+            self._array()[self._row, 0] = v
+            self._written()
+
+    @property
+    def y(self) -> float:
+        if self._table is None:
+            return self._y
+        return float(getattr(self._table, self._column)[self._row, 1])
+
+    @y.setter
+    def y(self, value: float) -> None:
+        v = check_finite(f"{type(self).__name__}.y", value)
+        if self._table is None:
+            self._y = v
+        else:
+            self._array()[self._row, 1] = v
+            self._written()
+
+    @property
+    def xy(self) -> Vec:
+        """Both coordinates as a tuple."""
+        if self._table is None:
+            return (self._x, self._y)
+        a = getattr(self._table, self._column)[self._row]
+        return (float(a[0]), float(a[1]))
+
+    @xy.setter
+    def xy(self, value: Vec) -> None:
+        x, y = check_vec(type(self).__name__, value)
+        if self._table is None:
+            self._x, self._y = x, y
+        else:
+            a = self._array()
+            a[self._row, 0] = x
+            a[self._row, 1] = y
+            self._written()
+
+    def _written(self) -> None:
+        """Called after a write through to the table."""
+
+    def _unbind(self) -> None:
+        if self._table is not None:
+            self._x, self._y = self.xy
+        super()._unbind()
+
+    def __iter__(self) -> Iterator[float]:
+        return iter(self.xy)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.xy == other.xy  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        x, y = self.xy
+        return f"{type(self).__name__}({x!r}, {y!r})"
+
+
+class Position(_VectorView):
+    """World position of the body's centre (the shape's offset is relative to it).
+
+    >>> p = Position(1, 2)
+    >>> p.x += 0.5
+    >>> p
+    Position(1.5, 2.0)
+    """
+
+    __slots__ = ()
+    _column = "pos"
+
+    def _written(self) -> None:
+        assert self._table is not None
+        self._table.position_written(self._row)
+
+
+class Velocity(_VectorView):
+    """Displacement per second."""
+
+    __slots__ = ()
+    _column = "vel"
+
+
+class AccelerationMap(_Bindable):
+    """Named accelerations kept apart and summed: gravity, wind, thrust...
+
+    Mapping-like: ``acc["wind"] = (1, 0)``, ``del acc["wind"]``, ``"gravity" in acc``,
+    iteration over names, ``acc.total`` the sum.
+
+    >>> acc = AccelerationMap(gravity=(0, -9.8), wind=(1, 0))
+    >>> acc.total
+    (1.0, -9.8)
+    >>> del acc["wind"]
+    >>> acc
+    AccelerationMap(gravity=(0.0, -9.8))
+    """
+
+    __slots__ = ("_named", "_total")
+
+    def __init__(self, **named: Vec) -> None:
+        checked = {name: check_vec(f"AccelerationMap[{name!r}]", v) for name, v in named.items()}
+        self._named: dict[str, Vec] = checked
+        self._table = None
+        self._row = -1
+        self._update()
+
+    def _update(self) -> None:
+        tx = math.fsum(v[0] for v in self._named.values())
+        ty = math.fsum(v[1] for v in self._named.values())
+        self._total = (tx + 0.0, ty + 0.0)
+        if self._table is not None:
+            self._table.acc[self._row] = self._total
+
+    @property
+    def total(self) -> Vec:
+        """The sum of all named accelerations."""
+        return self._total
+
+    def __getitem__(self, name: str) -> Vec:
+        return self._named[name]
+
+    def __setitem__(self, name: str, value: Vec) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"AccelerationMap name must be a str, got {name!r}")
+        self._named[name] = check_vec(f"AccelerationMap[{name!r}]", value)
+        self._update()
+
+    def __delitem__(self, name: str) -> None:
+        del self._named[name]
+        self._update()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._named
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._named))
+
+    def __len__(self) -> int:
+        return len(self._named)
+
+    def get(self, name: str, default: Vec | None = None) -> Vec | None:
+        return self._named.get(name, default)
+
+    def items(self) -> list[tuple[str, Vec]]:
+        return list(self._named.items())
+
+    def keys(self) -> list[str]:
+        return list(self._named)
+
+    def values(self) -> list[Vec]:
+        return list(self._named.values())
+
+    def clear(self) -> None:
+        self._named.clear()
+        self._update()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AccelerationMap):
+            return NotImplemented
+        return self._named == other._named
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self._named.items())
+        return f"AccelerationMap({inner})"
+
+
+def _check_bits(name: str, value: object, *, allow_zero: bool) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int bit mask, got {value!r}")
+    low = 0 if allow_zero else 1
+    if not low <= value <= _MAX_LAYER:
+        raise ValueError(f"{name} must be a bit mask in [{low}, {_MAX_LAYER:#x}], got {value!r}")
+    return value
+
+
+def _check_kind(value: object) -> ColliderKind:
+    if isinstance(value, ColliderKind):
+        return value
+    if isinstance(value, str) and value.upper() in ColliderKind.__members__:
+        return ColliderKind[value.upper()]
+    raise ValueError(f"Collider.kind must be STATIC, PASSIVE or ACTIVE, got {value!r}")
+
+
+class Collider(_Bindable):
+    """What kind of collider a body is and how it responds.
+
+    - ``kind``: ``STATIC`` (never moves), ``PASSIVE`` (moved by gravity and pushes) or
+      ``ACTIVE`` (moved by input or AI, responds with the sphere slide).
+    - ``layer`` / ``mask``: bit masks; a pair is tested only if each side's layer is in the
+      other's mask.
+    - ``sensor``: events only, no response.
+    - ``mass`` (> 0), ``restitution`` (in [0, 1]): for momentum exchange.
+    - ``slide``: ``"project"`` (default; the rest of a blocked move is projected on the tangent)
+      or ``"tangent"`` (the rest carried at full length along the tangent: top-down crowds).
+
+    Fields may be changed at any time; an adopted collider passes the change to the physics.
+    """
+
+    __slots__ = ("_kind", "_layer", "_mask", "_sensor", "_mass", "_restitution", "_slide")
+
+    def __init__(
+        self,
+        kind: ColliderKind | str,
+        layer: int = 1,
+        mask: int = ALL,
+        sensor: bool = False,
+        mass: float = 1.0,
+        restitution: float = 0.0,
+        slide: str = "project",
+    ) -> None:
+        self._table = None
+        self._row = -1
+        self._kind = _check_kind(kind)
+        self._layer = _check_bits("Collider.layer", layer, allow_zero=False)
+        self._mask = _check_bits("Collider.mask", mask, allow_zero=True)
+        self._sensor = self._check_sensor(sensor)
+        self._mass = check_positive("Collider.mass", mass)
+        self._restitution = self._check_restitution(restitution)
+        self._slide = self._check_slide(slide)
+
+    @staticmethod
+    def _check_sensor(value: object) -> bool:
+        if not isinstance(value, bool):
+            raise TypeError(f"Collider.sensor must be a bool, got {value!r}")
+        return value
+
+    @staticmethod
+    def _check_restitution(value: object) -> float:
+        r = check_finite("Collider.restitution", value)
+        if not 0.0 <= r <= 1.0:
+            raise ValueError(f"Collider.restitution must be in [0, 1], got {value!r}")
+        return r
+
+    @staticmethod
+    def _check_slide(value: object) -> str:
+        if value not in SLIDE_MODES:
+            raise ValueError(f"Collider.slide must be one of {SLIDE_MODES}, got {value!r}")
+        return str(value)
+
+    def _changed(self) -> None:
+        if self._table is not None:
+            self._table.collider_changed(self._row, self)
+
+    @property
+    def kind(self) -> ColliderKind:
+        return self._kind
+
+    @kind.setter
+    def kind(self, value: ColliderKind | str) -> None:
+        self._kind = _check_kind(value)
+        self._changed()
+
+    @property
+    def layer(self) -> int:
+        return self._layer
+
+    @layer.setter
+    def layer(self, value: int) -> None:
+        self._layer = _check_bits("Collider.layer", value, allow_zero=False)
+        self._changed()
+
+    @property
+    def mask(self) -> int:
+        return self._mask
+
+    @mask.setter
+    def mask(self, value: int) -> None:
+        self._mask = _check_bits("Collider.mask", value, allow_zero=True)
+        self._changed()
+
+    @property
+    def sensor(self) -> bool:
+        return self._sensor
+
+    @sensor.setter
+    def sensor(self, value: bool) -> None:
+        self._sensor = self._check_sensor(value)
+        self._changed()
+
+    @property
+    def mass(self) -> float:
+        return self._mass
+
+    @mass.setter
+    def mass(self, value: float) -> None:
+        self._mass = check_positive("Collider.mass", value)
+        self._changed()
+
+    @property
+    def restitution(self) -> float:
+        return self._restitution
+
+    @restitution.setter
+    def restitution(self, value: float) -> None:
+        self._restitution = self._check_restitution(value)
+        self._changed()
+
+    @property
+    def slide(self) -> str:
+        return self._slide
+
+    @slide.setter
+    def slide(self, value: str) -> None:
+        self._slide = self._check_slide(value)
+        self._changed()
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self._kind, self._layer, self._mask, self._sensor, self._mass,
+                self._restitution, self._slide)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Collider):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        parts = [self._kind.name]
+        defaults = {"layer": 1, "mask": ALL, "sensor": False, "mass": 1.0,
+                    "restitution": 0.0, "slide": "project"}
+        for name, default in defaults.items():
+            value = getattr(self, name)
+            if value != default:
+                parts.append(f"{name}={value:#x}" if name in ("layer", "mask")
+                             else f"{name}={value!r}")
+        return f"Collider({', '.join(parts)})"
+
+
+class Geometry(_Bindable):
+    """The collision boundary of a body: a shape value relative to its `Position`.
+
+    The shape may be replaced (``geo.shape = Circle(2)``); shapes themselves are immutable.
+    """
+
+    __slots__ = ("_shape",)
+
+    def __init__(self, shape: Shape) -> None:
+        self._table = None
+        self._row = -1
+        self._shape = self._check(shape)
+
+    @staticmethod
+    def _check(shape: object) -> Shape:
+        if not isinstance(shape, Shape):
+            raise TypeError(f"Geometry.shape must be a shape (Circle, Rect...), got {shape!r}")
+        return shape
+
+    @property
+    def shape(self) -> Shape:
+        return self._shape
+
+    @shape.setter
+    def shape(self, value: Shape) -> None:
+        self._shape = self._check(value)
+        if self._table is not None:
+            self._table.geometry_changed(self._row, self._shape)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Geometry):
+            return NotImplemented
+        return self._shape == other._shape
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Geometry({self._shape!r})"

@@ -1,0 +1,202 @@
+"""Physics: wires the step's systems into an esper world, runs the fixed step, holds callbacks.
+
+Guarantees:
+- ``Physics(...)`` registers one esper processor in the esper world that is current when it is
+  made; ``esper.process(dt)`` in that world advances it. The processor runs the stages of one
+  step in order (adopt, integrate, broadphase, narrowphase, response, events), as many fixed
+  steps as the frame's ``dt`` holds (an accumulator, capped at ``max_steps_per_frame``), and
+  sets ``alpha`` (in [0, 1)) for interpolated drawing. With ``fixed_dt=None`` it steps once
+  per frame with the frame's ``dt``.
+- Each Physics has its own body table: several esper worlds, each with its own Physics, never
+  see each other's bodies.
+- Bad arguments raise ``ValueError`` / ``TypeError`` naming the argument and the value, and
+  leave the world unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import esper
+import numpy as np
+
+from .body_table import BodyTable
+from .shapes import check_finite
+from .systems.adopt import AdoptSystem
+from .systems.integrate import IntegrateSystem
+
+
+class PhysicsProcessor(esper.Processor):
+    """The esper processor of a `Physics`: ``process(dt)`` advances it by one frame."""
+
+    def __init__(self, physics: Physics) -> None:
+        self.physics = physics
+
+    def process(self, dt: float, *args: Any, **kwargs: Any) -> None:
+        self.physics.advance(dt)
+
+
+def _check_fixed_dt(value: object) -> float | None:
+    if value is None:
+        return None
+    dt = check_finite("fixed_dt", value)
+    if dt <= 0.0:
+        raise ValueError(f"fixed_dt must be positive or None, got {value!r}")
+    return dt
+
+
+def _check_int(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value!r}")
+    return value
+
+
+class Physics:
+    """The physics of one esper world.
+
+    >>> import esper, ecsphys as ep
+    >>> esper.switch_world("doctest-physics")
+    >>> physics = ep.Physics(fixed_dt=1/60)
+    >>> ball = esper.create_entity(ep.Position(0, 10), ep.Velocity(1, 0),
+    ...                            ep.AccelerationMap(gravity=(0, -9.8)),
+    ...                            ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.5)))
+    >>> esper.process(1/30)          # two fixed steps
+    >>> physics.steps
+    2
+    >>> round(esper.component_for_entity(ball, ep.Position).x, 4)
+    0.0333
+
+    Parameters:
+        fixed_dt: the fixed step in seconds, or None to step once per frame with its dt.
+        max_steps_per_frame: cap on fixed steps per frame; time beyond it is dropped, so a
+            long stall does not freeze the game catching up.
+        priority: the esper processor priority (higher runs first).
+    """
+
+    def __init__(
+        self,
+        fixed_dt: float | None = 1 / 60,
+        *,
+        max_steps_per_frame: int = 8,
+        priority: int = 0,
+    ) -> None:
+        self.fixed_dt = _check_fixed_dt(fixed_dt)
+        self.max_steps_per_frame = _check_int("max_steps_per_frame", max_steps_per_frame, 1)
+        _check_int("priority", priority, -(2**31))
+        self.world = esper.current_world
+        for proc in esper._processors:  # one Physics per world: a second one would double-step
+            if isinstance(proc, PhysicsProcessor):
+                raise ValueError(f"esper world {self.world!r} already has a Physics")
+        self.table = BodyTable()
+        self.accumulator = 0.0
+        self.alpha = 0.0
+        self.steps = 0
+        self.time = 0.0
+        self.last_dt = 0.0
+        self._adopt = AdoptSystem(self.table)
+        self._integrate = IntegrateSystem(self.table)
+        self.processor = PhysicsProcessor(self)
+        esper.add_processor(self.processor, priority)
+
+    # ------------------------------------------------------------ stepping
+
+    def advance(self, frame_dt: float) -> int:
+        """Advance by one frame of ``frame_dt`` seconds; returns the number of steps run."""
+        dt = check_finite("dt", frame_dt)
+        if dt < 0.0:
+            raise ValueError(f"dt must be >= 0, got {frame_dt!r}")
+        self._adopt.process()  # deletions are seen even in a frame with no step
+        if self.fixed_dt is None:
+            if dt > 0.0:
+                self.step(dt)
+            self.alpha = 0.0
+            return 1 if dt > 0.0 else 0
+        fixed = self.fixed_dt
+        self.accumulator += dt
+        # Tolerate float error: 1/30 holds two steps of 1/60 even if the sum rounds down.
+        count = int(math.floor(self.accumulator / fixed + 1e-9))
+        if count > self.max_steps_per_frame:
+            count = self.max_steps_per_frame
+            self.accumulator = fixed * count + math.fmod(self.accumulator, fixed)
+        for _ in range(count):
+            self.step(fixed)
+            self.accumulator = max(self.accumulator - fixed, 0.0)
+        if self.accumulator < fixed * 1e-9:
+            self.accumulator = 0.0
+        self.alpha = min(self.accumulator / fixed, math.nextafter(1.0, 0.0))
+        return count
+
+    def step(self, dt: float | None = None) -> None:
+        """Run exactly one step of ``dt`` seconds (default: ``fixed_dt``)."""
+        if dt is None:
+            if self.fixed_dt is None:
+                raise ValueError("dt must be given when fixed_dt is None")
+            dt = self.fixed_dt
+        dt = check_finite("dt", dt)
+        if dt <= 0.0:
+            raise ValueError(f"dt must be positive, got {dt!r}")
+        switched = esper.current_world != self.world
+        previous = esper.current_world
+        if switched:
+            esper.switch_world(self.world)
+        try:
+            self._run_step(dt)
+        finally:
+            if switched:
+                esper.switch_world(previous)
+
+    def _run_step(self, dt: float) -> None:
+        esper.clear_dead_entities()
+        t = self.table
+        self._adopt.process()
+        n = t.n
+        np.copyto(t.prev_pos[:n], t.pos[:n])
+        self._integrate.process(dt)
+        t.pos[:n] += t.move[:n]
+        self.steps += 1
+        self.time += dt
+        self.last_dt = dt
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def body_count(self) -> int:
+        """How many bodies are adopted now."""
+        return self.table.n
+
+    def interpolated_position(self, entity: int) -> tuple[float, float]:
+        """Where to draw ``entity`` now: between its last two step positions by ``alpha``."""
+        row = self.table.row_of[entity]
+        prev = self.table.prev_pos[row]
+        cur = self.table.pos[row]
+        a = self.alpha
+        return (float(prev[0] + (cur[0] - prev[0]) * a), float(prev[1] + (cur[1] - prev[1]) * a))
+
+    def interpolated_positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(entities, positions)`` of all bodies, positions interpolated by ``alpha``."""
+        t = self.table
+        n = t.n
+        return t.entity[:n].copy(), t.prev_pos[:n] + (t.pos[:n] - t.prev_pos[:n]) * self.alpha
+
+    def remove(self) -> None:
+        """Take this Physics out of its esper world; adopted components keep their values."""
+        previous = esper.current_world
+        esper.switch_world(self.world)
+        try:
+            if self.processor in esper._processors:
+                esper._processors.remove(self.processor)
+                esper._processors_dict.pop(PhysicsProcessor, None)
+        finally:
+            esper.switch_world(previous)
+        self.table.clear()
+
+    def __repr__(self) -> str:
+        return (f"Physics(fixed_dt={self.fixed_dt!r}, world={self.world!r}, "
+                f"bodies={self.table.n}, steps={self.steps})")
+
+
+Handler = Callable[..., Any]

@@ -1,0 +1,64 @@
+"""Keeps the body table in step with esper: adopts new bodies, releases gone ones.
+
+Guarantees:
+- a body is an entity with a ``Position`` and a ``Velocity`` or a ``Collider``; an entity
+  with a Collider and a Geometry collides;
+- when nothing was added to or removed from the esper world since the last sync, the sync
+  costs one identity check (esper hands back the same cached query list);
+- otherwise entities that appeared, vanished or had a component added, removed or replaced
+  are re-adopted; the others are left alone. Collider/Geometry changes are noted in
+  ``table.changed`` for the events system.
+"""
+
+from __future__ import annotations
+
+import esper
+
+from ..body_table import BodyTable
+from ..components import AccelerationMap, Collider, Geometry, Position, Velocity
+
+_TYPES = (Position, Velocity, AccelerationMap, Collider, Geometry)
+
+
+class AdoptSystem(esper.Processor):
+    """Adopts entities into the body table (stage 0 of the step)."""
+
+    def __init__(self, table: BodyTable) -> None:
+        self.table = table
+        self._seen: object = None
+        self.syncs = 0  # how many full syncs ran (tests and diagnostics)
+
+    def process(self, dt: float = 0.0) -> None:
+        positions = esper.get_component(Position)
+        if positions is self._seen:
+            return
+        self._seen = positions
+        self.syncs += 1
+        self._sync(positions)
+
+    def _sync(self, positions: list[tuple[int, Position]]) -> None:
+        table = self.table
+        maps = [dict(positions)] + [dict(esper.get_component(t)) for t in _TYPES[1:]]
+        pos_d, vel_d, acc_d, col_d, geo_d = maps
+        wanted = pos_d.keys() & (vel_d.keys() | col_d.keys())
+        present = table.row_of.keys()
+        gone = present - wanted
+        new = wanted - present
+        kept = present & wanted
+        # Entities whose set of components changed, or that got a new instance of one.
+        dirty: set[int] = set()
+        collision_dirty: set[int] = set()
+        for i, d in enumerate(maps):
+            changed = (table.has[i] ^ d.keys()) & kept
+            changed |= {e for e, c in d.items() if c._table is not table} & kept
+            dirty |= changed
+            if i >= 3:  # Collider or Geometry: the entity's touching pairs start again
+                collision_dirty |= changed
+        for e in gone:
+            table.remove(e)
+        for e in sorted(dirty):
+            table.remove(e)
+        for e in sorted(new | dirty):
+            table.add(e, (pos_d[e], vel_d.get(e), acc_d.get(e), col_d.get(e), geo_d.get(e)))
+        table.changed |= collision_dirty
+

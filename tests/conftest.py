@@ -1,0 +1,22 @@
+"""Shared fixtures: every test runs in an esper world of its own."""
+
+from __future__ import annotations
+
+import itertools
+
+import esper
+import pytest
+
+_counter = itertools.count()
+
+
+@pytest.fixture
+def world():
+    """Switch to a fresh esper world for the test; returns its name."""
+    name = f"test-{next(_counter)}"
+    previous = esper.current_world
+    esper.switch_world(name)
+    yield name
+    esper.switch_world(previous if previous != name else "default")
+    if name in esper.list_worlds() and esper.current_world != name:
+        esper.delete_world(name)
