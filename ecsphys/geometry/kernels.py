@@ -175,14 +175,22 @@ def circle_segment(
     ux, uy, length = _segment_frame(p1, p2)
     wx = pc[:, 0] - p1[:, 0]
     wy = pc[:, 1] - p1[:, 1]
-    s = np.clip(wx * ux + wy * uy, 0.0, length)
-    vx = ux * s - wx  # closest point minus centre
-    vy = uy * s - wy
-    dist = np.hypot(vx, vy)
-    on = dist == 0.0
-    safe = np.where(on, 1.0, dist)
-    nx = np.where(on, -uy, vx / safe)
-    ny = np.where(on, ux, vy / safe)
+    along = wx * ux + wy * uy
+    side = wy * ux - wx * uy  # signed distance along the left perpendicular (-uy, ux)
+    # beside the segment: exactly perpendicular normal (no rounding noise near the segment)
+    flip = np.where(side > 0.0, 1.0, -1.0)
+    nx = uy * flip
+    ny = -ux * flip
+    dist = np.abs(side)
+    end = (along <= 0.0) | (along >= length)
+    if end.any():  # nearest to an end point: p1 if along <= 0, else p2
+        s = np.where(along <= 0.0, 0.0, length)
+        ex, ey, zero, edist = _unit(ux * s - wx, uy * s - wy)
+        ex = np.where(zero, -uy, ex)
+        ey = np.where(zero, ux, ey)
+        nx = np.where(end, ex, nx)
+        ny = np.where(end, ey, ny)
+        dist = np.where(end, edist, dist)
     depth = r - dist
     return depth >= -tol, _vec2(nx, ny), depth, _midpoint(pc, nx, ny, r, depth)
 
@@ -244,11 +252,12 @@ def _toi_round_box(qx: F, qy: F, dx: F, dy: F, hx: F, hy: F, r: F) -> tuple[F, F
     approach = dx * n0x + dy * n0y > 0.0
     near = []
     far = []
-    for q, d, h in ((qx, dx, hx), (qy, dy, hy)):
+    for q, d, h in ((qx, dx, hx), (qy, dy, hy)):  # slab entry / exit times per axis
         still = d == 0.0
         sd = np.where(still, 1.0, d)
-        t1 = (-(h + r) - q) / sd
-        t2 = (h + r - q) / sd
+        with np.errstate(over="ignore"):  # tiny moves: +-inf, which is right
+            t1 = (-(h + r) - q) / sd
+            t2 = (h + r - q) / sd
         inslab = np.abs(q) <= h + r
         near.append(np.where(still, np.where(inslab, -np.inf, np.inf), np.minimum(t1, t2)))
         far.append(np.where(still, np.inf, np.maximum(t1, t2)))
@@ -314,14 +323,15 @@ def toi_circle_segment(
     """
     pc, r, d, p1, p2 = _f(pc), _f(r), _f(d), _f(p1), _f(p2)
     ux, uy, length = _segment_frame(p1, p2)
-    wx = pc[:, 0] - 0.5 * (p1[:, 0] + p2[:, 0])
-    wy = pc[:, 1] - 0.5 * (p1[:, 1] + p2[:, 1])
-    # local frame: x along u, y along the left perpendicular (-uy, ux)
-    qx = wx * ux + wy * uy
+    wx = pc[:, 0] - p1[:, 0]
+    wy = pc[:, 1] - p1[:, 1]
+    # local frame centred on the segment: x along u, y along the left perpendicular (-uy, ux)
+    half = 0.5 * length
+    qx = wx * ux + wy * uy - half
     qy = wy * ux - wx * uy
     dx = d[:, 0] * ux + d[:, 1] * uy
     dy = d[:, 1] * ux - d[:, 0] * uy
     t, lx, ly = _toi_round_box(
-        qx, qy, dx, dy, 0.5 * length, np.zeros_like(length), np.broadcast_to(r, length.shape)
+        qx, qy, dx, dy, half, np.zeros_like(length), np.broadcast_to(r, length.shape)
     )
     return t, _vec2(lx * ux - ly * uy, lx * uy + ly * ux)
