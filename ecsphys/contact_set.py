@@ -1,0 +1,61 @@
+"""The contacts of one step as columns: which pairs touch, and how.
+
+Guarantees:
+- pairs are unique, ``a < b`` (entity ids), sorted by ``key = a * 2**32 + b``;
+- ``normal`` is a unit vector from ``a``'s shape to ``b``'s, ``depth`` the penetration
+  (``>= -contact_offset``: touching within the skin counts), ``point`` a world point of contact,
+  ``toi`` the time of impact in [0, 1] of this step's move (``inf`` if the pair did not hit
+  while moving);
+- ``sensor`` is True where either side is a sensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+KEY_SHIFT = 32
+
+
+def pair_keys(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """int64 keys of entity pairs (``a < b``), ordered like ``(a, b)`` tuples."""
+    return (a.astype(np.int64) << KEY_SHIFT) | b.astype(np.int64)
+
+
+def _empty(shape: tuple[int, ...] = (0,), dtype: type = np.float64) -> np.ndarray:
+    return np.zeros(shape, dtype=dtype)
+
+
+@dataclass
+class ContactSet:
+    """Columns of contacts between bodies, one row per touching pair (see module docstring)."""
+
+    a: np.ndarray = field(default_factory=lambda: _empty(dtype=np.int64))
+    b: np.ndarray = field(default_factory=lambda: _empty(dtype=np.int64))
+    normal: np.ndarray = field(default_factory=lambda: _empty((0, 2)))
+    depth: np.ndarray = field(default_factory=_empty)
+    point: np.ndarray = field(default_factory=lambda: _empty((0, 2)))
+    toi: np.ndarray = field(default_factory=_empty)
+    sensor: np.ndarray = field(default_factory=lambda: _empty(dtype=np.bool_))
+
+    @property
+    def keys(self) -> np.ndarray:
+        return pair_keys(self.a, self.b)
+
+    def __len__(self) -> int:
+        return len(self.a)
+
+    def take(self, index: np.ndarray) -> ContactSet:
+        """The rows at ``index`` (an int array or a bool mask), as a new ContactSet."""
+        return ContactSet(self.a[index], self.b[index], self.normal[index], self.depth[index],
+                          self.point[index], self.toi[index], self.sensor[index])
+
+    def find(self, a: int, b: int) -> int:
+        """Row of the pair (a, b) in either order, or -1."""
+        if a > b:
+            a, b = b, a
+        keys = self.keys
+        key = (a << KEY_SHIFT) | b
+        i = int(np.searchsorted(keys, key))
+        return i if i < len(keys) and keys[i] == key else -1
