@@ -110,24 +110,28 @@ def test_closed_forms() -> None:
     hit, n, d, p = k.circle_circle([[0, 0], [0, 0], [0, 0]], [1, 1, 1],
                                    [[1.5, 0], [0, 0], [2, 0]], [1, 1, 1])  # fmt: skip
     assert hit.tolist() == [True, True, True]
-    assert n.tolist() == [[1, 0], [0, 1], [1, 0]]
+    assert n.tolist() == [[1, 0], [1, 0], [1, 0]]  # coincident centres: (1, 0)
     assert d.tolist() == [0.5, 2.0, 0.0]
     assert p.tolist() == [[0.75, 0], [0, 0], [1, 0]]
     # circle inside rect: pushed along the shortest axis; normal circle -> rect
     hit, n, d, p = k.circle_rect([[0.8, 0.1], [0, 0], [0, -0.9]], 0.5,
                                  [[0, 0]] * 3, [[1, 1], [2, 1], [1, 1]])  # fmt: skip
-    assert np.allclose(n, [[-1, 0], [0, 1], [0, 1]]) and np.allclose(d, [0.7, 1.5, 0.6])
+    assert np.allclose(n, [[-1, 0], [0, -1], [0, 1]]) and np.allclose(d, [0.7, 1.5, 0.6])
+    n = k.circle_rect([[0, 0], [0, 0]], 0.5, [[0, 0]] * 2, [[1, 1], [1, 2]])[1]
+    assert n.tolist() == [[-1, 0], [-1, 0]]  # ties: x first, then the right face
     hit, n, d, p = k.circle_rect([[3, 0], [2, 2]], 1, [[0, 0]] * 2, [[1, 1]] * 2)
     assert np.allclose(n, [[-1, 0], [-(0.5**0.5), -(0.5**0.5)]])
     assert np.allclose(d, [-1, 1 - 2**0.5]) and not hit.any()
     assert k.circle_rect([[3, 0]], 1, [[0, 0]], [[1, 1]], tol=1.0)[0].all()
     hit, n, d, p = k.rect_rect([[0, 0], [0, 0], [0, 0]], [[1, 1]] * 3,
                                [[1.5, 0.2], [0, 0], [-1, -1.8]], [[1, 1]] * 3)  # fmt: skip
-    assert n.tolist() == [[1, 0], [0, 1], [0, -1]] and np.allclose(d, [0.5, 2, 0.2])
+    assert n.tolist() == [[1, 0], [1, 0], [0, -1]] and np.allclose(d, [0.5, 2, 0.2])
     assert np.allclose(p, [[0.75, 0.1], [0, 0], [-0.5, -0.9]])
+    p = k.rect_rect([[0, 0]], [[2, 1]], [[0.5, 0]], [[0.5, 0.5]])[3]  # b inside a
+    assert p.tolist() == [[0.5, 0.25]]  # along the normal (y): midpoint of deepest points
     hit, n, d, p = k.circle_segment([[0, 0.5], [0, 0], [3, 0], [2, 2]], 1,
                                     [[-1, 0]] * 4, [[1, 0]] * 4)  # fmt: skip
-    assert np.allclose(n, [[0, -1], [0, 1], [-1, 0], np.array([-1, -2]) / 5**0.5])
+    assert np.allclose(n, [[0, -1], [0, -1], [-1, 0], np.array([-1, -2]) / 5**0.5])
     assert np.allclose(d, [0.5, 1, -1, 1 - 5**0.5])
 
 
@@ -159,19 +163,21 @@ def test_toi_closed_forms() -> None:
 
 def test_scalars_broadcast_and_no_nan_on_degenerate_input() -> None:
     z = np.zeros((4, 2))
-    for res in (
-        k.circle_circle(z, 1.0, z, 1.0),
-        k.circle_rect(z, 1.0, z, np.ones((4, 2))),
-        k.rect_rect(z, np.ones((4, 2)), z, np.ones((4, 2))),
-        k.circle_segment(z, 1.0, z, z),
-        k.toi_circle_circle(z, 1.0, z, z, 1.0, z),
-        k.toi_circle_rect(z, 1.0, z, z, np.ones((4, 2))),
-        k.toi_circle_segment(z, 1.0, z, z, z),
-        k.toi_circle_segment(z, 1.0, np.ones((4, 2)), z, z),
+    one = np.ones((4, 2))
+    for res, normal in (
+        (k.circle_circle(z, 1.0, z, 1.0), [1, 0]),
+        (k.circle_rect(z, 1.0, z, one), [-1, 0]),
+        (k.rect_rect(z, one, z, one), [1, 0]),
+        (k.circle_segment(z, 1.0, z, z), [0, -1]),
+        (k.toi_circle_circle(z, 1.0, z, z, 1.0, z), None),
+        (k.toi_circle_rect(z, 1.0, z, z, one), None),
+        (k.toi_circle_segment(z, 1.0, z, z, z), None),
+        (k.toi_circle_segment(z, 1.0, one, z, z), None),
     ):
         for a in res:
             assert not np.isnan(a).any()
-        assert res[1].tolist() == [[0.0, 1.0]] * 4 or len(res) == 2
+        if normal is not None:
+            assert res[1].tolist() == [normal] * 4 and res[0].all()
 
 
 # ------------------------------------------------------------------------------ shapely oracle

@@ -16,10 +16,12 @@ Conventions (the scalar functions in ``ecsphys.geometry`` follow the same ones):
 - positions are absolute shape centres (body position + shape offset already added);
 - ``point`` is the midpoint of the two deepest points (each shape's point furthest inside the
   other along the normal), so it lies in both shapes when they overlap;
-- ties are broken deterministically: coincident centres give normal ``(0, 1)``; a circle centre
-  inside a rect is pushed out along the axis of least penetration (``y`` on ties, towards the
-  side the centre is on, ``+`` on zero); a circle centre on a segment gets the segment's left
-  perpendicular ``(-uy, ux)`` (``u`` the unit direction p1 -> p2, ``(1, 0)`` if p1 == p2);
+- ties are broken deterministically, as in the scalar functions: coincident centres give the
+  normal ``(1, 0)``; a circle centre inside a rect leaves through the nearest face (order right,
+  left, top, bottom on ties: normal ``(-1, 0)`` for a centred circle); rect-rect separates
+  along the axis of least overlap (``x`` on ties), towards b (``+`` if the centres agree); a
+  circle centre on a segment gets the segment's right perpendicular ``(uy, -ux)`` (``u`` the
+  unit direction p1 -> p2, ``(1, 0)`` if p1 == p2);
 - entries where ``hit`` is False or ``t`` is inf hold finite, otherwise meaningless, values.
 Exactly-touching pairs are decided by float arithmetic: within ~1e-12 of touching the hit mask
 may differ from another formula's; pass ``tol`` to count near-touching pairs as touching.
@@ -58,13 +60,13 @@ def _vec2(x: F, y: F) -> F:
 
 
 def _unit(x: F, y: F) -> tuple[F, F, NDArray[np.bool_], F]:
-    """``(ux, uy, zero, length)``: ``(x, y)`` normalised; ``(0, 1)`` where it is zero."""
+    """``(ux, uy, zero, length)``: ``(x, y)`` normalised; ``(1, 0)`` where it is zero."""
     length = np.hypot(x, y)
     zero = length == 0.0
     safe = np.where(zero, 1.0, length)
     ux = x / safe
     uy = y / safe
-    uy[zero] = 1.0
+    ux[zero] = 1.0
     return ux, uy, zero, length
 
 
@@ -86,9 +88,9 @@ def _box_contact(qx: F, qy: F, hx: F, hy: F) -> tuple[F, F, F]:
     if inside.any():
         px = hx - np.abs(qx)
         py = hy - np.abs(qy)
-        use_x = px < py
-        sx = np.where(qx > 0.0, -1.0, 1.0)
-        sy = np.where(qy > 0.0, -1.0, 1.0)
+        use_x = px <= py
+        sx = np.where(qx >= 0.0, -1.0, 1.0)
+        sy = np.where(qy >= 0.0, -1.0, 1.0)
         nx = np.where(inside, np.where(use_x, sx, 0.0), nx)
         ny = np.where(inside, np.where(use_x, 0.0, sy), ny)
         dist = np.where(inside, -np.minimum(px, py), dist)
@@ -103,7 +105,7 @@ def circle_circle(
 ) -> StaticResult:
     """Contacts of circles (pa, ra) with circles (pb, rb).
 
-    ``depth = ra + rb - |pb - pa|``; normal ``(pb - pa) / |pb - pa|``, ``(0, 1)`` if coincident.
+    ``depth = ra + rb - |pb - pa|``; normal ``(pb - pa) / |pb - pa|``, ``(1, 0)`` if coincident.
     """
     pa, pb, ra, rb = _f(pa), _f(pb), _f(ra), _f(rb)
     nx, ny, _, dist = _unit(pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1])
@@ -130,24 +132,29 @@ def rect_rect(
 ) -> StaticResult:
     """Contacts of AABBs (centre pa, half extents ha) with AABBs (pb, hb).
 
-    Normal along the axis of least overlap (``y`` on ties), towards b (``+`` if the centres
-    agree on that axis); ``depth`` is that overlap; ``point`` is the centre of the overlap box.
+    Normal along the axis of least overlap (``x`` on ties), towards b (``+`` if the centres
+    agree on that axis); ``depth`` is that overlap; ``point``: along the normal, the midpoint
+    of the deepest points; across it, the middle of the overlap.
     """
     pa, pb, ha, hb = _f(pa), _f(pb), _f(ha), _f(hb)
     dx = pb[:, 0] - pa[:, 0]
     dy = pb[:, 1] - pa[:, 1]
     ox = ha[:, 0] + hb[:, 0] - np.abs(dx)
     oy = ha[:, 1] + hb[:, 1] - np.abs(dy)
-    use_x = ox < oy
+    use_x = ox <= oy
+    sx = np.where(dx < 0.0, -1.0, 1.0)
+    sy = np.where(dy < 0.0, -1.0, 1.0)
     normal = np.zeros((dx.shape[0], 2))
-    normal[:, 0] = np.where(use_x, np.where(dx < 0.0, -1.0, 1.0), 0.0)
-    normal[:, 1] = np.where(use_x, 0.0, np.where(dy < 0.0, -1.0, 1.0))
-    depth = np.minimum(ox, oy)
-    lo = np.maximum(pa - ha, pb - hb)
-    hi = np.minimum(pa + ha, pb + hb)
-    lo += hi
-    lo *= 0.5
-    return depth >= -tol, normal, depth, lo
+    normal[:, 0] = np.where(use_x, sx, 0.0)
+    normal[:, 1] = np.where(use_x, 0.0, sy)
+    depth = np.where(use_x, ox, oy)
+    point = np.maximum(pa - ha, pb - hb)  # middle of the overlap on both axes ...
+    point += np.minimum(pa + ha, pb + hb)
+    point *= 0.5
+    # ... replaced along the normal by the midpoint of the deepest points
+    point[:, 0] = np.where(use_x, pa[:, 0] + sx * (ha[:, 0] - 0.5 * ox), point[:, 0])
+    point[:, 1] = np.where(use_x, point[:, 1], pa[:, 1] + sy * (ha[:, 1] - 0.5 * oy))
+    return depth >= -tol, normal, depth, point
 
 
 def _segment_frame(p1: F, p2: F) -> tuple[F, F, F]:
@@ -168,8 +175,8 @@ def circle_segment(
 ) -> StaticResult:
     """Contacts of circles (pc, r) with segments p1-p2; normal from circle to segment.
 
-    ``depth = r - distance(centre, segment)``; a centre on the segment gets the segment's left
-    perpendicular as normal.
+    ``depth = r - distance(centre, segment)``; a centre on the segment gets the segment's right
+    perpendicular ``(uy, -ux)`` as normal.
     """
     pc, r, p1, p2 = _f(pc), _f(r), _f(p1), _f(p2)
     ux, uy, length = _segment_frame(p1, p2)
@@ -178,7 +185,7 @@ def circle_segment(
     along = wx * ux + wy * uy
     side = wy * ux - wx * uy  # signed distance along the left perpendicular (-uy, ux)
     # beside the segment: exactly perpendicular normal (no rounding noise near the segment)
-    flip = np.where(side > 0.0, 1.0, -1.0)
+    flip = np.where(side >= 0.0, 1.0, -1.0)
     nx = uy * flip
     ny = -ux * flip
     dist = np.abs(side)
@@ -186,8 +193,8 @@ def circle_segment(
     if end.any():  # nearest to an end point: p1 if along <= 0, else p2
         s = np.where(along <= 0.0, 0.0, length)
         ex, ey, zero, edist = _unit(ux * s - wx, uy * s - wy)
-        ex = np.where(zero, -uy, ex)
-        ey = np.where(zero, ux, ey)
+        ex = np.where(zero, uy, ex)
+        ey = np.where(zero, -ux, ey)
         nx = np.where(end, ex, nx)
         ny = np.where(end, ey, ny)
         dist = np.where(end, edist, dist)
@@ -221,7 +228,7 @@ def toi_circle_circle(
     """Time of impact of circles (pa, ra) moving by da with circles (pb, rb) moving by db.
 
     Exact: the relative move ``da - db`` of a's centre against b's circle grown by ``ra + rb``.
-    The normal at impact points from a's centre to b's centre (``(0, 1)`` if coincident).
+    The normal at impact points from a's centre to b's centre (``(1, 0)`` if coincident).
     Already overlapping or touching: ``t = 0`` if the relative move approaches, else inf.
     """
     pa, pb, ra, rb, da, db = _f(pa), _f(pb), _f(ra), _f(rb), _f(da), _f(db)
