@@ -1,0 +1,285 @@
+"""Uniform grid (spatial hash) broadphase: boxes binned by centre cell, pairs from neighbour cells.
+
+Guarantees:
+- Exact: returns every overlapping (closed-box) dynamic-dynamic pair with ``di < dj`` and every
+  overlapping dynamic-static pair, each once, sorted lexicographically, as int64 arrays.
+- Dynamic boxes no larger than (99% of) a cell go in the cell of their centre; each one is
+  checked against its own cell and the forward half of its 8 neighbours, which with keys
+  ``cell_y * W + cell_x`` are two contiguous key ranges. Boxes larger than that ("large") are not
+  binned: each large box scans the cells under it (grown by one cell) row by row, and the large
+  boxes are tested against each other by brute force. So any size mix is correct; cost grows
+  with the area large boxes cover and with the square of their number.
+- ``cell_size=None`` picks 2x the median box extent (from a sample) and keeps it until that
+  estimate drifts by more than a factor 1.5.
+- Static boxes are indexed once per ``set_static`` in their own cell structure (each static box
+  in every cell it covers, see ``_cells.CellIndex``); ``query`` looks the dynamic boxes up in it.
+- Steady state is cheap: the cell sort starts from the previous call's order (a stable sort of
+  nearly sorted keys), cell starts come from ``bincount`` + ``cumsum``, candidates from
+  ``np.repeat``. Deleting or adding dynamic boxes between calls is fine (ids are ``0..n-1``
+  each call).
+- Negative and far-away coordinates work (exact while ``|coordinate| / cell_size`` stays below
+  about 1e12); a thin scene over a huge area switches from a dense cell table to binary search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ._cells import CellIndex, auto_cell_size
+from .base import PairArrays, as_boxes, brute_pairs, empty_pairs, expand_ranges, sorted_pairs
+
+__all__ = ["Grid"]
+
+_NORMAL_FRACTION = 0.99  # boxes up to this fraction of a cell are binned by centre
+_DRIFT = 1.5  # automatic cell size is re-picked when the estimate leaves [c/1.5, c*1.5]
+_MAX_AXIS_CELLS = 1 << 25  # keeps keys below 2**53 (exact in float64)
+_CHUNK = 16384  # candidates per vectorised block (keeps temporaries in cache)
+
+
+class Grid:
+    """Uniform grid broadphase over dynamic boxes, with a static cell index."""
+
+    def __init__(self, cell_size: float | None = None, static_cell_size: float | None = None):
+        """``cell_size``: dynamic grid cell (None = automatic); ``static_cell_size`` likewise."""
+        if cell_size is not None and not (cell_size > 0 and np.isfinite(cell_size)):
+            raise ValueError(f"cell_size must be a positive finite number, got {cell_size!r}")
+        self.rebuilds: int = 0
+        self.cell_size: float | None = None if cell_size is None else float(cell_size)
+        self._auto = cell_size is None
+        self._static = CellIndex(static_cell_size)
+        self._order = np.empty(0, dtype=np.int64)
+        self.last_candidates: int = 0
+        """Candidate pairs examined by the last ``query`` (dynamic-dynamic), for benchmarks."""
+
+    def set_static(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        """Index the static boxes (ids ``0..m-1``); increments ``rebuilds``."""
+        self._static.build(lo, hi)
+        self.rebuilds += 1
+
+    def query(self, lo: np.ndarray, hi: np.ndarray) -> PairArrays:
+        """Return ``(di, dj, sk, sl)`` for the dynamic boxes ``lo, hi`` (ids ``0..n-1``)."""
+        lo, hi = as_boxes(lo, hi)
+        di, dj = self._dynamic_pairs(lo, hi)
+        sk, sl = self._static.query(lo, hi)
+        return di, dj, sk, sl
+
+    # -- dynamic-dynamic -------------------------------------------------------------------
+
+    def _pick_cell(self, lo: np.ndarray, hi: np.ndarray) -> float:
+        if self._auto:
+            est = auto_cell_size(lo, hi)
+            c = self.cell_size
+            if c is None or not (c / _DRIFT <= est <= c * _DRIFT):
+                self.cell_size = est
+        assert self.cell_size is not None
+        return self.cell_size
+
+    def _reuse_order(self, n: int) -> np.ndarray:
+        """The previous call's sort order, trimmed or extended to a permutation of 0..n-1."""
+        order = self._order
+        if order.size == n:
+            return order
+        if order.size > n:
+            return order[order < n]
+        return np.concatenate([order, np.arange(order.size, n, dtype=np.int64)])
+
+    def _dynamic_pairs(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = lo.shape[0]
+        self.last_candidates = 0
+        if n < 2:
+            self._order = np.arange(n, dtype=np.int64)
+            return empty_pairs()
+        # column views; reductions over (n, 2) arrays along axis 0 are slow in NumPy
+        lo_x, lo_y, hi_x, hi_y = lo[:, 0], lo[:, 1], hi[:, 0], hi[:, 1]
+        c = self._pick_cell(lo, hi)
+        span = max(hi_x.max() - lo_x.min(), hi_y.max() - lo_y.min(), 0.0)
+        c = max(c, float(span) / _MAX_AXIS_CELLS)
+        inv = 1.0 / c
+        limit = _NORMAL_FRACTION * c
+        ext = hi - lo
+        big = ext > limit
+        big = big[:, 0] | big[:, 1]
+        nbig = int(np.count_nonzero(big))
+
+        cen = lo + hi
+        cen *= 0.5 * inv
+        np.floor(cen, out=cen)
+        cen_x, cen_y = cen[:, 0], cen[:, 1]
+        if nbig == 0:
+            cmin = (cen_x.min(), cen_y.min())
+            cmax = (cen_x.max(), cen_y.max())
+        elif nbig < n:
+            normal = ~big
+            cmin = (cen_x[normal].min(), cen_y[normal].min())
+            cmax = (cen_x[normal].max(), cen_y[normal].max())
+        else:
+            cmin = cmax = (0.0, 0.0)
+        # one empty padding cell on every side, so neighbour keys never wrap into another row
+        w = int(cmax[0] - cmin[0]) + 3
+        h = int(cmax[1] - cmin[1]) + 3
+        cen_y -= cmin[1] - 1.0
+        cen_y *= w
+        cen_y += cen_x
+        keys = cen_y.astype(np.int64)
+        keys -= int(cmin[0]) - 1
+        sentinel = w * h  # large boxes sort after every real cell and are never a neighbour
+        if nbig:
+            keys[big] = sentinel
+
+        order = self._reuse_order(n)
+        kperm = keys[order]
+        s = np.argsort(kperm, kind="stable")
+        order = order[s]
+        skeys = kperm[s]
+        self._order = order
+        nn = n - nbig
+
+        if sentinel <= 4 * n + 4096:
+            starts = np.zeros(sentinel + 2, dtype=np.int64)
+            np.cumsum(np.bincount(skeys, minlength=sentinel + 1), out=starts[1:])
+
+            def first(k: np.ndarray) -> np.ndarray:
+                return starts[k]
+        else:
+
+            def first(k: np.ndarray) -> np.ndarray:
+                return np.searchsorted(skeys, k, side="left")
+
+        # sorted box columns, contiguous
+        lx = lo_x[order]
+        ly = lo_y[order]
+        hx = hi_x[order]
+        hy = hi_y[order]
+
+        parts_i: list[np.ndarray] = []
+        parts_j: list[np.ndarray] = []
+        if nn > 1:
+            k = skeys[:nn]
+            st = np.empty((nn, 2), dtype=np.int64)
+            ct = np.empty((nn, 2), dtype=np.int64)
+            # range A: the rest of my own cell and the next cell to the right
+            a_start = st[:, 0]
+            np.add(np.arange(nn, dtype=np.int64), 1, out=a_start)
+            np.subtract(first(k + 2), a_start, out=ct[:, 0])
+            # range B: the three cells of the row above
+            st[:, 1] = first(k + (w - 1))
+            np.subtract(first(k + (w + 2)), st[:, 1], out=ct[:, 1])
+            i, j = _candidate_pairs(st, ct, lx, ly, hx, hy, self)
+            parts_i.append(i)
+            parts_j.append(j)
+        if nbig:
+            bi, bj = self._large_pairs(lx, ly, hx, hy, first, nn, n, w, h, cmin, inv, c)
+            parts_i.append(bi)
+            parts_j.append(bj)
+        if not parts_i:
+            return empty_pairs()
+        pi = np.concatenate(parts_i) if len(parts_i) > 1 else parts_i[0]
+        pj = np.concatenate(parts_j) if len(parts_j) > 1 else parts_j[0]
+        a = order[pi]
+        b = order[pj]
+        return sorted_pairs(np.minimum(a, b), np.maximum(a, b), n)
+
+    def _large_pairs(
+        self,
+        lx: np.ndarray,
+        ly: np.ndarray,
+        hx: np.ndarray,
+        hy: np.ndarray,
+        first: Callable[[np.ndarray], np.ndarray],
+        nn: int,
+        n: int,
+        w: int,
+        h: int,
+        cmin: tuple[float, float],
+        inv: float,
+        c: float,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (sorted positions) involving the large boxes, which sit at positions nn..n-1."""
+        out_i: list[np.ndarray] = []
+        out_j: list[np.ndarray] = []
+        q = np.arange(nn, n, dtype=np.int64)
+        if nn:
+            # cells whose centre-binned boxes may touch a large box: its box grown by one cell
+            gx0 = np.clip(np.floor((lx[nn:] - c) * inv) - cmin[0] + 1, 1, w - 2).astype(np.int64)
+            gx1 = np.clip(np.floor((hx[nn:] + c) * inv) - cmin[0] + 1, 1, w - 2).astype(np.int64)
+            gy0 = np.clip(np.floor((ly[nn:] - c) * inv) - cmin[1] + 1, 1, h - 2).astype(np.int64)
+            gy1 = np.clip(np.floor((hy[nn:] + c) * inv) - cmin[1] + 1, 1, h - 2).astype(np.int64)
+            rows = np.maximum(gy1 - gy0 + 1, 0)
+            rows[gx1 < gx0] = 0
+            owner = np.repeat(np.arange(q.size), rows)
+            if owner.size:
+                row = expand_ranges(gy0, rows, owner.size)
+                base = row * w
+                s = first(base + gx0[owner])
+                e = first(base + gx1[owner] + 1)
+                cnt = e - s
+                j = expand_ranges(s, cnt)
+                i = np.repeat(q[owner], cnt)
+                m = (lx[i] <= hx[j]) & (lx[j] <= hx[i]) & (ly[i] <= hy[j]) & (ly[j] <= hy[i])
+                out_i.append(i[m])
+                out_j.append(j[m])
+        if q.size > 1:
+            blo = np.stack([lx[nn:], ly[nn:]], axis=1)
+            bhi = np.stack([hx[nn:], hy[nn:]], axis=1)
+            i, j = brute_pairs(blo, bhi)
+            out_i.append(i + nn)
+            out_j.append(j + nn)
+        if not out_i:
+            return empty_pairs()
+        return np.concatenate(out_i), np.concatenate(out_j)
+
+
+def _candidate_pairs(
+    st: np.ndarray,
+    ct: np.ndarray,
+    lx: np.ndarray,
+    ly: np.ndarray,
+    hx: np.ndarray,
+    hy: np.ndarray,
+    stats: Grid,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Overlapping ``(i, j)`` (sorted positions) for body ``i`` against the ranges ``st, ct``.
+
+    Body ``i`` owns the ranges in row ``i`` of ``st`` (starts) and ``ct`` (counts). Processed in
+    chunks of about ``_CHUNK`` candidates so the temporaries stay in cache.
+    """
+    nn = st.shape[0]
+    per = ct[:, 0] + ct[:, 1]
+    cum = np.empty(nn + 1, dtype=np.int64)
+    cum[0] = 0
+    np.cumsum(per, out=cum[1:])
+    total = int(cum[-1])
+    stats.last_candidates += total
+    if total == 0:
+        return empty_pairs()
+    nchunks = -(-total // _CHUNK)
+    cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks)).tolist()
+    bounds = [0, *cuts, nn]
+    # start of range r (flattened) minus where its candidates begin in the output
+    flat_st = st.ravel()
+    flat_ct = ct.ravel()
+    shift = flat_st - (np.cumsum(flat_ct) - flat_ct)
+    out_i: list[np.ndarray] = []
+    out_j: list[np.ndarray] = []
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        if b <= a:
+            continue
+        c0, c1 = int(cum[a]), int(cum[b])
+        if c1 == c0:
+            continue
+        pc = per[a:b]
+        j = np.arange(c0, c1, dtype=np.int64)
+        j += np.repeat(shift[2 * a : 2 * b], flat_ct[2 * a : 2 * b])
+        m = np.repeat(hx[a:b], pc) >= lx[j]
+        m &= np.repeat(hy[a:b], pc) >= ly[j]
+        m &= np.repeat(lx[a:b], pc) <= hx[j]
+        m &= np.repeat(ly[a:b], pc) <= hy[j]
+        idx = np.flatnonzero(m)
+        out_j.append(j[idx])
+        idx += c0
+        out_i.append(np.searchsorted(cum[a : b + 1], idx, side="right") - 1 + a)
+    if not out_i:
+        return empty_pairs()
+    return np.concatenate(out_i), np.concatenate(out_j)
