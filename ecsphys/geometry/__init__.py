@@ -2,8 +2,39 @@
 
 No esper and no pyglet here: functions of shape values and positions, and NumPy kernels over
 arrays of pairs. The systems call these; games may call them directly.
+
+Guarantees: ``contact``/``overlaps`` answer every pair of Circle, Rect, OrientedRect,
+Segment, Polygon and Compound in both orders; ``time_of_impact`` finds the first touch of
+two moving shapes without tunnelling.
 """
 
+from . import pairs as _pairs  # noqa: F401  (registers every pair test)
 from .contact import TOUCH_TOLERANCE, Contact
+from .dispatch import collide, contact, overlaps
+from .hull import (
+    bounding_circle_of,
+    bounding_rect_of,
+    circles_circle_hull,
+    circles_rect_hull,
+    rects_rect_hull,
+)
+from .impact_search import binary_impact_search
+from .toi import time_of_impact, toi_circle_circle, toi_circle_rect, toi_circle_segment
 
-__all__ = ["Contact", "TOUCH_TOLERANCE"]
+__all__ = [
+    "Contact",
+    "TOUCH_TOLERANCE",
+    "binary_impact_search",
+    "bounding_circle_of",
+    "bounding_rect_of",
+    "circles_circle_hull",
+    "circles_rect_hull",
+    "collide",
+    "contact",
+    "overlaps",
+    "rects_rect_hull",
+    "time_of_impact",
+    "toi_circle_circle",
+    "toi_circle_rect",
+    "toi_circle_segment",
+]
