@@ -34,6 +34,9 @@ PairArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 _EMPTY = np.empty(0, dtype=np.int64)
 _EMPTY.flags.writeable = False
 
+_SHIFT_LIMIT = (1 << 31) - 1
+_LOW32 = np.int64((1 << 32) - 1)
+
 #: Upper bound on the number of box comparisons held in memory at once by the brute kernels.
 CHUNK_ELEMENTS = 1 << 21
 
@@ -100,15 +103,28 @@ def overlap_mask(
     return m
 
 
-def sorted_pairs(a: np.ndarray, b: np.ndarray, n_b: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sort pairs ``(a[k], b[k])`` lexicographically (``0 <= b < n_b``); duplicates are removed."""
+def sorted_pairs(
+    a: np.ndarray, b: np.ndarray, n_b: int, unique: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sort pairs ``(a[k], b[k])`` lexicographically (``0 <= b < n_b``, ``a >= 0``).
+
+    Duplicate pairs are removed unless the caller promises there are none (``unique=True``).
+    """
     if a.size == 0:
         return empty_pairs()
-    key = a.astype(np.int64, copy=False) * np.int64(max(n_b, 1))
-    key += b
+    a = a.astype(np.int64, copy=False)
+    shifted = n_b <= _SHIFT_LIMIT and int(a.max()) <= _SHIFT_LIMIT
+    if shifted:
+        key = a << 32
+        key |= b
+    else:
+        key = a * np.int64(max(n_b, 1))
+        key += b
     key.sort()
-    if key.size > 1 and not (key[1:] != key[:-1]).all():
+    if not unique and key.size > 1 and not (key[1:] != key[:-1]).all():
         key = np.unique(key)
+    if shifted:
+        return key >> 32, key & _LOW32
     first, second = np.divmod(key, np.int64(max(n_b, 1)))
     return first, second
 
