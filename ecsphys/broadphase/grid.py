@@ -29,7 +29,15 @@ from collections.abc import Callable
 import numpy as np
 
 from ._cells import CellIndex, auto_cell_size
-from .base import PairArrays, as_boxes, brute_pairs, empty_pairs, expand_ranges, sorted_pairs
+from .base import (
+    PairArrays,
+    as_boxes,
+    brute_pairs,
+    empty_pairs,
+    expand_ranges,
+    range_overlaps,
+    sorted_pairs,
+)
 
 __all__ = ["Grid", "dynamic_cell_size"]
 
@@ -39,7 +47,6 @@ _DRIFT_UP = 1.15  # (growing boxes make many "large" ones, so react sooner to gr
 _MAX_AXIS_CELLS = 1 << 25  # keeps keys below 2**53 (exact in float64)
 _BRUTE_LARGE = 64  # up to this many large boxes are paired among themselves by brute force
 _MAX_DEPTH = 4  # nesting limit for the grids of large boxes
-_CHUNK = 16384  # candidates per vectorised block (keeps temporaries in cache)
 
 
 def dynamic_cell_size(lo: np.ndarray, hi: np.ndarray) -> float:
@@ -194,7 +201,9 @@ class Grid:
             # range B: the three cells of the row above
             st[:, 1] = first(k + (w - 1))
             np.subtract(first(k + (w + 2)), st[:, 1], out=ct[:, 1])
-            i, j = _candidate_pairs(st, ct, lx, ly, hx, hy, self)
+            cols = (lx, ly, hx, hy)
+            i, j, total = range_overlaps(st, ct, cols, cols)
+            self.last_candidates += total
             parts_i.append(i)
             parts_j.append(j)
         if nbig:
@@ -265,55 +274,3 @@ class Grid:
             return empty_pairs()
         return np.concatenate(out_i), np.concatenate(out_j)
 
-
-def _candidate_pairs(
-    st: np.ndarray,
-    ct: np.ndarray,
-    lx: np.ndarray,
-    ly: np.ndarray,
-    hx: np.ndarray,
-    hy: np.ndarray,
-    stats: Grid,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Overlapping ``(i, j)`` (sorted positions) for body ``i`` against the ranges ``st, ct``.
-
-    Body ``i`` owns the ranges in row ``i`` of ``st`` (starts) and ``ct`` (counts). Processed in
-    chunks of about ``_CHUNK`` candidates so the temporaries stay in cache.
-    """
-    nn = st.shape[0]
-    per = ct[:, 0] + ct[:, 1]
-    cum = np.empty(nn + 1, dtype=np.int64)
-    cum[0] = 0
-    np.cumsum(per, out=cum[1:])
-    total = int(cum[-1])
-    stats.last_candidates += total
-    if total == 0:
-        return empty_pairs()
-    nchunks = -(-total // _CHUNK)
-    cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks)).tolist()
-    bounds = [0, *cuts, nn]
-    # start of range r (flattened) minus where its candidates begin in the output
-    flat_st = st.ravel()
-    flat_ct = ct.ravel()
-    shift = flat_st - (np.cumsum(flat_ct) - flat_ct)
-    out_i: list[np.ndarray] = []
-    out_j: list[np.ndarray] = []
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-        if b <= a:
-            continue
-        c0, c1 = int(cum[a]), int(cum[b])
-        if c1 == c0:
-            continue
-        pc = per[a:b]
-        j = np.arange(c0, c1, dtype=np.int64)
-        j += np.repeat(shift[2 * a : 2 * b], flat_ct[2 * a : 2 * b])
-        m = np.repeat(hx[a:b], pc) >= lx[j]
-        m &= np.repeat(hy[a:b], pc) >= ly[j]
-        m &= np.repeat(lx[a:b], pc) <= hx[j]
-        m &= np.repeat(ly[a:b], pc) <= hy[j]
-        idx = np.flatnonzero(m)
-        out_j.append(j[idx])
-        out_i.append(np.repeat(np.arange(a, b, dtype=np.int64), pc)[idx])
-    if not out_i:
-        return empty_pairs()
-    return np.concatenate(out_i), np.concatenate(out_j)
