@@ -9,8 +9,10 @@ Guarantees:
   to shape b, ``depth`` the penetration (the length of the shortest move of b along ``normal``
   that separates the shapes; negative: the gap), ``hit = depth >= -tol``;
 - TOI kernels return ``(t, normal)``: ``t`` in [0, 1] of first touch along the move, ``inf`` if
-  none; pairs already overlapping or touching give ``t = 0`` if the move approaches
-  (``move . normal > 0``), else ``inf``; ``normal`` is the unit contact normal at ``t``.
+  none; pairs already touching (apart by at most ``tol``, default ``TOUCH_TOLERANCE``) give
+  ``t = 0`` if the move approaches (``move . normal > 0``), else ``inf`` (separating or
+  sliding along); ``normal`` is the unit contact normal at ``t``. A circle centre exactly on a
+  segment takes the segment normal facing its move (as the scalar ``toi_circle_segment``).
 
 Conventions (the scalar functions in ``ecsphys.geometry`` follow the same ones):
 - positions are absolute shape centres (body position + shape offset already added);
@@ -31,6 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from .contact import TOUCH_TOLERANCE
 
 __all__ = [
     "circle_circle",
@@ -264,7 +268,13 @@ def _no_impact_to_inf(t: F, hit: NDArray[np.bool_]) -> F:
 
 
 def toi_circle_circle(
-    pa: ArrayLike, ra: ArrayLike, da: ArrayLike, pb: ArrayLike, rb: ArrayLike, db: ArrayLike
+    pa: ArrayLike,
+    ra: ArrayLike,
+    da: ArrayLike,
+    pb: ArrayLike,
+    rb: ArrayLike,
+    db: ArrayLike,
+    tol: float = TOUCH_TOLERANCE,
 ) -> TOIResult:
     """Time of impact of circles (pa, ra) moving by da with circles (pb, rb) moving by db.
 
@@ -279,7 +289,7 @@ def toi_circle_circle(
     dy = da[:, 1] - db[:, 1]
     rr = ra + rb
     t, found = _first_root(px, py, dx, dy, rr)
-    overlap = _norm(px, py) <= rr
+    overlap = _norm(px, py) <= rr + tol
     approach = px * dx + py * dy < 0.0
     hit = (overlap & approach) | (~overlap & found & (t <= 1.0))
     t *= _m(hit & ~overlap)  # 0 for overlaps and misses
@@ -287,14 +297,22 @@ def toi_circle_circle(
     return _no_impact_to_inf(t, hit), _vec2(nx, ny)
 
 
-def _toi_round_box(qx: F, qy: F, dx: F, dy: F, hx: F, hy: F, r: F) -> tuple[F, F, F]:
+def _toi_round_box(
+    qx: F, qy: F, dx: F, dy: F, hx: F, hy: F, r: F, tol: float, segment: bool = False
+) -> tuple[F, F, F]:
     """TOI of a circle (centre q, radius r, move d) with the box ``|x| <= hx, |y| <= hy``.
 
     Slab test against the box grown by r; an entry in a corner region is settled by that
     corner's circle (missing it misses the rounded box). Returns ``(t, nx, ny)``.
+    ``segment``: the box is a segment along x (hy = 0); a centre on it gets the normal
+    ``(0, -+1)`` facing the move.
     """
     n0x, n0y, sep = _box_contact(qx, qy, hx, hy)
-    overlap = sep <= r
+    if segment:
+        on = _m(sep <= 0.0)
+        n0x = n0x * (1.0 - on)
+        n0y = _pick(on, _sign_neg(dy <= 0.0), n0y)
+    overlap = sep <= r + tol
     approach = dx * n0x + dy * n0y > 0.0
     big = 1e300
     near = []
@@ -348,7 +366,12 @@ def _toi_round_box(qx: F, qy: F, dx: F, dy: F, hx: F, hy: F, r: F) -> tuple[F, F
 
 
 def toi_circle_rect(
-    pc: ArrayLike, r: ArrayLike, d: ArrayLike, pr: ArrayLike, half: ArrayLike
+    pc: ArrayLike,
+    r: ArrayLike,
+    d: ArrayLike,
+    pr: ArrayLike,
+    half: ArrayLike,
+    tol: float = TOUCH_TOLERANCE,
 ) -> TOIResult:
     """Time of impact of circles (pc, r) moving by d with static AABBs (centre pr, half).
 
@@ -359,12 +382,17 @@ def toi_circle_rect(
     qx = pc[:, 0] - pr[:, 0]
     qy = pc[:, 1] - pr[:, 1]
     r = np.broadcast_to(r, qx.shape)
-    t, nx, ny = _toi_round_box(qx, qy, d[:, 0], d[:, 1], half[:, 0], half[:, 1], r)
+    t, nx, ny = _toi_round_box(qx, qy, d[:, 0], d[:, 1], half[:, 0], half[:, 1], r, tol)
     return t, _vec2(nx, ny)
 
 
 def toi_circle_segment(
-    pc: ArrayLike, r: ArrayLike, d: ArrayLike, p1: ArrayLike, p2: ArrayLike
+    pc: ArrayLike,
+    r: ArrayLike,
+    d: ArrayLike,
+    p1: ArrayLike,
+    p2: ArrayLike,
+    tol: float = TOUCH_TOLERANCE,
 ) -> TOIResult:
     """Time of impact of circles (pc, r) moving by d with static segments p1-p2.
 
@@ -382,5 +410,5 @@ def toi_circle_segment(
     dx = d[:, 0] * ux + d[:, 1] * uy
     dy = d[:, 1] * ux - d[:, 0] * uy
     r = np.broadcast_to(r, qx.shape)
-    t, lx, ly = _toi_round_box(qx, qy, dx, dy, half, np.zeros_like(half), r)
+    t, lx, ly = _toi_round_box(qx, qy, dx, dy, half, np.zeros_like(half), r, tol, True)
     return t, _vec2(lx * ux - ly * uy, lx * uy + ly * ux)
