@@ -19,10 +19,14 @@ from .hull import (
     rects_rect_hull,
 )
 from .impact_search import binary_impact_search
+from .line import Line, line_overlaps
+from .point import point_in
+from .raycast import raycast, segment_hits
 from .toi import time_of_impact, toi_circle_circle, toi_circle_rect, toi_circle_segment
 
 __all__ = [
     "Contact",
+    "Line",
     "TOUCH_TOLERANCE",
     "binary_impact_search",
     "bounding_circle_of",
@@ -31,8 +35,12 @@ __all__ = [
     "circles_rect_hull",
     "collide",
     "contact",
+    "line_overlaps",
     "overlaps",
+    "point_in",
+    "raycast",
     "rects_rect_hull",
+    "segment_hits",
     "time_of_impact",
     "toi_circle_circle",
     "toi_circle_rect",

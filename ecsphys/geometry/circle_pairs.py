@@ -108,15 +108,27 @@ def closest_on_segment(
 
 
 def circle_segment_contact(a: Circle, pa: Vec, b: Segment, pb: Vec, tol: float) -> Contact | None:
-    """Contact of a circle with a segment; a centre on the segment gets the segment normal."""
+    """Contact of a circle with a segment. Across the segment's middle the normal is the
+    segment's normal (a centre on the segment gets its first normal); past an end, the
+    direction to that end."""
     cx, cy = pa[0] + a.offset[0], pa[1] + a.offset[1]
     (x1, y1), (x2, y2) = b._verts
     x1, y1, x2, y2 = x1 + pb[0], y1 + pb[1], x2 + pb[0], y2 + pb[1]
-    qx, qy = closest_on_segment(cx, cy, x1, y1, x2, y2)
-    dx, dy = qx - cx, qy - cy
     r = a.radius
-    d2 = dx * dx + dy * dy
     lim = r + tol
+    ex, ey = x2 - x1, y2 - y1
+    u = (cx - x1) * ex + (cy - y1) * ey
+    if 0.0 < u < ex * ex + ey * ey:
+        nx, ny, _ = b._faces[0]
+        side = (cx - x1) * nx + (cy - y1) * ny
+        if side > lim or -side > lim:
+            return None
+        if side > 0.0:
+            return _circle_result(cx, cy, r, -nx, -ny, r - side)
+        return _circle_result(cx, cy, r, nx, ny, r + side)
+    qx, qy = (x1, y1) if u <= 0.0 else (x2, y2)
+    dx, dy = qx - cx, qy - cy
+    d2 = dx * dx + dy * dy
     if d2 > lim * lim:
         return None
     d = math.sqrt(d2)
@@ -160,16 +172,25 @@ def circle_convex_contact(a: Circle, pa: Vec, b: Shape, pb: Vec, tol: float) -> 
     if best <= 0.0:
         nx, ny, _ = faces[bi]
         return _circle_result(cx, cy, r, -nx, -ny, r - best)
+    # outside: the closest point of the faces the centre sees; across a face's middle the
+    # face normal (exact), else the direction to the nearest vertex
     verts = b._verts
     n = len(verts)
     d2min = math.inf
     bqx = bqy = 0.0
     for i, (nx, ny, sup) in enumerate(faces):
-        if nx * lx + ny * ly - sup <= 0.0:
+        s = nx * lx + ny * ly - sup
+        if s <= 0.0:
             continue
         x1, y1 = verts[i]
         x2, y2 = verts[(i + 1) % n]
-        qx, qy = closest_on_segment(lx, ly, x1, y1, x2, y2)
+        ex, ey = x2 - x1, y2 - y1
+        u = (lx - x1) * ex + (ly - y1) * ey
+        if 0.0 < u < ex * ex + ey * ey:
+            if s * s < d2min:
+                d2min, bqx, bqy = s * s, lx - nx * s, ly - ny * s
+            continue
+        qx, qy = (x1, y1) if u <= 0.0 else (x2, y2)
         d2 = (qx - lx) ** 2 + (qy - ly) ** 2
         if d2 < d2min:
             d2min, bqx, bqy = d2, qx, qy
