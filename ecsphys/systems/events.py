@@ -1,0 +1,348 @@
+"""Turns each step's touching pairs into touch / keep_touching / separate events (stage 5).
+
+Guarantees:
+- events are computed exactly once per ``process`` call (once per fixed step) by diffing this
+  step's sorted pair keys against the previous step's: a new pair gives ``touch``, a kept pair
+  ``keep_touching`` (``duration`` grows by ``dt``, ``steps`` by 1), a vanished pair ``separate``
+  carrying its last known contact (normal, depth, point, duration, steps). A deleted entity's
+  pairs vanish from the contacts, so they separate;
+- a pair of the previous step with an entity in ``changed`` (collider kind / layer / mask /
+  sensor changed, Collider or Geometry replaced or removed) ends with a ``separate`` this step
+  and, if it still touches, starts again with a ``touch``; ``changed`` is cleared when read;
+- deterministic order: within a step all ``separate`` first, then ``touch``, then
+  ``keep_touching``, each sorted by ``(a, b)``; per event, esper's bus first
+  (``esper.dispatch_event("on_touch", contact)`` ...), then the registry's matching handlers
+  in registration order. The same input sequence gives the same event sequence;
+- every delivered ``touch`` is followed by exactly one ``separate`` (for a handler, as long as
+  it stays registered; filters see the layers the pair had when it touched);
+- nobody listening costs no Python work per pair: filters are NumPy masks over the pair
+  columns, and `BodyContact` objects are built only for events somebody receives;
+- the new state is committed before any handler runs. An exception in a handler propagates out
+  of ``process``; the deliveries not yet made are made at the start of the next ``process``
+  call, before that step's events. Handlers may add or remove handlers, delete entities, or
+  change components while being called: a removed handler gets no further events, an added
+  one gets events from the next step on, and changes show in the next step.
+
+Algorithm: ``keys`` are ``a << 32 | b`` (sorted, unique). ``searchsorted`` of this step's keys in
+the previous step's gives, in O((n + m) log n) vectorised work, which current rows existed
+before (kept, carrying duration / steps / layers over) and, scattered back, which previous rows
+are still there; the rest are touches and separates. Layers of new pairs are looked up once in
+the body table and kept with the pair, so a separate can be filtered by layer even after a side
+has left the table.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import esper
+import numpy as np
+
+from ..body_table import BodyTable
+from ..contact_set import ContactSet
+from ..events import ESPER_NAMES, EVENTS, BodyContact, EventHandlers, HandlerEntry
+
+#: Below this many new entities, layers are looked up with the table's dict; above, vectorised.
+_DICT_LOOKUP_MAX = 128
+
+_Delivery = tuple[Callable[[BodyContact], Any], BodyContact]
+
+
+class _Pairs:
+    """The touching pairs of one step as columns (sorted by key), with their history."""
+
+    __slots__ = ("keys", "a", "b", "normal", "depth", "point", "sensor", "duration", "steps",
+                 "layer_a", "layer_b")
+
+    def __init__(self, keys: np.ndarray, a: np.ndarray, b: np.ndarray, normal: np.ndarray,
+                 depth: np.ndarray, point: np.ndarray, sensor: np.ndarray,
+                 duration: np.ndarray, steps: np.ndarray, layer_a: np.ndarray,
+                 layer_b: np.ndarray) -> None:
+        self.keys = keys
+        self.a = a
+        self.b = b
+        self.normal = normal
+        self.depth = depth
+        self.point = point
+        self.sensor = sensor
+        self.duration = duration
+        self.steps = steps
+        self.layer_a = layer_a
+        self.layer_b = layer_b
+
+    @classmethod
+    def empty(cls) -> _Pairs:
+        i = np.zeros(0, dtype=np.int64)
+        f = np.zeros(0, dtype=np.float64)
+        v = np.zeros((0, 2), dtype=np.float64)
+        return cls(i, i, i, v, f, v, np.zeros(0, dtype=np.bool_), f, i, i, i)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+class _Batch:
+    """The events of one kind somebody receives: columns of the selected rows as Python lists,
+    and for each target (esper's bus or a handler entry) which of those rows it gets."""
+
+    __slots__ = ("cols", "targets")
+
+    def __init__(self, cols: tuple[list[Any], ...],
+                 targets: list[tuple[Callable[[BodyContact], Any], HandlerEntry | None,
+                                     list[bool] | None]]) -> None:
+        self.cols = cols
+        self.targets = targets
+
+
+def _esper_dispatcher(name: str) -> Callable[[BodyContact], None]:
+    def dispatch(contact: BodyContact) -> None:
+        esper.dispatch_event(name, contact)
+    dispatch.__qualname__ = f"esper.dispatch_event[{name!r}]"
+    return dispatch
+
+
+_ESPER_DISPATCH = {event: _esper_dispatcher(ESPER_NAMES[event]) for event in EVENTS}
+
+
+class EventsSystem(esper.Processor):
+    """Stage 5 of the step: contact events from this step's `ContactSet` (see module docstring).
+
+    Parameters:
+        table: the body table (layers of the entities of new pairs).
+        handlers: the registry whose handlers receive the events besides esper's bus.
+    """
+
+    def __init__(self, table: BodyTable, handlers: EventHandlers) -> None:
+        self.table = table
+        self.handlers = handlers
+        self._pairs = _Pairs.empty()
+        self._pending: deque[Iterator[_Delivery]] = deque()
+        self._delivering = False
+        self.steps = 0  # how many steps were processed (diagnostics)
+
+    # ---------------------------------------------------------------- the step
+
+    def process(self, contacts: ContactSet, changed: set[int], dt: float) -> None:  # type: ignore[override]
+        """Diff ``contacts`` (this step's final touching pairs) against the previous step's,
+        commit, then deliver pending and new events. Clears ``changed``. Exceptions raised by
+        handlers propagate (see the module docstring for what happens to the rest)."""
+        plan = self._commit(contacts, changed, dt)
+        if plan is not None:
+            self._pending.append(plan)
+        self.deliver_pending()
+
+    def deliver_pending(self) -> None:
+        """Deliver the events left over by a handler that raised (``process`` calls this)."""
+        if self._delivering:  # called from inside a handler: the outer loop carries on
+            return
+        self._delivering = True
+        try:
+            pending = self._pending
+            while pending:
+                for fn, contact in pending[0]:
+                    fn(contact)
+                pending.popleft()
+        finally:
+            self._delivering = False
+
+    @property
+    def has_pending(self) -> bool:
+        """Whether deliveries are waiting (a handler raised during the last ``process``)."""
+        return bool(self._pending)
+
+    def _commit(self, contacts: ContactSet, changed: set[int],
+                dt: float) -> Iterator[_Delivery] | None:
+        """Diff, store the new pairs, and return the step's deliveries (None: nobody listens)."""
+        prev = self._pairs
+        keys = np.asarray(contacts.keys, dtype=np.int64)
+        m = len(keys)
+        pn = len(prev)
+        if pn and m:
+            idx = np.searchsorted(prev.keys, keys)
+            np.minimum(idx, pn - 1, out=idx)
+            found = prev.keys[idx] == keys
+        else:
+            idx = np.zeros(m, dtype=np.intp)
+            found = np.zeros(m, dtype=np.bool_)
+        if changed:
+            if pn:
+                ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
+                forced = np.isin(prev.a, ch) | np.isin(prev.b, ch)
+                if m:
+                    found &= ~forced[idx]
+            changed.clear()
+        present = np.zeros(pn, dtype=np.bool_)
+        present[idx[found]] = True
+        new = ~found
+
+        # The new state: copies (the ContactSet's buffers may be reused by the caller).
+        a = np.array(contacts.a, dtype=np.int64)
+        b = np.array(contacts.b, dtype=np.int64)
+        if pn:
+            duration = np.where(found, prev.duration[idx] + dt, 0.0)
+            steps = np.where(found, prev.steps[idx] + 1, 0)
+            layer_a = np.where(found, prev.layer_a[idx], 0)
+            layer_b = np.where(found, prev.layer_b[idx], 0)
+        else:
+            duration = np.zeros(m, dtype=np.float64)
+            steps = np.zeros(m, dtype=np.int64)
+            layer_a = np.zeros(m, dtype=np.int64)
+            layer_b = np.zeros(m, dtype=np.int64)
+        new_rows = np.flatnonzero(new)
+        if len(new_rows):
+            k = len(new_rows)
+            looked = self._layers_of(np.concatenate((a[new_rows], b[new_rows])))
+            layer_a[new_rows] = looked[:k]
+            layer_b[new_rows] = looked[k:]
+        cur = _Pairs(keys, a, b,
+                     np.array(contacts.normal, dtype=np.float64).reshape(m, 2),
+                     np.array(contacts.depth, dtype=np.float64),
+                     np.array(contacts.point, dtype=np.float64).reshape(m, 2),
+                     np.array(contacts.sensor, dtype=np.bool_),
+                     duration, steps.astype(np.int64, copy=False), layer_a, layer_b)
+        self._pairs = cur
+        self.steps += 1
+
+        # What somebody receives, decided now with vectorised masks.
+        batches: list[_Batch] = []
+        for event, source, rows in (("separate", prev, ~present), ("touch", cur, new),
+                                    ("keep_touching", cur, found)):
+            batch = self._batch(event, source, rows)
+            if batch is not None:
+                batches.append(batch)
+        return self._deliveries(batches) if batches else None
+
+    def _batch(self, event: str, src: _Pairs, rows: np.ndarray) -> _Batch | None:
+        """The rows (bool mask over ``src``) of ``event`` that somebody receives, or None."""
+        listeners: list[tuple[Callable[[BodyContact], Any], HandlerEntry | None]] = []
+        if esper.event_registry.get(ESPER_NAMES[event]):
+            listeners.append((_ESPER_DISPATCH[event], None))
+        for entry in self.handlers.entries(event):
+            listeners.append((entry.fn, entry))
+        if not listeners or not rows.any():
+            return None
+        sel = np.flatnonzero(rows)
+        a = src.a[sel]
+        b = src.b[sel]
+        masks: list[np.ndarray | None] = []
+        for _, entry in listeners:
+            masks.append(None if entry is None else _filter_mask(entry, a, b, src, sel))
+        if any(mk is None for mk in masks):
+            keep = None
+        else:
+            keep = np.logical_or.reduce([mk for mk in masks if mk is not None])
+            if not keep.any():
+                return None
+            sel = sel[keep]
+            a = a[keep]
+            b = b[keep]
+        targets = []
+        for (fn, entry), mk in zip(listeners, masks, strict=True):
+            if mk is not None and keep is not None:
+                mk = mk[keep]
+            if mk is not None and mk.all():
+                mk = None
+            if mk is None or mk.any():
+                targets.append((fn, entry, None if mk is None else mk.tolist()))
+        normal = src.normal[sel]
+        point = src.point[sel]
+        cols = (a.tolist(), b.tolist(), normal[:, 0].tolist(), normal[:, 1].tolist(),
+                src.depth[sel].tolist(), point[:, 0].tolist(), point[:, 1].tolist(),
+                src.duration[sel].tolist(), src.steps[sel].tolist(), src.sensor[sel].tolist())
+        return _Batch(cols, targets)
+
+    @staticmethod
+    def _deliveries(batches: list[_Batch]) -> Iterator[_Delivery]:
+        """Build each contact once and hand it to each of its targets, in order."""
+        make = BodyContact
+        for batch in batches:
+            a, b, nx, ny, depth, px, py, duration, steps, sensor = batch.cols
+            targets = batch.targets
+            for i in range(len(a)):
+                contact = make(a[i], b[i], (nx[i], ny[i]), depth[i], (px[i], py[i]),
+                               duration[i], steps[i], sensor[i])
+                for fn, entry, mk in targets:
+                    if (mk is None or mk[i]) and (entry is None or entry.active):
+                        yield fn, contact
+
+    def _layers_of(self, entities: np.ndarray) -> np.ndarray:
+        """The collider layer of each entity (0 for one not in the table)."""
+        t = self.table
+        if len(entities) <= _DICT_LOOKUP_MAX:
+            row_of = t.row_of
+            layer = t.layer
+            return np.array([int(layer[row_of[e]]) if e in row_of else 0
+                             for e in entities.tolist()], dtype=np.int64)
+        n = t.n
+        ents = t.entity[:n]
+        order = np.argsort(ents, kind="stable")
+        sorted_ents = ents[order]
+        pos = np.searchsorted(sorted_ents, entities)
+        np.minimum(pos, max(n - 1, 0), out=pos)
+        out = np.zeros(len(entities), dtype=np.int64)
+        if n:
+            hit = sorted_ents[pos] == entities
+            out[hit] = t.layer[order[pos[hit]]]
+        return out
+
+    # ---------------------------------------------------------------- polling
+
+    def touching(self, entity: int) -> list[int]:
+        """The entities touching ``entity`` after the last step, sorted."""
+        p = self._pairs
+        others = np.concatenate((p.b[p.a == entity], p.a[p.b == entity]))
+        others.sort()
+        return [int(e) for e in others]
+
+    def contacts(self) -> list[BodyContact]:
+        """Every touching pair after the last step, sorted by ``(a, b)``, with durations."""
+        return self._contacts(np.ones(len(self._pairs), dtype=np.bool_))
+
+    def contacts_of(self, entity: int) -> list[BodyContact]:
+        """The touching pairs of ``entity`` after the last step, sorted by ``(a, b)``."""
+        p = self._pairs
+        return self._contacts((p.a == entity) | (p.b == entity))
+
+    def is_touching(self, a: int, b: int) -> bool:
+        """Whether ``a`` and ``b`` touched after the last step."""
+        if a > b:
+            a, b = b, a
+        keys = self._pairs.keys
+        key = (a << 32) | b
+        i = int(np.searchsorted(keys, key))
+        return i < len(keys) and int(keys[i]) == key
+
+    def _contacts(self, rows: np.ndarray) -> list[BodyContact]:
+        p = self._pairs
+        sel = np.flatnonzero(rows)
+        a, b = p.a[sel].tolist(), p.b[sel].tolist()
+        n, pt = p.normal[sel].tolist(), p.point[sel].tolist()
+        d, dur = p.depth[sel].tolist(), p.duration[sel].tolist()
+        st, se = p.steps[sel].tolist(), p.sensor[sel].tolist()
+        return [BodyContact(a[i], b[i], (n[i][0], n[i][1]), d[i], (pt[i][0], pt[i][1]),
+                            dur[i], st[i], se[i]) for i in range(len(sel))]
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def reset(self) -> None:
+        """Forget every pair and pending delivery, without events (a fresh start)."""
+        self._pairs = _Pairs.empty()
+        self._pending.clear()
+
+
+def _filter_mask(entry: HandlerEntry, a: np.ndarray, b: np.ndarray, src: _Pairs,
+                 sel: np.ndarray) -> np.ndarray | None:
+    """Which of the rows ``sel`` pass ``entry``'s filters (None: all of them)."""
+    mask: np.ndarray | None = None
+    if entry.entity is not None:
+        mask = (a == entry.entity) | (b == entry.entity)
+    if entry.layers is not None:
+        x, y = entry.layers
+        la = src.layer_a[sel]
+        lb = src.layer_b[sel]
+        lm = (((la & x) != 0) & ((lb & y) != 0)) | (((la & y) != 0) & ((lb & x) != 0))
+        mask = lm if mask is None else mask & lm
+    return mask
