@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import as_boxes, brute_cross, empty_pairs, expand_ranges, overlap_mask, sorted_pairs
+from .base import as_boxes, brute_cross, empty_pairs, expand_ranges, range_overlaps, sorted_pairs
 
-__all__ = ["CellIndex", "auto_cell_size"]
+__all__ = ["CellIndex", "auto_cell_size", "static_cell_size"]
 
 _MAX_AXIS_CELLS = 1 << 25  # keeps keys below 2**53 (exact in float64)
 
@@ -44,11 +44,26 @@ def auto_cell_size(lo: np.ndarray, hi: np.ndarray, factor: float = 2.0) -> float
     return 1.0
 
 
+def static_cell_size(lo: np.ndarray, hi: np.ndarray) -> float:
+    """The automatic static cell: 2x the median of the boxes' *smaller* side.
+
+    Static scenes mix tiles with long thin floors and walls; sizing cells by the long side
+    would put every dynamic box in the same few cells as every wall. Thin boxes span several
+    cells instead (the index stores a box in each cell it covers).
+    """
+    ext = hi - lo
+    small = np.minimum(ext[:, 0], ext[:, 1])
+    med = float(np.median(small))
+    if med > 0 and np.isfinite(med):
+        return 2.0 * med
+    return auto_cell_size(lo, hi)
+
+
 class CellIndex:
     """Boxes in every cell they cover; query boxes find their overlapping indexed boxes."""
 
     def __init__(self, cell_size: float | None = None, max_cells_per_box: int = 1024) -> None:
-        """Create an empty index; ``cell_size=None`` picks 2x the median extent at build."""
+        """Create an empty index; ``cell_size=None`` picks ``static_cell_size`` at build."""
         if cell_size is not None and not (cell_size > 0 and np.isfinite(cell_size)):
             raise ValueError(f"cell_size must be a positive finite number, got {cell_size!r}")
         self._requested = cell_size
@@ -62,6 +77,8 @@ class CellIndex:
         self._ex = np.empty(0, dtype=np.int64)
         self._ey = np.empty(0, dtype=np.int64)
         self._starts: np.ndarray | None = None
+        self._cols: tuple[np.ndarray, ...] = ()
+        self._sat: np.ndarray | None = None
         self._keys = np.empty(0, dtype=np.int64)
         self._x0 = 0
         self._y0 = 0
@@ -76,21 +93,27 @@ class CellIndex:
         self._owner = np.empty(0, dtype=np.int64)
         self._keys = np.empty(0, dtype=np.int64)
         self._starts = None
+        self._sat = None
         self._w = self._h = 0
         if m == 0:
             self._huge = np.empty(0, dtype=np.int64)
             return
-        c = self._requested if self._requested is not None else auto_cell_size(lo, hi)
+        c = self._requested if self._requested is not None else static_cell_size(lo, hi)
         span = float(np.max(hi.max(axis=0) - lo.min(axis=0)))
         c = max(c, span / _MAX_AXIS_CELLS)
+        while True:
+            inv = 1.0 / c
+            fx0 = np.floor(lo[:, 0] * inv)
+            fy0 = np.floor(lo[:, 1] * inv)
+            fx1 = np.floor(hi[:, 0] * inv)
+            fy1 = np.floor(hi[:, 1] * inv)
+            ncell = (fx1 - fx0 + 1) * (fy1 - fy0 + 1)
+            huge = ncell > self.max_cells_per_box
+            # bound the memory: at most ~64 cell entries per box on average
+            if self._requested is not None or ncell[~huge].sum() <= 64 * m + 65536:
+                break
+            c *= 2.0
         self.cell_size = c
-        inv = 1.0 / c
-        fx0 = np.floor(lo[:, 0] * inv)
-        fy0 = np.floor(lo[:, 1] * inv)
-        fx1 = np.floor(hi[:, 0] * inv)
-        fy1 = np.floor(hi[:, 1] * inv)
-        ncell = (fx1 - fx0 + 1) * (fy1 - fy0 + 1)
-        huge = ncell > self.max_cells_per_box
         self._huge = np.flatnonzero(huge).astype(np.int64)
         keep = np.flatnonzero(~huge)
         if keep.size == 0:
@@ -114,11 +137,22 @@ class CellIndex:
         self._ex = ex[order]
         self._ey = ey[order]
         self._keys = key[order]
+        self._cols = (
+            lo[:, 0][self._owner],
+            lo[:, 1][self._owner],
+            hi[:, 0][self._owner],
+            hi[:, 1][self._owner],
+        )
         ncells = w * h
-        if ncells <= 4 * key.size + 4096:
+        if ncells <= 4 * key.size + 65536:  # dense start table (built once, <= ~0.5 MB)
             starts = np.zeros(ncells + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self._keys, minlength=ncells), out=starts[1:])
+            per_cell = np.bincount(self._keys, minlength=ncells)
+            np.cumsum(per_cell, out=starts[1:])
             self._starts = starts
+            # summed-area table of entries per cell: O(1) "is anything under this box?"
+            sat = np.zeros((h + 1, w + 1), dtype=np.int64)
+            np.cumsum(np.cumsum(per_cell.reshape(h, w), axis=0), axis=1, out=sat[1:, 1:])
+            self._sat = sat.ravel()
 
     def query(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """All overlapping ``(k, l)``: query box ``k`` with indexed box ``l``, sorted, once each."""
@@ -153,7 +187,19 @@ class CellIndex:
         np.minimum(gy1, h - 1, out=gy1)
         rows = gy1 - gy0 + 1
         rows[(gx1 < gx0) | (rows < 0)] = 0
-        q = np.repeat(np.arange(lo.shape[0], dtype=np.int64), rows)
+        ids = np.arange(lo.shape[0], dtype=np.int64)
+        if self._sat is not None:
+            # drop the boxes whose cells hold nothing (most of them, away from the statics)
+            sat, w1 = self._sat, w + 1
+            y0, y1 = gy0 * w1, (gy1 + 1) * w1
+            x1 = gx1 + 1
+            occupied = sat[y1 + x1] - sat[y0 + x1] - sat[y1 + gx0] + sat[y0 + gx0]
+            occupied[rows == 0] = 0
+            sel = np.flatnonzero(occupied)
+            if sel.size < ids.size:
+                ids, rows = sel, rows[sel]
+                gx0, gx1, gy0 = gx0[sel], gx1[sel], gy0[sel]
+        q = np.repeat(np.arange(ids.size, dtype=np.int64), rows)
         if q.size == 0:
             return empty_pairs()
         row = expand_ranges(gy0, rows, q.size)
@@ -166,19 +212,17 @@ class CellIndex:
         else:
             s = np.searchsorted(self._keys, klo, side="left")
             e = np.searchsorted(self._keys, khi, side="right")
-        cnt = e - s
-        pos = expand_ranges(s, cnt)
-        k = np.repeat(q, cnt)
-        l_ = self._owner[pos]
-        slo, shi = self._lo[l_], self._hi[l_]
-        qlo, qhi = lo[k], hi[k]
-        mask = overlap_mask(qlo, qhi, slo, shi)
+        nq = q.size
+        q = ids[q]  # back to query box ids
+        qcols = (lo[:, 0][q], lo[:, 1][q], hi[:, 0][q], hi[:, 1][q])
+        r, pos, _ = range_overlaps(s.reshape(nq, 1), (e - s).reshape(nq, 1), qcols, self._cols)
+        k = q[r]
         # reference point: the lower-left corner of the intersection must lie in this cell
-        rx = np.floor(np.maximum(qlo[:, 0], slo[:, 0]) * inv) - self._x0
-        ry = np.floor(np.maximum(qlo[:, 1], slo[:, 1]) * inv) - self._y0
-        mask &= rx == self._ex[pos]
+        rx = np.floor(np.maximum(qcols[0][r], self._cols[0][pos]) * inv) - self._x0
+        ry = np.floor(np.maximum(qcols[1][r], self._cols[1][pos]) * inv) - self._y0
+        mask = rx == self._ex[pos]
         mask &= ry == self._ey[pos]
         k = k[mask]
-        l_ = l_[mask]
+        l_ = self._owner[pos[mask]]
         # k ascending already (queries in order, rows ascending); sort l within each k
         return sorted_pairs(k, l_, self.m)
