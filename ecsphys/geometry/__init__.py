@@ -10,6 +10,7 @@ two moving shapes without tunnelling.
 
 from . import pairs as _pairs  # noqa: F401  (registers every pair test)
 from .contact import TOUCH_TOLERANCE, Contact
+from .decompose import convex_decompose
 from .dispatch import collide, contact, overlaps
 from .hull import (
     bounding_circle_of,
@@ -35,6 +36,7 @@ __all__ = [
     "circles_rect_hull",
     "collide",
     "contact",
+    "convex_decompose",
     "line_overlaps",
     "overlaps",
     "point_in",
