@@ -39,7 +39,7 @@ _SHIFT_LIMIT = (1 << 31) - 1
 _LOW32 = np.int64((1 << 32) - 1)
 
 #: Candidates per vectorised block in ``range_overlaps`` (keeps the temporaries in cache).
-CHUNK_CANDIDATES = 16384
+CHUNK_CANDIDATES = 8192  # measured: 8192 ~10% faster than 16384; 32768 2-5x slower
 
 #: Upper bound on the number of box comparisons held in memory at once by the brute kernels.
 CHUNK_ELEMENTS = 1 << 21
