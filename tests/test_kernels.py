@@ -331,3 +331,45 @@ def test_empty_input(kernel) -> None:
     second = np.zeros(0) if kernel is not k.rect_rect else e
     hit, n, d, p = kernel(e, second, e, second if kernel is k.circle_circle else e)
     assert hit.shape == (0,) and n.shape == (0, 2)
+
+
+def test_results_are_fresh_and_inputs_untouched() -> None:
+    """Scratch buffers are reused across calls: results must not alias them or the inputs."""
+    rng = np.random.default_rng(8)
+    calls = {
+        "cc": lambda n: (k.circle_circle, *circles_circles(rng, n)),
+        "cr": lambda n: (k.circle_rect, *circles_rects(rng, n)),
+        "rr": lambda n: (k.rect_rect, *rects_rects(rng, n)),
+        "cs": lambda n: (k.circle_segment, *circles_segments(rng, n)),
+        "tcc": lambda n: (
+            k.toi_circle_circle,
+            *circles_circles(rng, n)[:2],
+            moves(rng, n),
+            *circles_circles(rng, n)[2:],
+            moves(rng, n),
+        ),  # fmt: skip
+        "tcr": lambda n: (
+            k.toi_circle_rect,
+            *circles_rects(rng, n)[:2],
+            moves(rng, n),
+            *circles_rects(rng, n)[2:],
+        ),  # fmt: skip
+        "tcs": lambda n: (
+            k.toi_circle_segment,
+            *circles_segments(rng, n)[:2],
+            moves(rng, n),
+            *circles_segments(rng, n)[2:],
+        ),  # fmt: skip
+    }
+    for make in calls.values():
+        fn, *args = make(50)
+        before = [a.copy() for a in args]
+        first = [o.copy() for o in fn(*args)]
+        kept = fn(*args)
+        for n in (80, 20, 50):  # grow, shrink, same
+            fn2, *other = make(n)
+            fn2(*other)
+        for a, b in zip(args, before, strict=True):
+            assert np.array_equal(a, b)
+        for o, f in zip(kept, first, strict=True):
+            assert np.array_equal(o, f)

@@ -17,7 +17,7 @@ Guarantees:
 Conventions (the scalar functions in ``ecsphys.geometry`` follow the same ones):
 - positions are absolute shape centres (body position + shape offset already added);
 - ``point`` is the midpoint of the two deepest points (each shape's point furthest inside the
-  other along the normal), so it lies in both shapes when they overlap;
+  other along the normal): in both shapes when they overlap, unless one is deep inside;
 - ties are broken deterministically, as in the scalar functions: coincident centres give the
   normal ``(1, 0)``; a circle centre inside a rect leaves through the nearest face (order right,
   left, top, bottom on ties: normal ``(-1, 0)`` for a centred circle); rect-rect separates
@@ -27,14 +27,51 @@ Conventions (the scalar functions in ``ecsphys.geometry`` follow the same ones):
 - entries where ``hit`` is False or ``t`` is inf hold finite, otherwise meaningless, values.
 Exactly-touching pairs are decided by float arithmetic: within ~1e-12 of touching the hit mask
 may differ from another formula's; pass ``tol`` to count near-touching pairs as touching.
+
+Speed: temporaries live in per-thread scratch buffers reused across calls (about 60 float
+arrays of the largest n seen), since freshly allocated large temporaries page-fault on every
+call; only the returned arrays are new. Masks are blended as 0/1 floats (``np.where`` and
+boolean assignment are ~10x slower on random masks), lengths use ``sqrt`` (``np.hypot`` is
+~10x slower).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from .contact import TOUCH_TOLERANCE
+from .kernels_ops import (
+    _BIG,
+    _TINY_MOVE,
+    _W,
+    B,
+    F,
+    _add,
+    _and,
+    _box_contact,
+    _cmp,
+    _col,
+    _cross,
+    _dot,
+    _f,
+    _first_root,
+    _m,
+    _midpoint,
+    _mul,
+    _no_impact_to_inf,
+    _norm,
+    _not,
+    _or,
+    _pick,
+    _sign_neg,
+    _sub,
+    _unit,
+    _vec2,
+)
+
+StaticResult = tuple[B, F, F, F]
+TOIResult = tuple[F, F]
 
 __all__ = [
     "circle_circle",
@@ -45,99 +82,6 @@ __all__ = [
     "toi_circle_rect",
     "toi_circle_segment",
 ]
-
-F = NDArray[np.float64]
-StaticResult = tuple[NDArray[np.bool_], F, F, F]
-TOIResult = tuple[F, F]
-
-# Speed notes (100k pairs): np.where and boolean-mask assignment cost ~0.4 ms each on random
-# masks (branch mispredictions) and np.hypot ~1.6 ms, against ~0.03 ms for an add. So masks
-# become 0/1 floats and choices are exact blends ``a * m + b * (1 - m)`` (a, b finite),
-# lengths are ``sqrt(x*x + y*y)``, and "no impact" is added as ``inf`` through a lookup.
-_INF_UNLESS = np.array([np.inf, 0.0])  # indexed by a bool mask viewed as uint8
-_TINY_MOVE = 1e-150  # slab test: a move component below this is treated as zero
-
-
-def _f(a: ArrayLike) -> F:
-    return np.asarray(a, dtype=np.float64)
-
-
-def _m(mask: NDArray[np.bool_]) -> F:
-    """A bool mask as 0.0 / 1.0."""
-    return mask.astype(np.float64)
-
-
-def _pick(m: F, a: F | float, b: F | float) -> F:
-    """Exact ``where(m, a, b)`` for a 0/1 float mask and finite a, b (branch free)."""
-    return a * m + b * (1.0 - m)
-
-
-def _sign_neg(mask: NDArray[np.bool_]) -> F:
-    """``-1.0`` where mask, else ``1.0``."""
-    out = _m(mask)
-    out *= -2.0
-    out += 1.0
-    return out
-
-
-def _vec2(x: F, y: F) -> F:
-    """Stack two columns into a fresh ``(n, 2)`` array."""
-    out = np.empty((x.shape[0], 2))
-    out[:, 0] = x
-    out[:, 1] = y
-    return out
-
-
-def _norm(x: F, y: F) -> F:
-    out = x * x
-    out += y * y
-    return np.sqrt(out, out=out)
-
-
-def _unit(x: F, y: F) -> tuple[F, F, NDArray[np.bool_], F]:
-    """``(ux, uy, zero, length)``: ``(x, y)`` normalised; ``(1, 0)`` where it is zero."""
-    length = _norm(x, y)
-    zero = length == 0.0
-    zf = _m(zero)
-    safe = length + zf
-    ux = x / safe
-    ux += zf
-    uy = y / safe
-    return ux, uy, zero, length
-
-
-def _midpoint(c: F, nx: F, ny: F, r: F, depth: F) -> F:
-    """``c + n * (r - depth / 2)``: midpoint of the deepest points of a circle (c, r) and b."""
-    s = depth * -0.5
-    s += r
-    out = np.empty((nx.shape[0], 2))
-    np.multiply(nx, s, out=out[:, 0])
-    np.multiply(ny, s, out=out[:, 1])
-    out += c
-    return out
-
-
-def _box_contact(qx: F, qy: F, hx: F, hy: F) -> tuple[F, F, F]:
-    """Point (qx, qy) against the box ``|x| <= hx, |y| <= hy`` (centred at the origin).
-
-    Returns ``(nx, ny, sep)``: unit normal from the point towards the box and the signed
-    separation (distance outside, minus the depth of least penetration inside).
-    """
-    vx = np.minimum(np.maximum(qx, -hx), hx)
-    vx -= qx
-    vy = np.minimum(np.maximum(qy, -hy), hy)
-    vy -= qy
-    nx, ny, inside, dist = _unit(vx, vy)
-    if inside.any():  # leave through the nearest face: right, left, top, bottom on ties
-        px = hx - np.abs(qx)
-        py = hy - np.abs(qy)
-        ux = _m(px <= py)
-        inf = _m(inside)
-        nx = _pick(inf, _sign_neg(qx >= 0.0) * ux, nx)
-        ny = _pick(inf, _sign_neg(qy >= 0.0) * (1.0 - ux), ny)
-        dist = _pick(inf, -np.minimum(px, py), dist)
-    return nx, ny, dist
-
 
 # --------------------------------------------------------------------------- static contacts
 
@@ -150,9 +94,13 @@ def circle_circle(
     ``depth = ra + rb - |pb - pa|``; normal ``(pb - pa) / |pb - pa|``, ``(1, 0)`` if coincident.
     """
     pa, pb, ra, rb = _f(pa), _f(pb), _f(ra), _f(rb)
-    nx, ny, _, dist = _unit(pb[:, 0] - pa[:, 0], pb[:, 1] - pa[:, 1])
-    depth = ra + rb - dist
-    return depth >= -tol, _vec2(nx, ny), depth, _midpoint(pa, nx, ny, ra, depth)
+    n = pa.shape[0]
+    _W.begin(n)
+    nx, ny, _, dist = _unit(_sub(pb[:, 0], pa[:, 0]), _sub(pb[:, 1], pa[:, 1]))
+    depth = np.add(ra, rb, out=np.empty(n))
+    depth -= dist
+    hit = depth >= -tol
+    return hit, _vec2(nx, ny), depth, _midpoint(pa[:, 0], pa[:, 1], nx, ny, ra, depth)
 
 
 def circle_rect(
@@ -164,9 +112,13 @@ def circle_rect(
     axis of least penetration: ``depth = r + that penetration``.
     """
     pc, pr, r, half = _f(pc), _f(pr), _f(r), _f(half)
-    nx, ny, sep = _box_contact(pc[:, 0] - pr[:, 0], pc[:, 1] - pr[:, 1], half[:, 0], half[:, 1])
-    depth = r - sep
-    return depth >= -tol, _vec2(nx, ny), depth, _midpoint(pc, nx, ny, r, depth)
+    n = pc.shape[0]
+    _W.begin(n)
+    qx = _sub(pc[:, 0], pr[:, 0])
+    qy = _sub(pc[:, 1], pr[:, 1])
+    nx, ny, sep = _box_contact(qx, qy, _col(half, 0, n), _col(half, 1, n))
+    depth = np.subtract(r, sep, out=np.empty(n))
+    return depth >= -tol, _vec2(nx, ny), depth, _midpoint(pc[:, 0], pc[:, 1], nx, ny, r, depth)
 
 
 def rect_rect(
@@ -179,21 +131,30 @@ def rect_rect(
     of the deepest points; across it, the middle of the overlap.
     """
     pa, pb, ha, hb = _f(pa), _f(pb), _f(ha), _f(hb)
-    dx = pb[:, 0] - pa[:, 0]
-    dy = pb[:, 1] - pa[:, 1]
-    ox = ha[:, 0] + hb[:, 0] - np.abs(dx)
-    oy = ha[:, 1] + hb[:, 1] - np.abs(dy)
-    use_x = _m(ox <= oy)
-    sx = _sign_neg(dx < 0.0)
-    sy = _sign_neg(dy < 0.0)
-    normal = _vec2(sx * use_x, sy * (1.0 - use_x))
-    depth = np.minimum(ox, oy)
-    point = np.maximum(pa - ha, pb - hb)  # middle of the overlap on both axes ...
-    point += np.minimum(pa + ha, pb + hb)
-    point *= 0.5
-    # ... replaced along the normal by the midpoint of the deepest points
-    deep_x = pa[:, 0] + sx * (ha[:, 0] - 0.5 * ox)
-    deep_y = pa[:, 1] + sy * (ha[:, 1] - 0.5 * oy)
+    n = pa.shape[0]
+    _W.begin(n)
+    point = np.empty((n, 2))
+    depth = np.empty(n)
+    over = []
+    for i in (0, 1):
+        a, b, h_a, h_b = pa[:, i], pb[:, i], _col(ha, i, n), _col(hb, i, n)
+        d = _sub(b, a)
+        o = _add(h_a, h_b)
+        o -= np.abs(d, out=_W.f())
+        s = _sign_neg(_cmp(np.less, d, 0.0))
+        # middle of the overlap, and the midpoint of the deepest points along this axis
+        mid = np.maximum(_sub(a, h_a), _sub(b, h_b), out=point[:, i])
+        mid += np.minimum(_add(a, h_a), _add(b, h_b), out=_W.f())
+        mid *= 0.5
+        deep = _mul(o, -0.5)
+        deep += h_a
+        deep *= s
+        deep += a
+        over.append((o, s, deep))
+    (ox, sx, deep_x), (oy, sy, deep_y) = over
+    use_x = _m(_cmp(np.less_equal, ox, oy))
+    np.minimum(ox, oy, out=depth)
+    normal = _vec2(_mul(sx, use_x), _mul(sy, _sub(1.0, use_x)))
     point[:, 0] = _pick(use_x, deep_x, point[:, 0])
     point[:, 1] = _pick(use_x, point[:, 1], deep_y)
     return depth >= -tol, normal, depth, point
@@ -201,7 +162,7 @@ def rect_rect(
 
 def _segment_frame(p1: F, p2: F) -> tuple[F, F, F]:
     """``(ux, uy, length)`` of segments p1 -> p2; ``u = (1, 0)`` where p1 == p2."""
-    ux, uy, _, length = _unit(p2[:, 0] - p1[:, 0], p2[:, 1] - p1[:, 1])
+    ux, uy, _, length = _unit(_sub(p2[:, 0], p1[:, 0]), _sub(p2[:, 1], p1[:, 1]))
     return ux, uy, length
 
 
@@ -214,57 +175,34 @@ def circle_segment(
     perpendicular ``(uy, -ux)`` as normal.
     """
     pc, r, p1, p2 = _f(pc), _f(r), _f(p1), _f(p2)
+    n = pc.shape[0]
+    _W.begin(n)
     ux, uy, length = _segment_frame(p1, p2)
-    wx = pc[:, 0] - p1[:, 0]
-    wy = pc[:, 1] - p1[:, 1]
-    along = wx * ux + wy * uy
-    side = wy * ux - wx * uy  # signed distance along the left perpendicular (-uy, ux)
+    wx = _sub(pc[:, 0], p1[:, 0])
+    wy = _sub(pc[:, 1], p1[:, 1])
+    along = _dot(wx, wy, ux, uy)
+    side = _cross(ux, uy, wx, wy)  # signed distance along the left perpendicular (-uy, ux)
     # beside the segment: exactly perpendicular normal (no rounding noise near the segment)
-    flip = _sign_neg(side < 0.0)
-    nx = uy * flip
-    ny = ux * flip
+    flip = _sign_neg(_cmp(np.less, side, 0.0))
+    nx = _mul(uy, flip)
+    ny = _mul(ux, flip)
     ny *= -1.0
-    dist = np.abs(side)
-    before = along <= 0.0
-    end = before | (along >= length)
+    dist = np.abs(side, out=side)
+    before = _cmp(np.less_equal, along, 0.0)
+    end = _or(before, _cmp(np.greater_equal, along, length))
     if end.any():  # nearest to an end point: p1 if along <= 0, else p2
-        s = length * (1.0 - _m(before))
-        ex, ey, zero, edist = _unit(ux * s - wx, uy * s - wy)
+        s = _mul(length, _sub(1.0, _m(before)))
+        ex, ey, zero, edist = _unit(_sub(_mul(ux, s), wx), _sub(_mul(uy, s), wy))
         zf = _m(zero)
         ef = _m(end)
         nx = _pick(ef, _pick(zf, uy, ex), nx)
-        ny = _pick(ef, _pick(zf, -ux, ey), ny)
+        ny = _pick(ef, _pick(zf, _mul(ux, -1.0), ey), ny)
         dist = _pick(ef, edist, dist)
-    depth = r - dist
-    return depth >= -tol, _vec2(nx, ny), depth, _midpoint(pc, nx, ny, r, depth)
+    depth = np.subtract(r, dist, out=np.empty(n))
+    return depth >= -tol, _vec2(nx, ny), depth, _midpoint(pc[:, 0], pc[:, 1], nx, ny, r, depth)
 
 
 # --------------------------------------------------------------------------- time of impact
-
-
-def _first_root(px: F, py: F, dx: F, dy: F, rr: F) -> tuple[F, NDArray[np.bool_]]:
-    """First t >= 0 with ``|p + t d| = rr`` for a point starting outside; ``(t, found)``.
-
-    ``t = c / (-b + sqrt(b^2 - a c))`` (half-b form, no cancellation); clamped to >= 0.
-    """
-    a = dx * dx + dy * dy
-    hb = px * dx + py * dy
-    c = px * px + py * py - rr * rr
-    disc = hb * hb - a * c
-    found = (hb < 0.0) & (disc >= 0.0)
-    den = np.sqrt(np.maximum(disc, 0.0))
-    den -= hb
-    ff = _m(found)
-    den *= ff
-    den += 1.0 - ff
-    c /= den
-    return np.maximum(c, 0.0, out=c), found
-
-
-def _no_impact_to_inf(t: F, hit: NDArray[np.bool_]) -> F:
-    """``t`` where hit, ``inf`` elsewhere (in place; t finite)."""
-    t += _INF_UNLESS[hit.view(np.uint8)]
-    return t
 
 
 def toi_circle_circle(
@@ -280,20 +218,29 @@ def toi_circle_circle(
 
     Exact: the relative move ``da - db`` of a's centre against b's circle grown by ``ra + rb``.
     The normal at impact points from a's centre to b's centre (``(1, 0)`` if coincident).
-    Already overlapping or touching: ``t = 0`` if the relative move approaches, else inf.
+    Already touching (within ``tol``): ``t = 0`` if the relative move approaches, else inf.
     """
     pa, pb, ra, rb, da, db = _f(pa), _f(pb), _f(ra), _f(rb), _f(da), _f(db)
-    px = pa[:, 0] - pb[:, 0]
-    py = pa[:, 1] - pb[:, 1]
-    dx = da[:, 0] - db[:, 0]
-    dy = da[:, 1] - db[:, 1]
-    rr = ra + rb
+    _W.begin(pa.shape[0])
+    px = _sub(pa[:, 0], pb[:, 0])
+    py = _sub(pa[:, 1], pb[:, 1])
+    dx = _sub(da[:, 0], db[:, 0])
+    dy = _sub(da[:, 1], db[:, 1])
+    rr = _add(ra, rb)
     t, found = _first_root(px, py, dx, dy, rr)
-    overlap = _norm(px, py) <= rr + tol
-    approach = px * dx + py * dy < 0.0
-    hit = (overlap & approach) | (~overlap & found & (t <= 1.0))
-    t *= _m(hit & ~overlap)  # 0 for overlaps and misses
-    nx, ny, _, _ = _unit(-(px + t * dx), -(py + t * dy))
+    overlap = _cmp(np.less_equal, _norm(px, py), _add(rr, tol))
+    approach = _cmp(np.less, _dot(px, py, dx, dy), 0.0)
+    hit = _and(overlap, approach)
+    moving_hit = _and(_and(_not(overlap), found), _cmp(np.less_equal, t, 1.0))
+    t *= _m(moving_hit)  # 0 for overlaps and misses
+    hit |= moving_hit
+    qx = _mul(t, dx)
+    qx += px
+    qx *= -1.0
+    qy = _mul(t, dy)
+    qy += py
+    qy *= -1.0
+    nx, ny, _, _ = _unit(qx, qy)
     return _no_impact_to_inf(t, hit), _vec2(nx, ny)
 
 
@@ -309,59 +256,75 @@ def _toi_round_box(
     """
     n0x, n0y, sep = _box_contact(qx, qy, hx, hy)
     if segment:
-        on = _m(sep <= 0.0)
-        n0x = n0x * (1.0 - on)
-        n0y = _pick(on, _sign_neg(dy <= 0.0), n0y)
-    overlap = sep <= r + tol
-    approach = dx * n0x + dy * n0y > 0.0
-    big = 1e300
+        on = _m(_cmp(np.less_equal, sep, 0.0))
+        n0x = _mul(n0x, _sub(1.0, on))
+        n0y = _pick(on, _sign_neg(_cmp(np.less_equal, dy, 0.0)), n0y)
+    overlap = _cmp(np.less_equal, sep, _add(r, tol))
+    approach = _cmp(np.greater, _dot(dx, dy, n0x, n0y), 0.0)
     near = []
     far = []
     for q, d, h in ((qx, dx, hx), (qy, dy, hy)):  # slab entry / exit times per axis
-        sf = _m(np.abs(d) < _TINY_MOVE)  # still along this axis: in the slab for all t, or never
-        hr = h + r
-        sd = d * (1.0 - sf) + sf
-        t1 = (-hr - q) / sd
-        t2 = hr - q
+        sf = _m(_cmp(np.less, np.abs(d, out=_W.f()), _TINY_MOVE))  # still: always or never in
+        hr = _add(h, r)
+        sd = _sub(1.0, sf)
+        sd *= d
+        sd += sf
+        t1 = _add(hr, q)
+        t1 /= sd
+        t1 *= -1.0
+        t2 = _sub(hr, q)
         t2 /= sd
-        lo = np.minimum(t1, t2)
+        lo = np.minimum(t1, t2, out=_W.f())
         hi = np.maximum(t1, t2, out=t2)
-        out = _sign_neg(np.abs(q) <= hr) * big  # still: -big inside the slab, +big outside
+        out = _sign_neg(_cmp(np.less_equal, np.abs(q, out=t1), hr))  # -big in the slab, +big out
+        out *= _BIG
         near.append(_pick(sf, out, lo))
-        far.append(_pick(sf, big, hi))
-    t_in = np.maximum(near[0], near[1])
-    t_out = np.minimum(far[0], far[1])
-    slab = (t_in <= t_out) & (t_out >= 0.0) & (t_in <= 1.0) & ~overlap
-    te = np.maximum(t_in, 0.0)
+        far.append(_pick(sf, _BIG, hi))
+    t_in = np.maximum(near[0], near[1], out=near[0])
+    t_out = np.minimum(far[0], far[1], out=far[0])
+    slab = _and(_cmp(np.less_equal, t_in, t_out), _cmp(np.greater_equal, t_out, 0.0))
+    slab &= _cmp(np.less_equal, t_in, 1.0)
+    slab &= _not(overlap)
+    te = np.maximum(t_in, 0.0, out=t_in)
     te *= _m(slab)
-    ex = qx + te * dx
-    ey = qy + te * dy
-    face_x = np.abs(ey) <= hy  # entered through a left / right side
-    face_y = ~face_x & (np.abs(ex) <= hx)
-    corner = slab & ~face_x & ~face_y
-    sx = _sign_neg(ex > 0.0)
-    sy = _sign_neg(ey > 0.0)
-    nx = sx * _m(face_x)
-    ny = sy * _m(face_y)
+    ex = _mul(te, dx)
+    ex += qx
+    ey = _mul(te, dy)
+    ey += qy
+    face_x = _cmp(np.less_equal, np.abs(ey, out=_W.f()), hy)  # entered through a left / right
+    face_y = _and(_not(face_x), _cmp(np.less_equal, np.abs(ex, out=_W.f()), hx))
+    face = _or(face_x, face_y)
+    corner = _and(slab, _not(face))
+    sx = _sign_neg(_cmp(np.greater, ex, 0.0))
+    sy = _sign_neg(_cmp(np.greater, ey, 0.0))
+    nx = _mul(sx, _m(face_x))
+    ny = _mul(sy, _m(face_y))
     t = te
     if corner.any():
-        cx = hx * sx
+        cx = _mul(hx, sx)
         cx *= -1.0
-        cy = hy * sy
+        cy = _mul(hy, sy)
         cy *= -1.0
-        tc, found = _first_root(qx - cx, qy - cy, dx, dy, r)
-        corner &= found & (tc <= 1.0)
+        tc, found = _first_root(_sub(qx, cx), _sub(qy, cy), dx, dy, r)
+        corner &= found
+        corner &= _cmp(np.less_equal, tc, 1.0)
         cf = _m(corner)
         tc *= cf
-        cnx, cny, _, _ = _unit(cx - (qx + tc * dx), cy - (qy + tc * dy))
+        vx = _mul(tc, dx)
+        vx += qx
+        vy = _mul(tc, dy)
+        vy += qy
+        cnx, cny, _, _ = _unit(_sub(cx, vx), _sub(cy, vy))
         t = _pick(cf, tc, t)
         nx = _pick(cf, cnx, nx)
         ny = _pick(cf, cny, ny)
-    hit = (slab & (face_x | face_y)) | corner | (overlap & approach)
+    hit = _and(slab, face)
+    hit |= corner
+    hit |= _and(overlap, approach)
     of = _m(overlap)
     nx = _pick(of, n0x, nx)
     ny = _pick(of, n0y, ny)
-    t *= 1.0 - of
+    t *= _sub(1.0, of)
     return _no_impact_to_inf(t, hit), nx, ny
 
 
@@ -379,10 +342,12 @@ def toi_circle_rect(
     pass the relative move ``d_circle - d_rect``. Normal from circle to rect at impact.
     """
     pc, r, d, pr, half = _f(pc), _f(r), _f(d), _f(pr), _f(half)
-    qx = pc[:, 0] - pr[:, 0]
-    qy = pc[:, 1] - pr[:, 1]
-    r = np.broadcast_to(r, qx.shape)
-    t, nx, ny = _toi_round_box(qx, qy, d[:, 0], d[:, 1], half[:, 0], half[:, 1], r, tol)
+    n = pc.shape[0]
+    _W.begin(n)
+    qx = _sub(pc[:, 0], pr[:, 0])
+    qy = _sub(pc[:, 1], pr[:, 1])
+    hx, hy, rr = _col(half, 0, n), _col(half, 1, n), _col(r, 0, n)
+    t, nx, ny = _toi_round_box(qx, qy, d[:, 0], d[:, 1], hx, hy, rr, tol)
     return t, _vec2(nx, ny)
 
 
@@ -400,15 +365,23 @@ def toi_circle_segment(
     box of half extents ``(length / 2, 0)`` in the segment's frame. Normal circle -> segment.
     """
     pc, r, d, p1, p2 = _f(pc), _f(r), _f(d), _f(p1), _f(p2)
+    n = pc.shape[0]
+    _W.begin(n)
     ux, uy, length = _segment_frame(p1, p2)
-    wx = pc[:, 0] - p1[:, 0]
-    wy = pc[:, 1] - p1[:, 1]
+    wx = _sub(pc[:, 0], p1[:, 0])
+    wy = _sub(pc[:, 1], p1[:, 1])
     # local frame centred on the segment: x along u, y along the left perpendicular (-uy, ux)
-    half = 0.5 * length
-    qx = wx * ux + wy * uy - half
-    qy = wy * ux - wx * uy
-    dx = d[:, 0] * ux + d[:, 1] * uy
-    dy = d[:, 1] * ux - d[:, 0] * uy
-    r = np.broadcast_to(r, qx.shape)
-    t, lx, ly = _toi_round_box(qx, qy, dx, dy, half, np.zeros_like(half), r, tol, True)
-    return t, _vec2(lx * ux - ly * uy, lx * uy + ly * ux)
+    half = _mul(length, 0.5)
+    qx = _dot(wx, wy, ux, uy)
+    qx -= half
+    qy = _cross(ux, uy, wx, wy)
+    dx = _dot(d[:, 0], d[:, 1], ux, uy)
+    dy = _cross(ux, uy, d[:, 0], d[:, 1])
+    zero = _W.f()
+    zero[...] = 0.0
+    t, lx, ly = _toi_round_box(qx, qy, dx, dy, half, zero, _col(r, 0, n), tol, True)
+    wx = _mul(lx, ux)
+    wx -= _mul(ly, uy)
+    wy = _mul(lx, uy)
+    wy += _mul(ly, ux)
+    return t, _vec2(wx, wy)
