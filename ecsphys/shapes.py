@@ -1,5 +1,9 @@
 """Shape values: the collision boundaries a `Geometry` holds, and their bounding boxes.
 
+Kinds (``type_code``): Circle 0, Rect 1 (axis-aligned), OrientedRect 2, Segment 3,
+Polygon 4 (convex, stored counter-clockwise), Compound 5 (a bounded group; nested groups are
+flattened into ``parts``). Concave outlines: ``ecsphys.geometry.convex_decompose``.
+
 Guarantees:
 - every shape is an immutable, hashable value that compares by value;
 - every shape is relative to its body's position, moved by an optional ``offset``;
