@@ -12,10 +12,12 @@ from .components import (
     Position,
     Velocity,
 )
+from .layers import Layers
 from .physics import Physics
-from .shapes import Circle, Rect, Shape
+from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
 
 __all__ = [
     "ACTIVE", "ALL", "PASSIVE", "STATIC", "AccelerationMap", "Circle", "Collider",
-    "ColliderKind", "Geometry", "Physics", "Position", "Rect", "Shape", "Velocity",
+    "ColliderKind", "Compound", "Geometry", "Layers", "OrientedRect", "Physics", "Polygon",
+    "Position", "Rect", "Segment", "Shape", "Velocity",
 ]

@@ -32,10 +32,13 @@ from .shapes import Circle, Rect, Shape
 #: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
 NO_SHAPE = -1
 SLIDE_CODE = {"project": 0, "tangent": 1}
+CIRCLE_CODE, RECT_CODE, SEGMENT_CODE = 0, 1, 3
 
 Comps = tuple[Position, Velocity | None, AccelerationMap | None, Collider | None, Geometry | None]
 
-_VEC_COLUMNS = ("pos", "vel", "acc", "move", "prev_pos", "half", "offset", "lo", "hi")
+_VEC_COLUMNS = (
+    "pos", "vel", "acc", "move", "prev_pos", "half", "offset", "lo", "hi", "seg_a", "seg_b",
+)
 _SCALAR_COLUMNS = {
     "entity": np.int64, "kind": np.int8, "layer": np.int64, "mask": np.int64,
     "sensor": np.bool_, "collides": np.bool_, "mass": np.float64, "inv_mass": np.float64,
@@ -54,6 +57,8 @@ class BodyTable:
     """
 
     pos: np.ndarray
+    seg_a: np.ndarray
+    seg_b: np.ndarray
     vel: np.ndarray
     acc: np.ndarray
     move: np.ndarray
@@ -154,6 +159,8 @@ class BodyTable:
             if c is not None and c._table is self and c._row == row:
                 c._unbind()
         last = self.n - 1
+        if row != last and self.collides[last] and self.kind[last] == STATIC:
+            self.static_version += 1  # a static body changes row: the index holds rows
         if row != last:
             self._copy_row(last, row)
             self.shapes[row] = self.shapes[last]
@@ -213,6 +220,10 @@ class BodyTable:
             self.radius[row] = shape.radius
         elif isinstance(shape, Rect):
             self.half[row] = shape.half_extents
+        elif shape.type_code == SEGMENT_CODE:
+            p1, p2 = shape.p1, shape.p2  # type: ignore[attr-defined]
+            self.seg_a[row] = (p1[0] + shape.offset[0], p1[1] + shape.offset[1])
+            self.seg_b[row] = (p2[0] + shape.offset[0], p2[1] + shape.offset[1])
 
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed."""

@@ -23,9 +23,14 @@ import esper
 import numpy as np
 
 from .body_table import BodyTable
+from .contact_set import ContactSet
+from .layers import Layers
 from .shapes import check_finite
 from .systems.adopt import AdoptSystem
+from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.integrate import IntegrateSystem
+from .systems.narrowphase import NarrowphaseSystem
+from .systems.response import ResponseSystem
 
 
 class PhysicsProcessor(esper.Processor):
@@ -75,6 +80,11 @@ class Physics:
         max_steps_per_frame: cap on fixed steps per frame; time beyond it is dropped, so a
             long stall does not freeze the game catching up.
         priority: the esper processor priority (higher runs first).
+        broadphase: ``"grid"`` (default), ``"sweep"``, ``"quadtree"`` or ``"brute"``.
+        cell_size: the grid's cell size (None: chosen from the typical body size).
+        contact_offset: bodies closer than this count as touching (events, contacts).
+        max_slides: slide passes per step for a blocked move (see the response system).
+        layers: optional `Layers`, so handlers can filter by layer names.
     """
 
     def __init__(
@@ -83,10 +93,30 @@ class Physics:
         *,
         max_steps_per_frame: int = 8,
         priority: int = 0,
+        broadphase: str = "grid",
+        cell_size: float | None = None,
+        contact_offset: float = 0.01,
+        max_slides: int = 4,
+        layers: Layers | None = None,
     ) -> None:
         self.fixed_dt = _check_fixed_dt(fixed_dt)
         self.max_steps_per_frame = _check_int("max_steps_per_frame", max_steps_per_frame, 1)
         _check_int("priority", priority, -(2**31))
+        self.contact_offset = check_finite("contact_offset", contact_offset)
+        if self.contact_offset < 0.0:
+            raise ValueError(f"contact_offset must be >= 0, got {contact_offset!r}")
+        self.max_slides = _check_int("max_slides", max_slides, 1)
+        if layers is not None and not isinstance(layers, Layers):
+            raise TypeError(f"layers must be a Layers, got {layers!r}")
+        self.layers = layers
+        options: dict[str, object] = {}
+        if cell_size is not None:
+            cell = check_finite("cell_size", cell_size)
+            if cell <= 0.0:
+                raise ValueError(f"cell_size must be positive, got {cell_size!r}")
+            if broadphase != "grid":
+                raise ValueError(f"cell_size is an option of the grid, not of {broadphase!r}")
+            options["cell_size"] = cell
         self.world = esper.current_world
         for proc in esper._processors:  # one Physics per world: a second one would double-step
             if isinstance(proc, PhysicsProcessor):
@@ -99,6 +129,10 @@ class Physics:
         self.last_dt = 0.0
         self._adopt = AdoptSystem(self.table)
         self._integrate = IntegrateSystem(self.table)
+        self._broadphase = BroadphaseSystem(
+            self.table, broadphase, contact_offset=self.contact_offset, **options)
+        self._response = ResponseSystem(self.table, max_slides=self.max_slides)
+        self._narrowphase = NarrowphaseSystem(self.table, contact_offset=self.contact_offset)
         self.processor = PhysicsProcessor(self)
         esper.add_processor(self.processor, priority)
 
@@ -156,12 +190,38 @@ class Physics:
         n = t.n
         np.copyto(t.prev_pos[:n], t.pos[:n])
         self._integrate.process(dt)
+        bp = self._broadphase
+        bp.process()
+        toi = self._response.process(bp.ra, bp.rb, dt)
         t.pos[:n] += t.move[:n]
+        self._narrowphase.process(bp.ra, bp.rb, toi)
         self.steps += 1
         self.time += dt
         self.last_dt = dt
 
+    # ------------------------------------------------------------ rules
+
+    @property
+    def filter_pair(self) -> PairFilter | None:
+        """Optional ``fn(entity_a, entity_b) -> bool`` that vetoes candidate pairs.
+
+        For game rules masks cannot express. It is a Python call per candidate pair each step:
+        slower than layers and masks, so prefer those where they fit.
+        """
+        return self._broadphase.filter_pair
+
+    @filter_pair.setter
+    def filter_pair(self, fn: PairFilter | None) -> None:
+        if fn is not None and not callable(fn):
+            raise TypeError(f"filter_pair must be callable or None, got {fn!r}")
+        self._broadphase.filter_pair = fn
+
     # ------------------------------------------------------------ reading
+
+    @property
+    def contact_set(self) -> ContactSet:
+        """The columns of the last step's touching pairs."""
+        return self._narrowphase.result
 
     @property
     def body_count(self) -> int:

@@ -34,7 +34,8 @@ has left the table.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import esper
@@ -42,12 +43,11 @@ import numpy as np
 
 from ..body_table import BodyTable
 from ..contact_set import ContactSet
-from ..events import ESPER_NAMES, EVENTS, BodyContact, EventHandlers, HandlerEntry
+from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
 
 #: Below this many new entities, layers are looked up with the table's dict; above, vectorised.
 _DICT_LOOKUP_MAX = 128
 
-_Delivery = tuple[Callable[[BodyContact], Any], BodyContact]
 
 
 class _Pairs:
@@ -83,27 +83,100 @@ class _Pairs:
         return len(self.keys)
 
 
+_Target = tuple[Callable[[BodyContact], Any], "HandlerEntry | None", "list[bool] | None"]
+
+
 class _Batch:
-    """The events of one kind somebody receives: columns of the selected rows as Python lists,
-    and for each target (esper's bus or a handler entry) which of those rows it gets."""
+    """The events of one kind somebody receives: the source pairs, the selected rows, and for
+    each target (esper's bus or a handler entry) which of those rows it gets (None: all)."""
 
-    __slots__ = ("cols", "targets")
+    __slots__ = ("event", "src", "sel", "targets")
 
-    def __init__(self, cols: tuple[list[Any], ...],
-                 targets: list[tuple[Callable[[BodyContact], Any], HandlerEntry | None,
-                                     list[bool] | None]]) -> None:
-        self.cols = cols
+    def __init__(self, event: str, src: _Pairs, sel: np.ndarray,
+                 targets: list[tuple[HandlerEntry | None, np.ndarray | None]]) -> None:
+        self.event = event
+        self.src = src
+        self.sel = sel
         self.targets = targets
 
+    def columns(self) -> tuple[list[Any], ...]:
+        """The selected rows as Python lists (``tolist`` is the fast way to Python numbers);
+        normals and points as lists of tuples."""
+        src, sel = self.src, self.sel
+        normal = src.normal[sel]
+        point = src.point[sel]
+        return (src.a[sel].tolist(), src.b[sel].tolist(),
+                list(zip(normal[:, 0].tolist(), normal[:, 1].tolist(), strict=True)),
+                src.depth[sel].tolist(),
+                list(zip(point[:, 0].tolist(), point[:, 1].tolist(), strict=True)),
+                src.duration[sel].tolist(), src.steps[sel].tolist(), src.sensor[sel].tolist())
 
-def _esper_dispatcher(name: str) -> Callable[[BodyContact], None]:
-    def dispatch(contact: BodyContact) -> None:
-        esper.dispatch_event(name, contact)
-    dispatch.__qualname__ = f"esper.dispatch_event[{name!r}]"
-    return dispatch
 
+class _Deliveries:
+    """The deliveries of one step, in order, resumable: when a handler raises, ``run`` records
+    where it stopped (the contact, the next target) and re-raises; the next ``run`` goes on
+    from there. A contact is built once, for all its targets."""
 
-_ESPER_DISPATCH = {event: _esper_dispatcher(ESPER_NAMES[event]) for event in EVENTS}
+    __slots__ = ("batches", "batch", "row", "target", "contact", "prepared")
+
+    def __init__(self, batches: list[_Batch]) -> None:
+        self.batches = batches
+        self.batch = 0
+        self.row = 0
+        self.target = 0
+        self.contact: BodyContact | None = None
+        self.prepared: tuple[tuple[list[Any], ...], list[_Target]] | None = None
+
+    def _prepare(self, batch: _Batch) -> tuple[tuple[list[Any], ...], list[_Target]]:
+        # esper.dispatch_event is looked up now, so it may be patched (tests, profilers).
+        bus = partial(esper.dispatch_event, ESPER_NAMES[batch.event])
+        targets = [(bus if entry is None else entry.fn, entry, None if mk is None else mk.tolist())
+                   for entry, mk in batch.targets]
+        return batch.columns(), targets
+
+    def run(self) -> None:
+        """Make the remaining deliveries; a handler's exception propagates (see class doc)."""
+        make = BodyContact
+        while self.batch < len(self.batches):
+            if self.prepared is None:
+                self.prepared = self._prepare(self.batches[self.batch])
+            cols, targets = self.prepared
+            a, b, normal, depth, point, duration, steps, sensor = cols
+            start = self.row
+            if self.contact is not None:  # resume a contact part-way through its targets
+                contact = self.contact
+                for k in range(self.target, len(targets)):
+                    fn, entry, mk = targets[k]
+                    if (mk is None or mk[start]) and (entry is None or entry.active):
+                        self.target = k + 1  # if fn raises, go on after it
+                        fn(contact)
+                self.contact = None
+                self.target = 0
+                start += 1
+            contact = None
+            target = targets[0]
+            i = start
+            try:
+                for i in range(start, len(a)):
+                    contact = None
+                    contact = make(a[i], b[i], normal[i], depth[i], point[i], duration[i],
+                                   steps[i], sensor[i])
+                    for target in targets:
+                        fn, entry, mk = target
+                        if (mk is None or mk[i]) and (entry is None or entry.active):
+                            fn(contact)
+            except BaseException:
+                self.row = i
+                if contact is None:  # failed before any call for row i
+                    self.target = 0
+                else:  # the call to ``target`` raised: go on with the next target
+                    self.contact = contact
+                    self.target = next(k for k, t in enumerate(targets) if t is target) + 1
+                raise
+            self.batch += 1
+            self.row = self.target = 0
+            self.contact = None
+            self.prepared = None
 
 
 class EventsSystem(esper.Processor):
@@ -118,7 +191,7 @@ class EventsSystem(esper.Processor):
         self.table = table
         self.handlers = handlers
         self._pairs = _Pairs.empty()
-        self._pending: deque[Iterator[_Delivery]] = deque()
+        self._pending: deque[_Deliveries] = deque()
         self._delivering = False
         self.steps = 0  # how many steps were processed (diagnostics)
 
@@ -141,8 +214,7 @@ class EventsSystem(esper.Processor):
         try:
             pending = self._pending
             while pending:
-                for fn, contact in pending[0]:
-                    fn(contact)
+                pending[0].run()
                 pending.popleft()
         finally:
             self._delivering = False
@@ -153,7 +225,7 @@ class EventsSystem(esper.Processor):
         return bool(self._pending)
 
     def _commit(self, contacts: ContactSet, changed: set[int],
-                dt: float) -> Iterator[_Delivery] | None:
+                dt: float) -> _Deliveries | None:
         """Diff, store the new pairs, and return the step's deliveries (None: nobody listens)."""
         prev = self._pairs
         keys = np.asarray(contacts.keys, dtype=np.int64)
@@ -212,60 +284,36 @@ class EventsSystem(esper.Processor):
             batch = self._batch(event, source, rows)
             if batch is not None:
                 batches.append(batch)
-        return self._deliveries(batches) if batches else None
+        return _Deliveries(batches) if batches else None
 
     def _batch(self, event: str, src: _Pairs, rows: np.ndarray) -> _Batch | None:
         """The rows (bool mask over ``src``) of ``event`` that somebody receives, or None."""
-        listeners: list[tuple[Callable[[BodyContact], Any], HandlerEntry | None]] = []
+        listeners: list[HandlerEntry | None] = []
         if esper.event_registry.get(ESPER_NAMES[event]):
-            listeners.append((_ESPER_DISPATCH[event], None))
-        for entry in self.handlers.entries(event):
-            listeners.append((entry.fn, entry))
+            listeners.append(None)  # esper's bus: every row
+        listeners.extend(self.handlers.entries(event))
         if not listeners or not rows.any():
             return None
         sel = np.flatnonzero(rows)
         a = src.a[sel]
         b = src.b[sel]
-        masks: list[np.ndarray | None] = []
-        for _, entry in listeners:
-            masks.append(None if entry is None else _filter_mask(entry, a, b, src, sel))
-        if any(mk is None for mk in masks):
-            keep = None
-        else:
+        masks = [None if entry is None else _filter_mask(entry, a, b, src, sel)
+                 for entry in listeners]
+        keep: np.ndarray | None = None
+        if all(mk is not None for mk in masks):
             keep = np.logical_or.reduce([mk for mk in masks if mk is not None])
             if not keep.any():
                 return None
             sel = sel[keep]
-            a = a[keep]
-            b = b[keep]
-        targets = []
-        for (fn, entry), mk in zip(listeners, masks, strict=True):
+        targets: list[tuple[HandlerEntry | None, np.ndarray | None]] = []
+        for entry, mk in zip(listeners, masks, strict=True):
             if mk is not None and keep is not None:
                 mk = mk[keep]
             if mk is not None and mk.all():
                 mk = None
             if mk is None or mk.any():
-                targets.append((fn, entry, None if mk is None else mk.tolist()))
-        normal = src.normal[sel]
-        point = src.point[sel]
-        cols = (a.tolist(), b.tolist(), normal[:, 0].tolist(), normal[:, 1].tolist(),
-                src.depth[sel].tolist(), point[:, 0].tolist(), point[:, 1].tolist(),
-                src.duration[sel].tolist(), src.steps[sel].tolist(), src.sensor[sel].tolist())
-        return _Batch(cols, targets)
-
-    @staticmethod
-    def _deliveries(batches: list[_Batch]) -> Iterator[_Delivery]:
-        """Build each contact once and hand it to each of its targets, in order."""
-        make = BodyContact
-        for batch in batches:
-            a, b, nx, ny, depth, px, py, duration, steps, sensor = batch.cols
-            targets = batch.targets
-            for i in range(len(a)):
-                contact = make(a[i], b[i], (nx[i], ny[i]), depth[i], (px[i], py[i]),
-                               duration[i], steps[i], sensor[i])
-                for fn, entry, mk in targets:
-                    if (mk is None or mk[i]) and (entry is None or entry.active):
-                        yield fn, contact
+                targets.append((entry, mk))
+        return _Batch(event, src, sel, targets)
 
     def _layers_of(self, entities: np.ndarray) -> np.ndarray:
         """The collider layer of each entity (0 for one not in the table)."""

@@ -1,0 +1,207 @@
+"""Exact tests of candidate pairs: contacts at given positions, and times of impact of moves.
+
+Guarantees:
+- circle, rect and segment pairs (both orders) go through the vectorised kernels of
+  ``ecsphys.geometry.kernels``; every other pair of shape kinds is tested per pair with the
+  scalar functions of ``ecsphys.geometry`` (slower, same conventions);
+- normals point from the pair's first row to its second; depth >= -tol counts as touching;
+- times of impact are of the relative motion, in [0, 1], ``inf`` for no impact; pairs already
+  overlapping and approaching give 0.
+The narrowphase system itself (stage 3) computes the contacts at the end of the step into a
+``ContactSet`` (stage 5 reads it for the events; games read it through ``physics.contacts()``).
+"""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+
+from .. import geometry
+from ..body_table import CIRCLE_CODE, RECT_CODE, SEGMENT_CODE, BodyTable
+from ..contact_set import ContactSet
+from ..geometry import kernels
+
+C, R, S = CIRCLE_CODE, RECT_CODE, SEGMENT_CODE
+_KERNEL_CODES = (C, R, S)
+
+
+def _centres(t: BodyTable, rows: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    return pos[rows] + t.offset[rows]
+
+
+def _seg(t: BodyTable, rows: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = pos[rows]
+    return p + t.seg_a[rows], p + t.seg_b[rows]
+
+
+def contacts(
+    t: BodyTable, ra: np.ndarray, rb: np.ndarray, pos: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Contacts of the pairs (ra[i], rb[i]) with bodies at ``pos`` (indexed by row).
+
+    Returns ``(hit, normal, depth, point)``; ``hit`` where depth >= -tol.
+    """
+    k = len(ra)
+    hit = np.zeros(k, dtype=np.bool_)
+    normal = np.zeros((k, 2))
+    depth = np.full(k, -np.inf)
+    point = np.zeros((k, 2))
+    if k == 0:
+        return hit, normal, depth, point
+    ca, cb = t.shape_code[ra], t.shape_code[rb]
+
+    def put(m: np.ndarray, res: tuple[np.ndarray, ...], flip: bool = False) -> None:
+        h, nrm, d, p = res
+        hit[m], depth[m], point[m] = h, d, p
+        normal[m] = -nrm if flip else nrm
+
+    for code_a, code_b in ((C, C), (C, R), (R, C), (R, R), (C, S), (S, C)):
+        m = np.flatnonzero((ca == code_a) & (cb == code_b))
+        if len(m) == 0:
+            continue
+        a, b = ra[m], rb[m]
+        if (code_a, code_b) == (C, C):
+            put(m, kernels.circle_circle(_centres(t, a, pos), t.radius[a],
+                                         _centres(t, b, pos), t.radius[b], tol))
+        elif (code_a, code_b) == (R, R):
+            put(m, kernels.rect_rect(_centres(t, a, pos), t.half[a],
+                                     _centres(t, b, pos), t.half[b], tol))
+        else:
+            flip = code_a != C  # kernels take the circle first
+            c, o = (b, a) if flip else (a, b)
+            other = code_b if not flip else code_a
+            if other == R:
+                res = kernels.circle_rect(_centres(t, c, pos), t.radius[c],
+                                          _centres(t, o, pos), t.half[o], tol)
+            else:
+                p1, p2 = _seg(t, o, pos)
+                res = kernels.circle_segment(_centres(t, c, pos), t.radius[c], p1, p2, tol)
+            put(m, res, flip)
+    rest = np.flatnonzero(~(np.isin(ca, _KERNEL_CODES) & np.isin(cb, _KERNEL_CODES)
+                            & ~((ca == S) & (cb != C)) & ~((cb == S) & (ca != C))))
+    for i in rest:
+        a, b = int(ra[i]), int(rb[i])
+        sa, sb = t.shapes[a], t.shapes[b]
+        assert sa is not None and sb is not None
+        c = geometry.contact(sa, tuple(pos[a]), sb, tuple(pos[b]))
+        if c is not None:
+            hit[i] = True
+            normal[i] = c.normal
+            depth[i] = c.depth
+            point[i] = c.point
+    return hit, normal, depth, point
+
+
+def _toi_rect_rect(
+    pa: np.ndarray, ha: np.ndarray, d: np.ndarray, pb: np.ndarray, hb: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Time of impact of AABBs moving by the relative move ``d`` (slab method on the Minkowski
+    sum); normal from a to b. Overlapping and approaching: 0; separating: inf."""
+    k = len(pa)
+    h = ha + hb
+    rel = pb - pa  # b's centre seen from a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = 1.0 / d
+        t0 = (rel - h) * inv
+        t1 = (rel + h) * inv
+    tmin = np.minimum(t0, t1)
+    tmax = np.maximum(t0, t1)
+    still = d == 0.0
+    inside = np.abs(rel) <= h
+    tmin = np.where(still, np.where(inside, -np.inf, np.inf), tmin)
+    tmax = np.where(still, np.where(inside, np.inf, -np.inf), tmax)
+    axis = np.argmax(tmin, axis=1)
+    enter = tmin[np.arange(k), axis]
+    leave = np.min(tmax, axis=1)
+    normal = np.zeros((k, 2))
+    normal[np.arange(k), axis] = np.sign(rel[np.arange(k), axis])
+    zero = normal[np.arange(k), axis] == 0.0
+    normal[np.arange(k)[zero], axis[zero]] = 1.0
+    hit = (enter <= leave) & (enter <= 1.0) & (leave >= 0.0)
+    overlapping = enter < 0.0
+    # overlapping now: the contact normal is the axis of least overlap; hit only if approaching
+    ov = kernels.rect_rect(pa, ha, pb, hb)
+    approach = np.einsum("ij,ij->i", d, ov[1]) > 0.0
+    t = np.where(overlapping, 0.0, np.maximum(enter, 0.0))
+    normal = np.where(overlapping[:, None], ov[1], normal)
+    hit &= ~overlapping | approach
+    t[~hit] = np.inf
+    return t, normal
+
+
+def times_of_impact(
+    t: BodyTable, ra: np.ndarray, rb: np.ndarray, pos: np.ndarray, move: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Times of impact of the pairs while each row moves by ``move[row]`` from ``pos[row]``.
+
+    Returns ``(toi, normal)``; ``toi`` inf where the pair does not meet; normal from a to b.
+    """
+    k = len(ra)
+    toi = np.full(k, np.inf)
+    normal = np.zeros((k, 2))
+    if k == 0:
+        return toi, normal
+    ca, cb = t.shape_code[ra], t.shape_code[rb]
+    rel = move[ra] - move[rb]
+    for code_a, code_b in ((C, C), (C, R), (R, C), (R, R), (C, S), (S, C)):
+        m = np.flatnonzero((ca == code_a) & (cb == code_b))
+        if len(m) == 0:
+            continue
+        a, b = ra[m], rb[m]
+        if (code_a, code_b) == (C, C):
+            res = kernels.toi_circle_circle(_centres(t, a, pos), t.radius[a], move[a],
+                                            _centres(t, b, pos), t.radius[b], move[b])
+            toi[m], normal[m] = res
+            continue
+        if (code_a, code_b) == (R, R):
+            toi[m], normal[m] = _toi_rect_rect(_centres(t, a, pos), t.half[a], rel[m],
+                                               _centres(t, b, pos), t.half[b])
+            continue
+        flip = code_a != C
+        c, o = (b, a) if flip else (a, b)
+        d = -rel[m] if flip else rel[m]
+        other = code_a if flip else code_b
+        if other == R:
+            tt, nn = kernels.toi_circle_rect(_centres(t, c, pos), t.radius[c], d,
+                                             _centres(t, o, pos), t.half[o])
+        else:
+            p1, p2 = _seg(t, o, pos)
+            tt, nn = kernels.toi_circle_segment(_centres(t, c, pos), t.radius[c], d, p1, p2)
+        toi[m] = tt
+        normal[m] = -nn if flip else nn
+    rest = np.flatnonzero(~(np.isin(ca, _KERNEL_CODES) & np.isin(cb, _KERNEL_CODES)
+                            & ~((ca == S) & (cb != C)) & ~((cb == S) & (ca != C))))
+    for i in rest:
+        a, b = int(ra[i]), int(rb[i])
+        sa, sb = t.shapes[a], t.shapes[b]
+        assert sa is not None and sb is not None
+        hit = geometry.time_of_impact(sa, tuple(pos[a]), tuple(move[a]),
+                                      sb, tuple(pos[b]), tuple(move[b]))
+        if hit is not None:
+            toi[i] = hit[0]
+            normal[i] = hit[1].normal
+    return toi, normal
+
+
+class NarrowphaseSystem(esper.Processor):
+    """Stages 3 and 5: the exact contacts of the candidate pairs at the end of the step."""
+
+    def __init__(self, table: BodyTable, contact_offset: float = 0.01) -> None:
+        self.table = table
+        self.contact_offset = contact_offset
+        self.result = ContactSet()
+        self.tests = 0  # exact pair tests run in the last step (diagnostics)
+
+    def process(self, ra: np.ndarray, rb: np.ndarray, toi: np.ndarray | None = None) -> None:
+        """Contacts of the pairs at the table's current positions into ``self.result``."""
+        t = self.table
+        self.tests = len(ra)
+        hit, normal, depth, point = contacts(t, ra, rb, t.pos, self.contact_offset)
+        idx = np.flatnonzero(hit)
+        a, b = ra[idx], rb[idx]
+        self.result = ContactSet(
+            a=t.entity[a].copy(), b=t.entity[b].copy(), normal=normal[idx], depth=depth[idx],
+            point=point[idx],
+            toi=toi[idx] if toi is not None else np.full(len(idx), np.inf),
+            sensor=t.sensor[a] | t.sensor[b],
+        )

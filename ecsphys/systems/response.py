@@ -1,0 +1,307 @@
+"""Collision response: the sphere slide for moving bodies, momentum between them, no tunneling.
+
+Guarantees (for the solid pairs: neither side a sensor):
+- bodies that start the step overlapping are pushed apart along the contact normal, shared by
+  inverse mass (a static side never moves), so a body spawned in a wall leaves it the short way;
+- every move is cut at its first time of impact (exact for circles, rects and segments, binary
+  impact search for other shapes, relative motion when both move), leaving a ``skin`` gap, so
+  no body passes through another, however fast;
+- the rest of a cut move slides along the tangent: ``slide="project"`` keeps only the rest's
+  tangential part; ``slide="tangent"`` carries the rest at full length along the tangent, in
+  the direction it leans (exact head-on ties turn each body to its own right, so two bodies
+  meeting head-on pass each other). Slid moves are checked again, up to ``max_slides`` passes;
+- all bodies move at once in each pass; two bodies that step into the same free space are
+  caught, and only one of each such pair (the one that moved; of two, the higher entity id)
+  goes back and tries again in the next pass, so no two bodies end a pass overlapping;
+- velocities lose their part into each contact, or reflect it scaled by restitution, with
+  momentum shared by mass between moving bodies; a PASSIVE body resting on a moving one takes
+  on its tangential velocity (it is carried).
+"""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+
+from ..body_table import BodyTable
+from ..components import PASSIVE, STATIC
+from .narrowphase import contacts, times_of_impact
+
+#: Overlap deeper than this (world units) counts as overlapping for the response.
+OVERLAP_TOL = 1e-6
+_TIE_EPS = 1e-12
+_SUPPORT_COS = 0.7  # a contact normal within ~45 degrees of "down" is a support
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def _first_per_row(
+    rows: np.ndarray, times: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each row, the index (into ``rows``) of its smallest time; -1 where it has none."""
+    first = np.full(n, -1, dtype=np.int64)
+    if len(rows) == 0:
+        return first, np.zeros(0, dtype=np.int64)
+    order = np.lexsort((times, rows))
+    r = rows[order]
+    head = np.ones(len(r), dtype=np.bool_)
+    head[1:] = r[1:] != r[:-1]
+    first[r[head]] = order[head]
+    return first, order[head]
+
+
+class ResponseSystem(esper.Processor):
+    """Stage 4 of the step: turns desired moves into safe moves and adjusts velocities."""
+
+    def __init__(self, table: BodyTable, max_slides: int = 4, skin: float = 1e-4) -> None:
+        self.table = table
+        self.max_slides = max_slides
+        self.skin = skin
+        self.passes = 0  # slide passes run in the last step (diagnostics)
+        self._first_toi = np.zeros(0)
+        self._last_normals = np.zeros((0, 2))
+        self.undone = 0  # bodies sent back in the last step (diagnostics)
+
+    def process(self, ra: np.ndarray, rb: np.ndarray, dt: float = 0.0) -> np.ndarray:
+        """Adjust ``table.move`` and ``table.vel`` for the candidate pairs (ra, rb).
+
+        Returns each pair's time of impact in this step (inf where it did not hit).
+        """
+        t = self.table
+        n = t.n
+        toi_out = np.full(len(ra), np.inf)
+        solid = ~(t.sensor[ra] | t.sensor[rb])
+        a, b = ra[solid], rb[solid]
+        self.passes = 0
+        self.undone = 0
+        if len(a) == 0:
+            return toi_out
+        start = t.pos[:n]
+        pos = start.copy()
+        rest = t.move[:n].copy()
+        self._push_apart(a, b, pos)
+        pair_toi = np.full(len(a), np.inf)
+        slides = np.zeros(n, dtype=np.int64)
+        # A body held up by a neighbour that moves away this pass waits for the next pass
+        # without spending a slide, so a queue clears in one step; passes stay bounded.
+        for pass_no in range(4 * self.max_slides):
+            live = (rest[a] != 0.0).any(axis=1) | (rest[b] != 0.0).any(axis=1)
+            if not live.any():
+                break
+            self.passes += 1
+            idx = np.flatnonzero(live)
+            frac, normal, other, chosen = self._safe_fractions(a[idx], b[idx], pos, rest)
+            if pass_no == 0:
+                pair_toi[idx] = self._first_toi
+            if len(chosen) == 0:
+                pos += rest
+                rest[:] = 0.0
+                break
+            cut = np.flatnonzero(other >= 0)
+            new_pos = pos + rest * frac[:, None]
+            left = rest * (1.0 - frac)[:, None]
+            slid = self._slide(cut, left, normal)
+            new_rest = np.zeros_like(rest)
+            new_rest[cut] = slid[cut]
+            self._share_push(cut, other, left, normal, new_rest)
+            oc = other[cut]
+            waits = (frac[cut] == 0.0) & (t.kind[oc] != STATIC) & (frac[oc] > 0.0) \
+                & (rest[oc] != 0.0).any(axis=1)
+            wait_rows = cut[waits]
+            new_rest[wait_rows] = rest[wait_rows]
+            slid_rows = cut[~waits]
+            slides[slid_rows] += 1
+            new_rest[slid_rows[slides[slid_rows] >= self.max_slides]] = 0.0
+            self._impulses(a[idx], b[idx], self._last_normals, chosen, t.vel)
+            # two bodies stepping into the same free space: send one back to try again
+            self._resolve_conflicts(a, b, pos, new_pos, rest, new_rest)
+            pos = new_pos
+            rest = new_rest
+        toi_out[np.flatnonzero(solid)] = pair_toi
+        np.subtract(pos, start, out=t.move[:n])
+        return toi_out
+
+    # ------------------------------------------------------------------ pieces
+
+    def _safe_fractions(
+        self, pa: np.ndarray, pb: np.ndarray, pos: np.ndarray, rest: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The fraction of its rest each row can move without touching anything, all rows at
+        once. A row cut short shortens the moves others were checked against, so the check
+        repeats with the shortened moves until nothing is cut further (fractions only shrink).
+
+        Returns ``(frac, normal, other, chosen)``: per row the fraction, the normal towards
+        what stopped it and that row (-1 if nothing did); ``chosen`` the indices of the pairs
+        that stopped someone. Sets ``self._last_normals`` (per pair, from a to b).
+        """
+        t = self.table
+        n = t.n
+        frac = np.ones(n)
+        normal = np.zeros((n, 2))
+        other = np.full(n, -1, dtype=np.int64)
+        chosen: list[np.ndarray] = []
+        normals = np.zeros((len(pa), 2))
+        k = len(pa)
+        pair_idx = np.concatenate((np.arange(k), np.arange(k)))
+        rows_all = np.concatenate((pa, pb))
+        others_all = np.concatenate((pb, pa))
+        sign_all = np.concatenate((np.ones(k), -np.ones(k)))
+        movable = t.kind[rows_all] != STATIC
+        for it in range(8):
+            move = rest * frac[:, None]
+            toi, nrm = times_of_impact(t, pa, pb, pos, move)
+            if it == 0:
+                self._first_toi = toi
+            hit = toi <= 1.0
+            if not hit.any():
+                break
+            closing = _dot(move[pa] - move[pb], nrm)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                safe = np.where(closing > 0.0, toi - self.skin / closing, toi)
+            safe = np.where(hit, np.clip(safe, 0.0, 1.0), np.inf)
+            normals[hit] = nrm[hit]
+            sel = movable & np.concatenate((hit, hit))
+            rows = rows_all[sel]
+            # the earliest impact stops the row; its own skin margin sets how far it gets
+            toi_hit = np.where(hit, toi, np.inf)
+            _, heads = _first_per_row(rows, np.concatenate((toi_hit, toi_hit))[sel], n)
+            if len(heads) == 0:
+                break
+            pairs = pair_idx[sel][heads]
+            r = rows[heads]
+            s = safe[pairs]
+            shrink = s < 1.0
+            if not shrink.any():
+                break
+            r, pairs, s = r[shrink], pairs[shrink], s[shrink]
+            frac[r] *= s
+            normal[r] = nrm[pairs] * sign_all[sel][heads][shrink, None]
+            other[r] = others_all[sel][heads][shrink]
+            chosen.append(pairs)
+        self._last_normals = normals
+        picked = np.unique(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
+        return frac, normal, other, picked
+
+    def _share_push(
+        self, cut: np.ndarray, other: np.ndarray, left: np.ndarray, normal: np.ndarray,
+        new_rest: np.ndarray,
+    ) -> None:
+        """A body blocked by a PASSIVE one pushes it: the blocked part of its move along the
+        normal is shared by mass, carried out by both in the next pass."""
+        t = self.table
+        o = other[cut]
+        push = np.flatnonzero(t.kind[o] == PASSIVE)
+        if len(push) == 0:
+            return
+        rows, o = cut[push], o[push]
+        nn = normal[rows]
+        into = np.maximum(_dot(left[rows], nn), 0.0)
+        share = t.mass[rows] / (t.mass[rows] + t.mass[o])
+        carried = nn * (into * share)[:, None]
+        new_rest[rows] += carried
+        np.add.at(new_rest, o, carried)
+
+    def _push_apart(self, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> None:
+        """Separate pairs that overlap at the start, along the normal, by inverse mass."""
+        t = self.table
+        hit, nrm, depth, _ = contacts(t, a, b, pos, 0.0)
+        over = np.flatnonzero(hit & (depth > OVERLAP_TOL))
+        if len(over) == 0:
+            return
+        oa, ob, nrm, depth = a[over], b[over], nrm[over], depth[over]
+        wa, wb = t.inv_mass[oa], t.inv_mass[ob]
+        total = wa + wb
+        ok = total > 0.0
+        push = nrm * (depth / np.where(ok, total, 1.0))[:, None]
+        np.add.at(pos, oa[ok], -push[ok] * wa[ok, None])
+        np.add.at(pos, ob[ok], push[ok] * wb[ok, None])
+        # what moves into the contact no longer does
+        self._impulses(oa, ob, nrm, np.arange(len(oa)), t.vel)
+
+    def _slide(self, rows: np.ndarray, left: np.ndarray, normal: np.ndarray) -> np.ndarray:
+        """The slid rest of each hit row's move (``normal`` points from the row to what it hit)."""
+        t = self.table
+        out = left.copy()
+        if len(rows) == 0:
+            return out
+        v = left[rows]
+        nn = normal[rows]
+        into = _dot(v, nn)
+        project = v - nn * np.maximum(into, 0.0)[:, None]
+        tangent = np.stack((nn[:, 1], -nn[:, 0]), axis=1)
+        u = _dot(v, tangent)
+        direction = np.where(u >= -_TIE_EPS, 1.0, -1.0)
+        length = np.sqrt(_dot(v, v))
+        full = tangent * (direction * length)[:, None]
+        use_tangent = (t.slide[rows] == 1) & (into > 0.0)
+        out[rows] = np.where(use_tangent[:, None], full, project)
+        return out
+
+    def _impulses(
+        self, pa: np.ndarray, pb: np.ndarray, nrm: np.ndarray, which: np.ndarray,
+        vel: np.ndarray,
+    ) -> None:
+        """Momentum exchange along the normal for the pairs ``which`` (indices into pa/pb)."""
+        t = self.table
+        which = np.unique(which)
+        if len(which) == 0:
+            return
+        a, b, nn = pa[which], pb[which], nrm[which]
+        ia, ib = t.inv_mass[a], t.inv_mass[b]
+        total = ia + ib
+        rel = _dot(vel[b] - vel[a], nn)  # < 0: closing
+        e = np.maximum(t.restitution[a], t.restitution[b])
+        closing = (rel < 0.0) & (total > 0.0)
+        j = np.where(closing, -(1.0 + e) * rel / np.where(total > 0.0, total, 1.0), 0.0)
+        np.add.at(vel, a, -nn * (j * ia)[:, None])
+        np.add.at(vel, b, nn * (j * ib)[:, None])
+        self._carry(a, b, nn, vel)
+
+    def _carry(self, a: np.ndarray, b: np.ndarray, nn: np.ndarray, vel: np.ndarray) -> None:
+        """A PASSIVE body resting on another takes on the supporter's tangential velocity."""
+        t = self.table
+        for p, o, n_out in ((a, b, nn), (b, a, -nn)):
+            acc = t.acc[p]
+            g = np.sqrt(_dot(acc, acc))
+            rests = (t.kind[p] == PASSIVE) & (g > 0.0)
+            down = _dot(n_out, acc) > _SUPPORT_COS * np.where(g > 0.0, g, 1.0)
+            sel = np.flatnonzero(rests & down)
+            if len(sel) == 0:
+                continue
+            pr, orow, nrm = p[sel], o[sel], n_out[sel]
+            tangent = np.stack((nrm[:, 1], -nrm[:, 0]), axis=1)
+            dv = _dot(vel[orow] - vel[pr], tangent)
+            vel[pr] += tangent * dv[:, None]
+
+    def _resolve_conflicts(
+        self, a: np.ndarray, b: np.ndarray, old: np.ndarray, new: np.ndarray,
+        rest: np.ndarray, new_rest: np.ndarray,
+    ) -> None:
+        """Send back one body of each pair that overlaps after the pass but did not before."""
+        t = self.table
+        moved = (new != old).any(axis=1)
+        cand = np.flatnonzero(moved[a] | moved[b])
+        if len(cand) == 0:
+            return
+        ca, cb = a[cand], b[cand]
+        hit, _, depth, _ = contacts(t, ca, cb, old, 0.0)
+        was = hit & (depth > OVERLAP_TOL)
+        ca, cb = ca[~was], cb[~was]
+        for _ in range(len(t.entity)):
+            hit, _, depth, _ = contacts(t, ca, cb, new, 0.0)
+            bad = np.flatnonzero(hit & (depth > OVERLAP_TOL))
+            if len(bad) == 0:
+                return
+            x, y = ca[bad], cb[bad]
+            mx, my = moved[x], moved[y]
+            # the one that moved; of two, the higher entity id (rows are ordered a < b by id)
+            back = np.where(mx & my, y, np.where(my, y, x))
+            back = np.unique(back[moved[back]])
+            if len(back) == 0:
+                return
+            self.undone += len(back)
+            new[back] = old[back]
+            new_rest[back] = rest[back]
+            moved[back] = False
