@@ -538,3 +538,65 @@ def test_polling_helpers(setup):
     assert len(system) == 4
     system.reset()
     assert system.contacts() == [] and system.touching(2) == []
+
+
+def test_after_a_raise_the_other_handlers_of_that_contact_still_get_it(setup):
+    _, handlers, system = setup
+    got: list[tuple] = []
+    fails = {"left": 1}
+
+    def flaky(c: BodyContact) -> None:
+        got.append(("flaky", c.a))
+        if c.a == 3 and fails["left"]:
+            fails["left"] -= 1
+            raise ValueError("flaky")
+
+    handlers.on_touch(lambda c: got.append(("first", c.a)))
+    handlers.on_touch(flaky)
+    handlers.on_touch(lambda c: got.append(("last", c.a)))
+    with pytest.raises(ValueError):
+        run(system, cs((1, 2), (3, 4), (5, 6)))
+    assert got == [("first", 1), ("flaky", 1), ("last", 1), ("first", 3), ("flaky", 3)]
+    got.clear()
+    run(system, cs((1, 2), (3, 4), (5, 6)))
+    assert got == [("last", 3), ("first", 5), ("flaky", 5), ("last", 5)]
+
+
+def test_raising_again_while_resuming_resumes_again(setup):
+    _, handlers, system = setup
+    got: list[int] = []
+    fails = {"left": 3}
+
+    def bad(c: BodyContact) -> None:
+        got.append(c.a)
+        if fails["left"]:
+            fails["left"] -= 1
+            raise RuntimeError
+
+    handlers.on_touch(bad)
+    handlers.on_separate(bad)
+    with pytest.raises(RuntimeError):
+        run(system, cs((1, 2), (3, 4)))
+    with pytest.raises(RuntimeError):
+        run(system, cs())
+    with pytest.raises(RuntimeError):
+        run(system, cs())
+    run(system, cs())
+    # Each delivery happened exactly once, in order: touches, then the separates.
+    assert got == [1, 3, 1, 3]
+    assert not system.has_pending
+
+
+def test_a_handler_running_a_step_defers_it_until_the_current_one_is_delivered(setup):
+    _, handlers, system = setup
+    got: list[tuple] = []
+
+    def touch(c: BodyContact) -> None:
+        got.append(("touch", c.a))
+        if c.a == 1:
+            run(system, cs((3, 4)))  # a nested step: its events come after this step's
+
+    handlers.on_touch(touch)
+    handlers.on_separate(lambda c: got.append(("separate", c.a)))
+    run(system, cs((1, 2), (5, 6)))
+    assert got == [("touch", 1), ("touch", 5), ("separate", 1), ("separate", 5), ("touch", 3)]

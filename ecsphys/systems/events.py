@@ -23,10 +23,11 @@ Guarantees:
   change components while being called: a removed handler gets no further events, an added
   one gets events from the next step on, and changes show in the next step.
 
-Algorithm: ``keys`` are ``a << 32 | b`` (sorted, unique). ``searchsorted`` of this step's keys in
-the previous step's gives, in O((n + m) log n) vectorised work, which current rows existed
-before (kept, carrying duration / steps / layers over) and, scattered back, which previous rows
-are still there; the rest are touches and separates. Layers of new pairs are looked up once in
+Algorithm: ``keys`` are ``a << 32 | b`` (sorted, unique). One stable sort of the previous step's
+keys followed by this step's (two sorted runs: timsort merges them in linear time) puts each
+kept pair's two keys side by side, the previous one first; that gives which current rows existed
+before (kept, carrying duration / steps / layers over) and which previous rows are still there;
+the rest are touches and separates. Layers of new pairs are looked up once in
 the body table and kept with the pair, so a separate can be filtered by layer even after a side
 has left the table.
 """
@@ -231,13 +232,19 @@ class EventsSystem(esper.Processor):
         keys = np.asarray(contacts.keys, dtype=np.int64)
         m = len(keys)
         pn = len(prev)
+        # idx[i]: the previous row of current row i, where found[i].
+        idx = np.zeros(m, dtype=np.intp)
+        found = np.zeros(m, dtype=np.bool_)
         if pn and m:
-            idx = np.searchsorted(prev.keys, keys)
-            np.minimum(idx, pn - 1, out=idx)
-            found = prev.keys[idx] == keys
-        else:
-            idx = np.zeros(m, dtype=np.intp)
-            found = np.zeros(m, dtype=np.bool_)
+            # One stable sort of both sorted key arrays (timsort merges the two runs in linear
+            # time); equal keys end up adjacent, the previous step's first.
+            both = np.concatenate((prev.keys, keys))
+            order = np.argsort(both, kind="stable")
+            merged = both[order]
+            j = np.flatnonzero(merged[1:] == merged[:-1])
+            cur_rows = order[j + 1] - pn
+            idx[cur_rows] = order[j]
+            found[cur_rows] = True
         if changed:
             if pn:
                 ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
