@@ -300,24 +300,27 @@ def _toi_round_box(
     nx = _mul(sx, _m(face_x))
     ny = _mul(sy, _m(face_y))
     t = te
-    if corner.any():
-        cx = _mul(hx, sx)
-        cx *= -1.0
-        cy = _mul(hy, sy)
-        cy *= -1.0
-        tc, found = _first_root(_sub(qx, cx), _sub(qy, cy), dx, dy, r)
-        corner &= found
-        corner &= _cmp(np.less_equal, tc, 1.0)
-        cf = _m(corner)
-        tc *= cf
-        vx = _mul(tc, dx)
-        vx += qx
-        vy = _mul(tc, dy)
-        vy += qy
-        cnx, cny, _, _ = _unit(_sub(cx, vx), _sub(cy, vy))
-        t = _pick(cf, tc, t)
-        nx = _pick(cf, cnx, nx)
-        ny = _pick(cf, cny, ny)
+    idx = np.flatnonzero(corner)
+    if idx.size:  # entered a corner region: that corner's circle (same formula as _first_root)
+        qxi, qyi, dxi, dyi, ri = qx[idx], qy[idx], dx[idx], dy[idx], r[idx]
+        cx = np.copysign(hx[idx], ex[idx])
+        cy = np.copysign(hy[idx], ey[idx])
+        px, py = qxi - cx, qyi - cy
+        hb = px * dxi + py * dyi
+        c = px * px + py * py - ri * ri
+        disc = hb * hb - (dxi * dxi + dyi * dyi) * c
+        ok = (hb < 0.0) & (disc >= 0.0)
+        tc = np.maximum(c / np.where(ok, np.sqrt(np.maximum(disc, 0.0)) - hb, 1.0), 0.0)
+        ok &= tc <= 1.0
+        tc *= ok
+        vx = cx - (qxi + tc * dxi)
+        vy = cy - (qyi + tc * dyi)
+        length = np.sqrt(vx * vx + vy * vy)
+        length[length == 0.0] = 1.0
+        t[idx] = tc
+        nx[idx] = vx / length
+        ny[idx] = vy / length
+        corner[idx] = ok
     hit = _and(slab, face)
     hit |= corner
     hit |= _and(overlap, approach)

@@ -17,7 +17,6 @@ from numpy.typing import ArrayLike, NDArray
 F = NDArray[np.float64]
 B = NDArray[np.bool_]
 
-_INF_UNLESS = np.array([np.inf, 0.0])  # indexed by a bool mask viewed as uint8
 _TINY_MOVE = 1e-150  # slab test: a move component below this is treated as zero
 _BIG = 1e300  # finite stand-in for an infinite slab time
 
@@ -183,20 +182,15 @@ def _box_contact(qx: F, qy: F, hx: F, hy: F) -> tuple[F, F, F]:
     np.minimum(vy, hy, out=vy)
     vy -= qy
     nx, ny, inside, dist = _unit(vx, vy)
-    if inside.any():  # leave through the nearest face: right, left, top, bottom on ties
-        px = _sub(hx, np.abs(qx, out=_W.f()))
-        py = _sub(hy, np.abs(qy, out=_W.f()))
-        ux = _m(_cmp(np.less_equal, px, py))
-        inf = _m(inside)
-        sx = _sign_neg(_cmp(np.greater_equal, qx, 0.0))
-        sx *= ux
-        sy = _sign_neg(_cmp(np.greater_equal, qy, 0.0))
-        sy *= _sub(1.0, ux)
-        nx = _pick(inf, sx, nx)
-        ny = _pick(inf, sy, ny)
-        least = np.minimum(px, py, out=px)
-        least *= -1.0
-        dist = _pick(inf, least, dist)
+    idx = np.flatnonzero(inside)
+    if idx.size:  # (few) centres inside: leave through the nearest face, right/left/top/bottom
+        qxi, qyi = qx[idx], qy[idx]
+        px = hx[idx] - np.abs(qxi)
+        py = hy[idx] - np.abs(qyi)
+        use_x = px <= py
+        nx[idx] = np.where(use_x, np.where(qxi >= 0.0, -1.0, 1.0), 0.0)
+        ny[idx] = np.where(use_x, 0.0, np.where(qyi >= 0.0, -1.0, 1.0))
+        dist[idx] = -np.minimum(px, py)
     return nx, ny, dist
 
 
@@ -225,4 +219,8 @@ def _first_root(px: F, py: F, dx: F, dy: F, rr: F) -> tuple[F, B]:
 
 def _no_impact_to_inf(t: F, hit: B) -> F:
     """A fresh array: ``t`` where hit, ``inf`` elsewhere (t finite)."""
-    return np.add(t, _INF_UNLESS[hit.view(np.uint8)])
+    hf = _m(hit)
+    extra = _sub(1.0, hf)
+    with np.errstate(divide="ignore"):
+        extra /= hf  # 0 / 1 = 0, 1 / 0 = inf
+    return np.add(t, extra)
