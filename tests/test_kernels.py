@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ecsphys.geometry import TOUCH_TOLERANCE
 from ecsphys.geometry import kernels as k
+from ecsphys.geometry import kernels_ops
 
 QUAD = 64  # shapely circles are inscribed 256-gons: radius error r * 7.5e-5
 EPS = 0.01  # probe gap for the translation test
@@ -373,3 +374,13 @@ def test_results_are_fresh_and_inputs_untouched() -> None:
             assert np.array_equal(a, b)
         for o, f in zip(kept, first, strict=True):
             assert np.array_equal(o, f)
+
+
+def test_release_scratch() -> None:
+    z = np.zeros((3, 2))
+    before = k.circle_circle(z, 1.0, z + 1, 1.0)
+    k.release_scratch()
+    assert not kernels_ops._W.floats and not kernels_ops._W.bools
+    after = k.circle_circle(z, 1.0, z + 1, 1.0)
+    for a, b in zip(before, after, strict=True):
+        assert np.array_equal(a, b)
