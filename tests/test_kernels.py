@@ -8,9 +8,8 @@ import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ecsphys.geometry import TOUCH_TOLERANCE
+from ecsphys.geometry import TOUCH_TOLERANCE, kernels_ops
 from ecsphys.geometry import kernels as k
-from ecsphys.geometry import kernels_ops
 
 QUAD = 64  # shapely circles are inscribed 256-gons: radius error r * 7.5e-5
 EPS = 0.01  # probe gap for the translation test
