@@ -6,6 +6,13 @@ import itertools
 
 import esper
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run (CI included): a failure is reproducible,
+# never a coin toss. Set HYPOTHESIS_PROFILE=explore for fresh random examples.
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(__import__("os").environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 _counter = itertools.count()
 

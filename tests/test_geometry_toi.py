@@ -48,6 +48,15 @@ def test_time_of_impact_is_the_first_touch(ka: type, kb: type, data: st.DataObje
         return  # the start rule applies per part pair: see test_compound_start_rule_per_part
     if start is not None:
         approaching = start.normal[0] * rel[0] + start.normal[1] * rel[1] > 0
+        if ka is Circle and kb is Circle and start.depth == a.radius + b.radius:
+            approaching = False  # coincident centres: every relative motion separates
+        for circle, seg in ((a, b), (b, a)):
+            if (isinstance(circle, Circle) and isinstance(seg, Segment)
+                    and start.depth == circle.radius):
+                # centre exactly on the segment: the contact normal is a convention, and any
+                # motion across the segment approaches it
+                ux, uy = seg.p2[0] - seg.p1[0], seg.p2[1] - seg.p1[1]
+                approaching = ux * rel[1] - uy * rel[0] != 0.0
         assert (hit is not None) == approaching
         if hit is not None:
             assert hit[0] == 0.0

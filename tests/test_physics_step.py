@@ -193,7 +193,7 @@ def test_two_worlds_step_independently(world):
     try:
         b = ep.Physics(fixed_dt=0.1)
         eb = body(vx=-1.0)
-        eb2 = body(vx=-2.0)
+        eb2 = body(y=10.0, vx=-2.0)
         esper.process(0.1)
         esper.process(0.1)
         assert b.body_count == 2 and b.steps == 2
