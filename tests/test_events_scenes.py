@@ -218,3 +218,28 @@ def test_a_thousand_body_scene_gives_the_same_events_twice():
             esper.delete_world(name)
     assert len(runs[0]) > 1000
     assert runs[0] == runs[1]
+
+
+def test_a_raising_handler_propagates_out_of_esper_process_and_loses_nothing(world):
+    physics = ep.Physics(fixed_dt=DT)
+    a = circle(0, 0, sensor=True)
+    b = circle(0.5, 0, sensor=True)
+    c = circle(0.5, 0.6, sensor=True)
+    log = Log(physics)
+    fail = {"once": True}
+
+    @physics.on_touch
+    def explode(contact) -> None:
+        if fail["once"]:
+            fail["once"] = False
+            raise RuntimeError("game bug")
+
+    with pytest.raises(RuntimeError, match="game bug"):
+        esper.process(DT)
+    assert log.take() == [("touch", a, b, 0, 0.0)]  # the Log's handler was registered first
+    esper.process(DT)
+    events = log.take()
+    # The pending touches of the failed step first, then this step's events.
+    assert events[:2] == [("touch", a, c, 0, 0.0), ("touch", b, c, 0, 0.0)]
+    assert [e[0] for e in events[2:5]] == ["keep"] * 3
+    assert all(e[3] >= 1 for e in events[2:])
