@@ -162,7 +162,11 @@ class ResponseSystem(esper.Processor):
                 safe = np.where(closing > 0.0, toi - self.skin / closing, toi)
             safe = np.where(hit, np.clip(safe, 0.0, 1.0), np.inf)
             normals[hit] = nrm[hit]
-            sel = movable & np.concatenate((hit, hit))
+            # a pair stops only the bodies that move into it: one moving away from a follower
+            # goes on, and the follower is checked against where it went
+            nrm_row = np.concatenate((nrm, -nrm))
+            into = _dot(move[rows_all], nrm_row) > 0.0
+            sel = movable & np.concatenate((hit, hit)) & into
             rows = rows_all[sel]
             # the earliest impact stops the row; its own skin margin sets how far it gets
             toi_hit = np.where(hit, toi, np.inf)
