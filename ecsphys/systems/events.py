@@ -50,7 +50,6 @@ from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
 _DICT_LOOKUP_MAX = 128
 
 
-
 class _Pairs:
     """The touching pairs of one step as columns (sorted by key), with their history."""
 
