@@ -24,10 +24,12 @@ import numpy as np
 
 from .body_table import BodyTable
 from .contact_set import ContactSet
+from .events import BodyContact, EventHandlers
 from .layers import Layers
 from .shapes import check_finite
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
+from .systems.events import EventsSystem
 from .systems.integrate import IntegrateSystem
 from .systems.narrowphase import NarrowphaseSystem
 from .systems.response import ResponseSystem
@@ -133,6 +135,14 @@ class Physics:
             self.table, broadphase, contact_offset=self.contact_offset, **options)
         self._response = ResponseSystem(self.table, max_slides=self.max_slides)
         self._narrowphase = NarrowphaseSystem(self.table, contact_offset=self.contact_offset)
+        self.handlers = EventHandlers(layers)
+        self._events = EventsSystem(self.table, self.handlers)
+        #: Register event callbacks (strong references; usable as decorators; optional
+        #: ``entity=`` and ``layers=`` filters). See `ecsphys.events.EventHandlers`.
+        self.on_touch = self.handlers.on_touch
+        self.on_keep_touching = self.handlers.on_keep_touching
+        self.on_separate = self.handlers.on_separate
+        self.remove_handler = self.handlers.remove_handler
         self.processor = PhysicsProcessor(self)
         esper.add_processor(self.processor, priority)
 
@@ -198,6 +208,8 @@ class Physics:
         self.steps += 1
         self.time += dt
         self.last_dt = dt
+        # last: handlers may raise, delete entities or add components; the step is complete
+        self._events.process(self._narrowphase.result, t.changed, dt)
 
     # ------------------------------------------------------------ rules
 
@@ -217,6 +229,18 @@ class Physics:
         self._broadphase.filter_pair = fn
 
     # ------------------------------------------------------------ reading
+
+    def touching(self, entity: int) -> list[int]:
+        """The entities touching ``entity`` after the last step, sorted."""
+        return self._events.touching(entity)
+
+    def contacts(self) -> list[BodyContact]:
+        """Every touching pair of the last step, as contact objects (with durations)."""
+        return self._events.contacts()
+
+    def contacts_of(self, entity: int) -> list[BodyContact]:
+        """The last step's contacts that involve ``entity``."""
+        return self._events.contacts_of(entity)
 
     @property
     def contact_set(self) -> ContactSet:

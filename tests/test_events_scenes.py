@@ -12,9 +12,6 @@ from ecsphys.layers import Layers
 
 DT = 1 / 60
 
-# Runs once physics.py wires the events system in (Physics.on_touch and friends).
-pytestmark = pytest.mark.skipif(not hasattr(ep.Physics, "on_touch"),
-                                reason="events are not wired into Physics yet")
 
 
 class Log:
