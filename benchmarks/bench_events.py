@@ -149,6 +149,7 @@ def main() -> None:
     ]
     print(f"{args.bodies} bodies, ~{len(sets[-1])} touching pairs, ~1% churn per step, "
           f"{args.steps} steps (medians, ms per step)")
+    measure("warm-up", table, sets, nothing)  # first-run effects (allocator, caches)
     print(f"{'listeners':<32} {'diff':>7} {'deliver':>8} {'calls/step':>11}")
     for name, listen in cases:
         sink.calls = 0
