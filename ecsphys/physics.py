@@ -167,8 +167,9 @@ class Physics:
             count = self.max_steps_per_frame
             self.accumulator = fixed * count + math.fmod(self.accumulator, fixed)
         for _ in range(count):
-            self.step(fixed)
+            # taken off first: a handler that raises must not leave the step to run again
             self.accumulator = max(self.accumulator - fixed, 0.0)
+            self.step(fixed)
         if self.accumulator < fixed * 1e-9:
             self.accumulator = 0.0
         self.alpha = min(self.accumulator / fixed, math.nextafter(1.0, 0.0))
@@ -229,6 +230,20 @@ class Physics:
         self._broadphase.filter_pair = fn
 
     # ------------------------------------------------------------ reading
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Counts of the last step: ``bodies``; ``box_pairs`` (swept boxes overlapping);
+        ``tested_pairs`` (left after layers, masks and ``filter_pair``: the exact tests run);
+        ``contacts`` (touching pairs); ``slide_passes``; ``static_rebuilds`` (so far)."""
+        return {
+            "bodies": self.table.n,
+            "box_pairs": self._broadphase.box_pairs,
+            "tested_pairs": len(self._broadphase.ra),
+            "contacts": len(self._narrowphase.result),
+            "slide_passes": self._response.passes,
+            "static_rebuilds": self._broadphase.static_rebuilds,
+        }
 
     def touching(self, entity: int) -> list[int]:
         """The entities touching ``entity`` after the last step, sorted."""
