@@ -1,0 +1,388 @@
+"""Debug drawing: pyglet shapes for every collider, its AABB, contacts and touch flashes.
+
+Guarantees:
+- every adopted body with a Collider and a Geometry is drawn, whatever its shape kind (Circle,
+  Rect, OrientedRect, Segment, Polygon, Compound), at its interpolated position
+  (``physics.alpha``), coloured by kind: static, passive, active, or sensor;
+- pyglet shapes are made once per body and moved afterwards: a frame allocates nothing for a
+  body that keeps its shape, and only bodies that moved by more than ``move_threshold``
+  pixels are touched in Python, so resting piles cost almost nothing;
+- each layer (colliders, AABBs, contacts, flashes) is a pyglet ``Group`` whose visibility is
+  a toggle; a hidden layer is not updated either;
+- a world-to-screen transform ``screen = world * scale + offset`` lets scenes work in world
+  units; ``screen_to_world`` inverts it (for the mouse).
+
+Contacts and flashes come from ``physics.contact_set`` (the last step's touching pairs): a
+pair that appears since the last drawn step flashes white (touch), a pair that disappears
+flashes red (separate). Drawing samples once per frame, so when one frame runs several fixed
+steps, a pair that touches and separates inside that frame is not flashed.
+
+This is the only module of ecsphys that imports pyglet.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyglet
+from pyglet import shapes as pshapes
+
+from .components import ACTIVE, PASSIVE, STATIC
+from .physics import Physics
+from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
+
+Color = tuple[int, int, int, int]
+
+#: Fill colours by collider kind (RGBA); sensors use ``SENSOR_COLOR`` whatever their kind.
+KIND_COLORS: dict[int, Color] = {
+    int(STATIC): (110, 120, 140, 255),
+    int(PASSIVE): (235, 165, 60, 230),
+    int(ACTIVE): (70, 165, 250, 230),
+}
+SENSOR_COLOR: Color = (90, 220, 110, 120)
+AABB_COLOR: Color = (250, 250, 250, 90)
+CONTACT_COLOR: Color = (255, 60, 60, 255)
+NORMAL_COLOR: Color = (255, 230, 60, 255)
+TOUCH_FLASH: tuple[int, int, int] = (255, 255, 255)
+SEPARATE_FLASH: tuple[int, int, int] = (255, 70, 70)
+#: Flash rings alive at once (a pool, reused oldest first) and new ones per step and event.
+MAX_FLASHES = 128
+MAX_NEW_FLASHES = 24
+
+
+@dataclass
+class _Body:
+    """The pyglet shapes of one body: each with its position relative to the body, in px."""
+
+    shape: Shape | None
+    kind: int
+    sensor: bool
+    items: list[tuple[Any, float, float]] = field(default_factory=list)
+    box: Any = None
+    box_at: tuple[float, float] = (0.0, 0.0)
+
+    def delete(self) -> None:
+        for item, _, _ in self.items:
+            item.delete()
+        if self.box is not None:
+            self.box.delete()
+        self.items.clear()
+        self.box = None
+
+
+class DebugDraw:
+    """Draws the colliders of one `Physics` into a pyglet ``Batch``.
+
+    Call ``update()`` once a frame (after ``esper.process``), then draw the batch (or call
+    ``draw()``). Toggles: ``colliders``, ``aabbs``, ``contacts``, ``flashes`` (bools).
+
+    Parameters:
+        physics: the Physics whose bodies are drawn.
+        batch: the pyglet Batch to draw into (a new one if None; see ``batch``).
+        scale: pixels per world unit.
+        offset: the screen position (px) of the world origin.
+        max_contacts: at most this many contacts are drawn (the first ones of the set).
+        flash_time: seconds (of simulated time) a touch / separate flash lasts.
+        move_threshold: bodies that moved less than this many pixels are not re-placed.
+    """
+
+    def __init__(
+        self,
+        physics: Physics,
+        batch: pyglet.graphics.Batch | None = None,
+        *,
+        scale: float = 1.0,
+        offset: tuple[float, float] = (0.0, 0.0),
+        colliders: bool = True,
+        aabbs: bool = False,
+        contacts: bool = False,
+        flashes: bool = True,
+        max_contacts: int = 2000,
+        flash_time: float = 0.3,
+        move_threshold: float = 0.25,
+    ) -> None:
+        if not isinstance(physics, Physics):
+            raise TypeError(f"physics must be a Physics, got {physics!r}")
+        if not (scale > 0 and math.isfinite(scale)):
+            raise ValueError(f"scale must be positive and finite, got {scale!r}")
+        self.physics = physics
+        self.batch = batch if batch is not None else pyglet.graphics.Batch()
+        self.scale = float(scale)
+        self.offset = (float(offset[0]), float(offset[1]))
+        self.max_contacts = max_contacts
+        self.flash_time = flash_time
+        self.move_threshold = move_threshold
+        self._groups = {name: pyglet.graphics.Group(order=i) for i, name in
+                        enumerate(("colliders", "aabbs", "contacts", "flashes"))}
+        self.colliders, self.aabbs, self.contacts, self.flashes = (
+            colliders, aabbs, contacts, flashes)
+        self._bodies: dict[int, _Body] = {}
+        self._rows: list[_Body] = []
+        self._ents = np.zeros(0, dtype=np.int64)
+        self._drawn = np.zeros((0, 2))
+        self._kinds = np.zeros(0, dtype=np.int8)
+        self._sensors = np.zeros(0, dtype=np.bool_)
+        self._collides = np.zeros(0, dtype=np.bool_)
+        self._shapes: list[Shape | None] = []
+        self._points: list[pshapes.Circle] = []
+        self._normals: list[pshapes.Line] = []
+        self._shown_contacts = 0
+        self._flash_pool: list[tuple[pshapes.Arc, float]] = []
+        self._flash_next = 0
+        self._seen_step = -1
+        self._last_keys = np.zeros(0, dtype=np.int64)
+        self._last_points = np.zeros((0, 2))
+
+    # ------------------------------------------------------------ toggles and transform
+
+    def _toggle(name: str) -> property:  # type: ignore[misc]  # noqa: N805
+        def get(self: DebugDraw) -> bool:
+            return self._groups[name].visible
+
+        def put(self: DebugDraw, value: bool) -> None:
+            self._groups[name].visible = bool(value)
+
+        return property(get, put, doc=f"Whether the {name} layer is drawn (and updated).")
+
+    colliders = _toggle("colliders")
+    aabbs = _toggle("aabbs")
+    contacts = _toggle("contacts")
+    flashes = _toggle("flashes")
+    del _toggle
+
+    def world_to_screen(self, x: float, y: float) -> tuple[float, float]:
+        """The screen pixel of the world point ``(x, y)``."""
+        return (x * self.scale + self.offset[0], y * self.scale + self.offset[1])
+
+    def screen_to_world(self, x: float, y: float) -> tuple[float, float]:
+        """The world point under the screen pixel ``(x, y)``."""
+        return ((x - self.offset[0]) / self.scale, (y - self.offset[1]) / self.scale)
+
+    def set_view(self, scale: float, offset: tuple[float, float]) -> None:
+        """Change the transform; every body's shapes are made again at the new scale."""
+        self.scale = float(scale)
+        self.offset = (float(offset[0]), float(offset[1]))
+        for body in self._bodies.values():
+            body.delete()
+        self._bodies.clear()
+        self._ents = np.zeros(0, dtype=np.int64)
+
+    # ------------------------------------------------------------ per frame
+
+    def update(self) -> None:
+        """Bring the drawing up to date with the physics (call once a frame)."""
+        ents, pos = self.physics.interpolated_positions()
+        screen = pos * self.scale
+        screen += self.offset
+        if self._structure_changed(ents):
+            self._resync(ents)
+        if self.colliders or self.aabbs:
+            self._place(screen)
+        if self.contacts:
+            self._update_contacts()
+        else:
+            self._hide_contacts(0)
+        self._update_flashes()
+
+    def draw(self) -> None:
+        """Draw the batch (for callers that let DebugDraw own it)."""
+        self.batch.draw()
+
+    def delete(self) -> None:
+        """Free every pyglet shape this DebugDraw made."""
+        self.set_view(self.scale, self.offset)
+        for item in (*self._points, *self._normals, *(f for f, _ in self._flash_pool)):
+            item.delete()
+        self._points.clear()
+        self._normals.clear()
+        self._flash_pool.clear()
+
+    # ------------------------------------------------------------ bodies
+
+    def _structure_changed(self, ents: np.ndarray) -> bool:
+        if len(ents) != len(self._ents) or not np.array_equal(ents, self._ents):
+            return True
+        t = self.physics.table
+        n = t.n
+        if not (np.array_equal(t.kind[:n], self._kinds) and np.array_equal(t.sensor[:n],
+                self._sensors) and np.array_equal(t.collides[:n], self._collides)):
+            return True
+        return any(a is not b for a, b in zip(t.shapes, self._shapes, strict=True))
+
+    def _resync(self, ents: np.ndarray) -> None:
+        t = self.physics.table
+        n = t.n
+        old_row = {int(e): i for i, e in enumerate(self._ents.tolist())}
+        drawn = np.full((n, 2), np.nan)
+        alive: dict[int, _Body] = {}
+        rows: list[_Body] = []
+        for i, e in enumerate(ents.tolist()):
+            shape = t.shapes[i] if t.collides[i] else None
+            kind, sensor = int(t.kind[i]), bool(t.sensor[i])
+            body = self._bodies.pop(e, None)
+            if body is not None and (body.shape is not shape or body.kind != kind
+                                     or body.sensor != sensor):
+                body.delete()
+                body = None
+            if body is None:
+                body = self._make_body(shape, kind, sensor)
+            elif e in old_row:
+                drawn[i] = self._drawn[old_row[e]]
+            alive[e] = body
+            rows.append(body)
+        for body in self._bodies.values():
+            body.delete()
+        self._bodies = alive
+        self._rows = rows
+        self._ents = ents.copy()
+        self._drawn = drawn
+        self._kinds = t.kind[:n].copy()
+        self._sensors = t.sensor[:n].copy()
+        self._collides = t.collides[:n].copy()
+        self._shapes = list(t.shapes[:n])
+
+    def _place(self, screen: np.ndarray) -> None:
+        moved = np.abs(screen - self._drawn).max(axis=1) > self.move_threshold
+        moved |= np.isnan(self._drawn[:, 0])
+        idx = np.flatnonzero(moved)
+        if len(idx) == 0:
+            return
+        rows = self._rows
+        for i, (x, y) in zip(idx.tolist(), screen[idx].tolist(), strict=True):
+            body = rows[i]
+            for item, lx, ly in body.items:
+                item.position = (x + lx, y + ly)
+            if body.box is not None:
+                body.box.position = (x + body.box_at[0], y + body.box_at[1])
+        self._drawn[idx] = screen[idx]
+
+    def _make_body(self, shape: Shape | None, kind: int, sensor: bool) -> _Body:
+        body = _Body(shape, kind, sensor)
+        if shape is None:
+            return body
+        color = SENSOR_COLOR if sensor else KIND_COLORS[kind]
+        parts = shape.parts if isinstance(shape, Compound) else ((shape, 0.0, 0.0),)
+        for part, dx, dy in parts:
+            item = self._make_item(part, color)
+            # Items are made with the body at the screen origin: their position is the offset.
+            x, y = item.position
+            body.items.append((item, x + dx * self.scale, y + dy * self.scale))
+        x0, y0, x1, y1 = (v * self.scale for v in shape.bounds())
+        body.box = pshapes.Box(0, 0, max(x1 - x0, 1.0), max(y1 - y0, 1.0), thickness=1,
+                               color=AABB_COLOR, batch=self.batch, group=self._groups["aabbs"])
+        body.box_at = (x0, y0)
+        return body
+
+    def _make_item(self, shape: Shape, color: Color) -> Any:
+        """One pyglet shape for a leaf shape, placed as if the body were at the origin."""
+        s = self.scale
+        kw: dict[str, Any] = {"color": color, "batch": self.batch,
+                              "group": self._groups["colliders"]}
+        ox, oy = shape.offset[0] * s, shape.offset[1] * s
+        if isinstance(shape, Circle):
+            r = shape.radius * s
+            return pshapes.Circle(ox, oy, r, segments=max(8, min(64, int(r * 0.9))), **kw)
+        if isinstance(shape, Rect):
+            w, h = shape.width * s, shape.height * s
+            item = pshapes.Rectangle(ox, oy, w, h, **kw)
+            item.anchor_position = (w / 2, h / 2)
+            return item
+        if isinstance(shape, OrientedRect):
+            w, h = shape.width * s, shape.height * s
+            item = pshapes.Rectangle(ox, oy, w, h, **kw)
+            item.anchor_position = (w / 2, h / 2)
+            item.rotation = -shape.angle  # pyglet turns clockwise, ecsphys counter-clockwise
+            return item
+        if isinstance(shape, Segment):
+            (x1, y1), (x2, y2) = shape._verts  # type: ignore[attr-defined]
+            return pshapes.Line(x1 * s, y1 * s, x2 * s, y2 * s, thickness=2.0, **kw)
+        if isinstance(shape, Polygon):
+            verts = shape._verts  # type: ignore[attr-defined]
+            return pshapes.Polygon(*((x * s, y * s) for x, y in verts), **kw)
+        # Unknown kinds (Mask, TileMap...) are drawn as their bounding box.
+        x0, y0, x1, y1 = (v * s for v in shape.bounds())
+        return pshapes.Rectangle(x0, y0, max(x1 - x0, 1.0), max(y1 - y0, 1.0), **kw)
+
+    # ------------------------------------------------------------ contacts and flashes
+
+    def _update_contacts(self) -> None:
+        cs = self.physics.contact_set
+        count = min(len(cs), self.max_contacts)
+        group = self._groups["contacts"]
+        while len(self._points) < count:
+            self._points.append(pshapes.Circle(0, 0, 3, segments=8, color=CONTACT_COLOR,
+                                               batch=self.batch, group=group))
+            self._normals.append(pshapes.Line(0, 0, 1, 1, thickness=2, color=NORMAL_COLOR,
+                                              batch=self.batch, group=group))
+        pts = cs.point[:count] * self.scale + self.offset
+        ends = pts + cs.normal[:count] * 14.0
+        for i, ((x, y), (x2, y2)) in enumerate(zip(pts.tolist(), ends.tolist(), strict=True)):
+            point, line = self._points[i], self._normals[i]
+            point.position = (x, y)
+            point.visible = True
+            line.position = (x, y)
+            line.x2, line.y2 = x2, y2
+            line.visible = True
+        self._hide_contacts(count)
+
+    def _hide_contacts(self, count: int) -> None:
+        for i in range(count, self._shown_contacts):
+            self._points[i].visible = False
+            self._normals[i].visible = False
+        self._shown_contacts = count
+
+    def _update_flashes(self) -> None:
+        physics = self.physics
+        now = physics.time
+        if physics.steps != self._seen_step:
+            self._seen_step = physics.steps
+            cs = physics.contact_set
+            keys = cs.keys
+            if self.flashes:
+                new = ~np.isin(keys, self._last_keys)
+                gone = ~np.isin(self._last_keys, keys)
+                for x, y in cs.point[new][:MAX_NEW_FLASHES].tolist():
+                    self._flash(x, y, TOUCH_FLASH, now)
+                for x, y in self._last_points[gone][:MAX_NEW_FLASHES].tolist():
+                    self._flash(x, y, SEPARATE_FLASH, now)
+            self._last_keys = keys
+            self._last_points = cs.point.copy()
+        if not self.flashes:
+            return
+        for item, born in self._flash_pool:
+            if not item.visible:
+                continue
+            left = 1.0 - (now - born) / self.flash_time
+            if left <= 0.0:
+                item.visible = False
+            else:
+                item.opacity = int(255 * left)  # fading only: moving an Arc's radius is slow
+
+    def _flash(self, x: float, y: float, rgb: tuple[int, int, int], now: float) -> None:
+        sx, sy = self.world_to_screen(x, y)
+        if len(self._flash_pool) < MAX_FLASHES:
+            arc = pshapes.Arc(sx, sy, 7, segments=16, thickness=2, color=(*rgb, 255),
+                              batch=self.batch, group=self._groups["flashes"])
+            self._flash_pool.append((arc, now))
+            return
+        i = self._flash_next
+        self._flash_next = (i + 1) % len(self._flash_pool)
+        arc = self._flash_pool[i][0]
+        arc.position = (sx, sy)
+        arc.color = (*rgb, 255)
+        arc.visible = True
+        self._flash_pool[i] = (arc, now)
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def body_count(self) -> int:
+        """How many bodies are drawn."""
+        return len(self._rows)
+
+    def __repr__(self) -> str:
+        return (f"DebugDraw(bodies={len(self._rows)}, scale={self.scale!r}, "
+                f"offset={self.offset!r})")
