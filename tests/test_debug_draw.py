@@ -1,0 +1,156 @@
+"""DebugDraw: one of each shape kind drawn where the physics has it (pixel probes, EGL)."""
+
+from __future__ import annotations
+
+import math
+
+import esper
+import numpy as np
+import pytest
+
+pyglet = pytest.importorskip("pyglet")
+pyglet.options["headless"] = True
+
+import ecsphys as ep  # noqa: E402
+
+W, H, SCALE = 400, 300, 20.0
+BG = (0, 0, 0)
+
+
+@pytest.fixture(scope="module")
+def window():  # type: ignore[no-untyped-def]
+    try:
+        win = pyglet.window.Window(W, H, visible=False)
+    except Exception as exc:  # pragma: no cover - machines without EGL
+        pytest.skip(f"no headless GL: {exc}")
+    yield win
+    win.close()
+
+
+@pytest.fixture
+def world(request):  # type: ignore[no-untyped-def]
+    name = f"debug-draw-{request.node.name}"
+    esper.switch_world(name)
+    yield
+    esper.switch_world("default")
+    esper.delete_world(name)
+
+
+def render(window, draw) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The frame as an (H, W, 3) array, row 0 at the bottom (GL's y)."""
+    from ecsphys.debug_draw import DebugDraw
+
+    assert isinstance(draw, DebugDraw)
+    window.switch_to()
+    pyglet.gl.glClearColor(0, 0, 0, 1)
+    window.clear()
+    draw.update()
+    draw.batch.draw()
+    img = pyglet.image.get_buffer_manager().get_color_buffer().get_image_data()
+    data = np.frombuffer(img.get_data("RGB", W * 3), dtype=np.uint8)
+    return data.reshape(H, W, 3)
+
+
+def px(frame: np.ndarray, draw, x: float, y: float) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
+    sx, sy = draw.world_to_screen(x, y)
+    return tuple(int(v) for v in frame[int(round(sy)), int(round(sx))])
+
+
+def close(got: tuple[int, ...], want: tuple[int, ...], tol: int = 8) -> bool:
+    """Colours equal up to the renderer's dithering."""
+    return all(abs(a - b) <= tol for a, b in zip(got, want, strict=False))
+
+
+SHAPES = {  # entity position, shape, world points inside, world points outside
+    "circle": ((3, 3), ep.Circle(1.5), [(3, 3), (4.2, 3), (3, 1.7)], [(4.3, 4.3), (3, 4.8)]),
+    "rect": ((9, 3), ep.Rect(3, 1.5), [(9, 3), (10.3, 3.6)], [(9, 4.2), (10.8, 3)]),
+    "oriented": ((15, 3), ep.OrientedRect(4, 1, 45), [(15, 3), (16.2, 4.2)],
+                 [(16.2, 1.8), (13.8, 4.2)]),
+    "segment": ((3, 10), ep.Segment((-2, -1), (2, 1)), [(3, 10), (4, 10.5)], [(3, 11), (4, 9.5)]),
+    "polygon": ((9, 10), ep.Polygon([(-2, -1.5), (2, -1.5), (0, 2)]), [(9, 10), (10.5, 8.8)],
+                [(10.5, 11), (7.5, 11)]),
+    "compound": ((15, 10), ep.Compound([ep.Circle(1, offset=(-1.5, 0)),
+                                        ep.Rect(1.5, 3, offset=(1.5, 0))]),
+                 [(13.5, 10), (16.5, 11.2)], [(15, 11.5), (15, 8.5), (17.5, 10)]),
+}
+
+
+def test_every_shape_kind_is_drawn_where_it_is(window, world) -> None:  # type: ignore[no-untyped-def]
+    from ecsphys.debug_draw import KIND_COLORS, DebugDraw
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    for (x, y), shape, _, _ in SHAPES.values():
+        esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC), ep.Geometry(shape))
+    physics.step()
+    draw = DebugDraw(physics, scale=SCALE, flashes=False)
+    frame = render(window, draw)
+    static = KIND_COLORS[int(ep.STATIC)][:3]
+    for name, (_, _, inside, outside) in SHAPES.items():
+        for x, y in inside:
+            assert close(px(frame, draw, x, y), static), (name, "inside", x, y)
+        for x, y in outside:
+            assert px(frame, draw, x, y) == BG, (name, "outside", x, y)
+    assert draw.body_count == len(SHAPES)
+
+
+def test_kind_colors_interpolation_and_no_new_shapes_per_frame(window, world) -> None:  # type: ignore[no-untyped-def]
+    from ecsphys.debug_draw import KIND_COLORS, SENSOR_COLOR, DebugDraw
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    ball = esper.create_entity(ep.Position(2, 5), ep.Velocity(60, 0), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(ep.Circle(0.5)))
+    esper.create_entity(ep.Position(2, 2), ep.Collider(ep.PASSIVE), ep.Geometry(ep.Rect(1, 1)))
+    esper.create_entity(ep.Position(8, 2), ep.Collider(ep.STATIC, sensor=True),
+                        ep.Geometry(ep.Rect(2, 2)))
+    draw = DebugDraw(physics, scale=SCALE, offset=(10, 0), flashes=False)
+    esper.process(1 / 60 * 1.5)  # one step of 1 unit, alpha 0.5: drawn half a unit back
+    assert physics.alpha == pytest.approx(0.5)
+    frame = render(window, draw)
+    items = [item for body in draw._rows for item, _, _ in body.items]
+
+    def near(color: tuple[int, ...], want: tuple[int, ...], tol: int = 40) -> bool:
+        return all(abs(a - b) <= tol for a, b in zip(color, want, strict=False))
+
+    assert px(frame, draw, 2.5, 5) != BG  # the ball, interpolated to x = 2.5
+    assert px(frame, draw, 3.3, 5) == BG  # not at its step position's far side (x = 3.5)
+    assert near(px(frame, draw, 2.5, 5), KIND_COLORS[int(ep.ACTIVE)][:3], 60)
+    assert near(px(frame, draw, 2, 2), KIND_COLORS[int(ep.PASSIVE)][:3], 60)
+    assert px(frame, draw, 8, 2) != BG and px(frame, draw, 8, 2)[1] > px(frame, draw, 8, 2)[0]
+    assert SENSOR_COLOR[1] > SENSOR_COLOR[0]
+    for _ in range(5):
+        esper.process(1 / 60)
+        render(window, draw)
+    assert [item for body in draw._rows for item, _, _ in body.items] == items  # moved, not made
+    x, _ = physics.interpolated_position(ball)
+    assert px(render(window, draw), draw, x, 5) != BG
+    esper.delete_entity(ball, immediate=True)
+    esper.process(1 / 60)
+    render(window, draw)
+    assert draw.body_count == 2
+
+
+def test_toggles_and_transform(window, world) -> None:  # type: ignore[no-untyped-def]
+    from ecsphys.debug_draw import DebugDraw
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    esper.create_entity(ep.Position(5, 5), ep.Collider(ep.STATIC),
+                        ep.Geometry(ep.OrientedRect(4, 1, 45)))
+    esper.create_entity(ep.Position(14, 2), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(4, 1)))
+    esper.create_entity(ep.Position(14, 4), ep.Velocity(0, -30), ep.Collider(ep.ACTIVE),
+                        ep.Geometry(ep.Circle(0.5)))
+    draw = DebugDraw(physics, scale=SCALE, aabbs=True, contacts=True, flashes=True)
+    assert draw.screen_to_world(*draw.world_to_screen(1.25, -3.5)) == (1.25, -3.5)
+    for _ in range(20):
+        esper.process(1 / 60)
+    frame = render(window, draw)
+    corner = 5 + math.sqrt(2) * 2.5 / 2 * 0.999  # the oriented rect's AABB corner
+    sx, sy = draw.world_to_screen(corner, corner)
+    assert frame[int(sy) - 1: int(sy) + 2, int(sx) - 1: int(sx) + 2].max() > 0  # AABB line
+    assert len(physics.contact_set) >= 1
+    assert draw._shown_contacts >= 1
+    draw.aabbs = draw.contacts = draw.colliders = draw.flashes = False
+    assert render(window, draw).max() == 0  # every layer hidden: nothing drawn
+    draw.colliders = True
+    assert render(window, draw).max() > 0
+    draw.delete()
+    assert render(window, draw) is not None
