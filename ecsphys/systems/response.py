@@ -84,6 +84,7 @@ class ResponseSystem(esper.Processor):
         self._push_apart(a, b, pos)
         pair_toi = np.full(len(a), np.inf)
         slides = np.zeros(n, dtype=np.int64)
+        prev_normal = np.zeros((n, 2))  # what each row slid along in the last pass
         # A body held up by a neighbour that moves away this pass waits for the next pass
         # without spending a slide, so a queue clears in one step; passes stay bounded.
         for pass_no in range(4 * self.max_slides):
@@ -102,7 +103,7 @@ class ResponseSystem(esper.Processor):
             cut = np.flatnonzero(other >= 0)
             new_pos = pos + rest * frac[:, None]
             left = rest * (1.0 - frac)[:, None]
-            slid = self._slide(cut, left, normal)
+            slid = self._slide(cut, left, normal, prev_normal)
             new_rest = np.zeros_like(rest)
             new_rest[cut] = slid[cut]
             self._share_push(cut, other, left, normal, new_rest)
@@ -114,6 +115,8 @@ class ResponseSystem(esper.Processor):
             slid_rows = cut[~waits]
             slides[slid_rows] += 1
             new_rest[slid_rows[slides[slid_rows] >= self.max_slides]] = 0.0
+            prev_normal = np.zeros((n, 2))
+            prev_normal[slid_rows] = normal[slid_rows]
             self._impulses(a[idx], b[idx], self._last_normals, chosen, t.vel)
             # two bodies stepping into the same free space: send one back to try again
             self._resolve_conflicts(a, b, pos, new_pos, rest, new_rest)
@@ -224,8 +227,14 @@ class ResponseSystem(esper.Processor):
         # what moves into the contact no longer does
         self._impulses(oa, ob, nrm, np.arange(len(oa)), t.vel)
 
-    def _slide(self, rows: np.ndarray, left: np.ndarray, normal: np.ndarray) -> np.ndarray:
-        """The slid rest of each hit row's move (``normal`` points from the row to what it hit)."""
+    def _slide(
+        self, rows: np.ndarray, left: np.ndarray, normal: np.ndarray, prev: np.ndarray,
+    ) -> np.ndarray:
+        """The slid rest of each hit row's move (``normal`` points from the row to what it hit).
+
+        A tangent slide that would turn into what the row slid along in the last pass (``prev``,
+        it is wedged between two bodies) turns the other way along the tangent: it gives way
+        instead of pressing on, which breaks the arches a crowd forms in a doorway."""
         t = self.table
         out = left.copy()
         if len(rows) == 0:
@@ -237,6 +246,8 @@ class ResponseSystem(esper.Processor):
         tangent = np.stack((nn[:, 1], -nn[:, 0]), axis=1)
         u = _dot(v, tangent)
         direction = np.where(u >= -_TIE_EPS, 1.0, -1.0)
+        wedged = _dot(tangent * direction[:, None], prev[rows]) > _TIE_EPS
+        direction = np.where(wedged, -direction, direction)
         length = np.sqrt(_dot(v, v))
         full = tangent * (direction * length)[:, None]
         use_tangent = (t.slide[rows] == 1) & (into > 0.0)
