@@ -292,6 +292,7 @@ class Physics:
         finally:
             esper.switch_world(previous)
         self.table.clear()
+        self._events.reset()
 
     def __repr__(self) -> str:
         return (f"Physics(fixed_dt={self.fixed_dt!r}, world={self.world!r}, "

@@ -250,3 +250,18 @@ def test_collider_changes_reach_the_table(world):
     row = physics.table.row_of[e]
     assert physics.table.layer[row] == 4
     assert np.all(physics.table.kind[: physics.table.n] == ep.STATIC)
+
+
+def test_removed_physics_stops_stepping_and_releases_components(world):
+    physics = ep.Physics(fixed_dt=0.1)
+    e = body(vx=1.0)
+    esper.process(0.1)
+    physics.remove()
+    pos = esper.component_for_entity(e, ep.Position)
+    assert pos._table is None and pos.x == pytest.approx(0.1)
+    esper.process(0.1)
+    assert pos.x == pytest.approx(0.1) and physics.steps == 1
+    assert physics.touching(e) == []
+    ep.Physics(fixed_dt=0.1)  # the world takes a new one
+    esper.process(0.1)
+    assert pos.x == pytest.approx(0.2)
