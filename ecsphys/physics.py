@@ -16,6 +16,7 @@ Guarantees:
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -129,6 +130,8 @@ class Physics:
         self.steps = 0
         self.time = 0.0
         self.last_dt = 0.0
+        #: milliseconds each stage took in the last step (diagnostics)
+        self.timings: dict[str, float] = {}
         self._adopt = AdoptSystem(self.table)
         self._integrate = IntegrateSystem(self.table)
         self._broadphase = BroadphaseSystem(
@@ -195,22 +198,36 @@ class Physics:
                 esper.switch_world(previous)
 
     def _run_step(self, dt: float) -> None:
+        clock = time.perf_counter
+        t0 = clock()
         esper.clear_dead_entities()
         t = self.table
         self._adopt.process()
         n = t.n
         np.copyto(t.prev_pos[:n], t.pos[:n])
         self._integrate.process(dt)
+        t1 = clock()
         bp = self._broadphase
         bp.process()
+        t2 = clock()
         toi = self._response.process(bp.ra, bp.rb, dt)
         t.pos[:n] += t.move[:n]
+        t3 = clock()
         self._narrowphase.process(bp.ra, bp.rb, toi)
+        t4 = clock()
         self.steps += 1
         self.time += dt
         self.last_dt = dt
         # last: handlers may raise, delete entities or add components; the step is complete
-        self._events.process(self._narrowphase.result, t.changed, dt)
+        try:
+            self._events.process(self._narrowphase.result, t.changed, dt)
+        finally:
+            t5 = clock()
+            self.timings = {
+                "adopt+integrate": (t1 - t0) * 1e3, "broadphase": (t2 - t1) * 1e3,
+                "response": (t3 - t2) * 1e3, "narrowphase": (t4 - t3) * 1e3,
+                "events": (t5 - t4) * 1e3, "step": (t5 - t0) * 1e3,
+            }
 
     # ------------------------------------------------------------ rules
 
