@@ -1,0 +1,94 @@
+"""Every sample scene runs headless (EGL) in a subprocess, and its screenshot shows the bodies."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pyglet = pytest.importorskip("pyglet")
+pyglet.options["headless"] = True  # decoding PNGs must not need a display
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+STATIC = (110, 120, 140)
+BG = (20, 23, 31)  # glClearColor(0.08, 0.09, 0.12)
+
+
+def over_bg(rgba: tuple[int, int, int, int]) -> tuple[int, int, int]:
+    """A debug-draw colour blended over the scenes' background."""
+    a = rgba[3] / 255
+    return tuple(round(c * a + b * (1 - a)) for c, b in zip(rgba[:3], BG, strict=False))
+
+
+ACTIVE = over_bg((70, 165, 250, 230))
+PASSIVE = over_bg((235, 165, 60, 230))
+SENSOR = over_bg((90, 220, 110, 120))
+
+
+def run(scene: str, frames: int, shot: Path, *extra: str) -> str:
+    env = dict(os.environ, PYGLET_HEADLESS="1")
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / f"{scene}.py"), *extra, "--headless",
+         "--frames", str(frames), "--screenshot", str(shot)],
+        env=env, capture_output=True, text=True, timeout=80, cwd=ROOT)
+    if done.returncode and "EGL" in done.stderr:  # pragma: no cover
+        pytest.skip(f"no headless GL: {done.stderr[-300:]}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def pixels(path: Path) -> np.ndarray:
+    """The PNG as (H, W, 3), row 0 at the top."""
+    img = pyglet.image.load(str(path))
+    data = np.frombuffer(img.get_image_data().get_data("RGB", img.width * 3), dtype=np.uint8)
+    return data.reshape(img.height, img.width, 3)[::-1]
+
+
+def close(got: np.ndarray, want: tuple[int, int, int], tol: int = 12) -> bool:
+    return bool(np.all(np.abs(got.astype(int) - want) <= tol))
+
+
+def share(img: np.ndarray, color: tuple[int, int, int], tol: int = 12) -> float:
+    return float(np.all(np.abs(img.astype(int) - color) <= tol, axis=2).mean())
+
+
+# scene, frames, extra args, (pixels (x, y from the top) with a colour), minimum shares
+CASES = {
+    "rain": (300, ("300",), [((480, 628), STATIC), ((22, 300), STATIC)], [(ACTIVE, 0.05)]),
+    "pong": (300, (), [((480, 630), STATIC), ((480, 10), STATIC)], [(ACTIVE, 0.005)]),
+    "crowd": (200, ("--agents", "60"), [((16, 300), STATIC)], [(ACTIVE, 0.005)]),
+    "platformer": (300, (), [((480, 630), STATIC)], [(ACTIVE, 0.001)]),
+    "bullets": (200, (), [], [(STATIC, 0.002)]),
+    "invaders": (200, (), [], [(SENSOR, 0.01)]),
+    "shapes": (200, (), [], [(PASSIVE, 0.03)]),
+}
+
+
+@pytest.mark.parametrize("scene", list(CASES))
+def test_scene_runs_headless_and_draws(scene: str, tmp_path: Path) -> None:
+    frames, extra, probes, shares = CASES[scene]
+    shot = tmp_path / f"{scene}.png"
+    out = run(scene, frames, shot, *extra)
+    assert f"{frames} frames" in out
+    img = pixels(shot)
+    assert img.shape == (640, 960, 3)
+    assert img.std() > 5, "blank image"
+    assert share(img, BG, 4) > 0.2  # the background is there too
+    for (x, y), color in probes:
+        assert close(img[y, x], color), (scene, x, y, img[y, x])
+    for color, least in shares:
+        assert share(img, color) >= least, (scene, color, share(img, color))
+
+
+def test_rain_ball_colour_where_a_ball_is(tmp_path: Path) -> None:
+    """After the balls settle, the bottom row above the floor is mostly balls (active)."""
+    shot = tmp_path / "rain.png"
+    run("rain", 300, shot, "300")
+    img = pixels(shot)
+    row = img[640 - 20 - 8, 40:920]  # 8 px above the floor's top (world y = 0 at screen 20)
+    assert share(row[None], ACTIVE, 20) > 0.4
