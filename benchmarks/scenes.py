@@ -42,7 +42,7 @@ MAZE_HEIGHT = 200
 MAZE_WALL_GAP = 10  # x distance between the maze's tile walls
 MAZE_DOOR = 4  # door width in tiles
 BULLET_RADIUS = 0.05
-BULLET_BOX = 40.0
+BULLET_BOX = 400.0
 ENGINES = ("ecsphys", "pymunk", "pymunk-hash")
 SCENES = ("rain", "events", "crowd", "bullets")
 
@@ -122,7 +122,7 @@ def crowd_layout(n: int, seed: int = 0, tiles: int = 10_000) -> Layout:
 
 
 def bullets_layout(n: int, seed: int = 0) -> Layout:
-    """``n`` bullets at random places in a closed box of walls 0.1 thick (inner 40 x 40), flying
+    """``n`` bullets at random places in a closed box (inner 400 x 400) of walls 0.1 thick, flying
     at 200..2000 units/s in random directions, bouncing (restitution 1). A bullet found outside
     the box has passed through a wall."""
     rng = np.random.default_rng(seed)

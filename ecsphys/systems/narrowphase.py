@@ -23,6 +23,29 @@ from ..geometry import kernels
 
 C, R, S = CIRCLE_CODE, RECT_CODE, SEGMENT_CODE
 _KERNEL_CODES = (C, R, S)
+#: the shape-kind pairs with vectorised kernels, in dispatch order; group 6 is the rest
+_KERNEL_PAIRS = ((C, C), (C, R), (R, C), (R, R), (C, S), (S, C))
+_CODE_SPAN = 16  # shape codes (and NO_SHAPE) fit in [-1, 15)
+_GROUP = np.full(_CODE_SPAN * _CODE_SPAN, len(_KERNEL_PAIRS), dtype=np.int8)
+for _g, (_a, _b) in enumerate(_KERNEL_PAIRS):
+    _GROUP[(_a + 1) * _CODE_SPAN + (_b + 1)] = _g
+
+
+def _groups(t: BodyTable, ra: np.ndarray, rb: np.ndarray) -> list[np.ndarray]:
+    """Indices of the pairs per kernel pair of `_KERNEL_PAIRS`, then the rest (7 arrays),
+    each in increasing order: one lookup and one stable counting sort instead of a mask per
+    kind pair."""
+    code = t.shape_code
+    combo = (code[ra].astype(np.int16) + 1) * _CODE_SPAN + (code[rb] + 1)
+    group = _GROUP[combo]
+    first = int(group[0]) if len(group) else 0
+    if len(group) and not (group != first).any():  # one kind pair only: no sort
+        out = [np.zeros(0, dtype=np.int64)] * (len(_KERNEL_PAIRS) + 1)
+        out[first] = np.arange(len(group))
+        return out
+    order = np.argsort(group, kind="stable")
+    counts = np.bincount(group, minlength=len(_KERNEL_PAIRS) + 1)
+    return np.split(order, np.cumsum(counts)[:-1])
 
 
 def _centres(t: BodyTable, rows: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -48,15 +71,14 @@ def contacts(
     point = np.zeros((k, 2))
     if k == 0:
         return hit, normal, depth, point
-    ca, cb = t.shape_code[ra], t.shape_code[rb]
+    groups = _groups(t, ra, rb)
 
     def put(m: np.ndarray, res: tuple[np.ndarray, ...], flip: bool = False) -> None:
         h, nrm, d, p = res
         hit[m], depth[m], point[m] = h, d, p
         normal[m] = -nrm if flip else nrm
 
-    for code_a, code_b in ((C, C), (C, R), (R, C), (R, R), (C, S), (S, C)):
-        m = np.flatnonzero((ca == code_a) & (cb == code_b))
+    for (code_a, code_b), m in zip(_KERNEL_PAIRS, groups, strict=False):
         if len(m) == 0:
             continue
         a, b = ra[m], rb[m]
@@ -77,9 +99,7 @@ def contacts(
                 p1, p2 = _seg(t, o, pos)
                 res = kernels.circle_segment(_centres(t, c, pos), t.radius[c], p1, p2, tol)
             put(m, res, flip)
-    rest = np.flatnonzero(~(np.isin(ca, _KERNEL_CODES) & np.isin(cb, _KERNEL_CODES)
-                            & ~((ca == S) & (cb != C)) & ~((cb == S) & (ca != C))))
-    for i in rest:
+    for i in groups[-1]:
         a, b = int(ra[i]), int(rb[i])
         sa, sb = t.shapes[a], t.shapes[b]
         assert sa is not None and sb is not None
@@ -141,10 +161,9 @@ def times_of_impact(
     normal = np.zeros((k, 2))
     if k == 0:
         return toi, normal
-    ca, cb = t.shape_code[ra], t.shape_code[rb]
+    groups = _groups(t, ra, rb)
     rel = move[ra] - move[rb]
-    for code_a, code_b in ((C, C), (C, R), (R, C), (R, R), (C, S), (S, C)):
-        m = np.flatnonzero((ca == code_a) & (cb == code_b))
+    for (code_a, code_b), m in zip(_KERNEL_PAIRS, groups, strict=False):
         if len(m) == 0:
             continue
         a, b = ra[m], rb[m]
@@ -169,9 +188,7 @@ def times_of_impact(
             tt, nn = kernels.toi_circle_segment(_centres(t, c, pos), t.radius[c], d, p1, p2)
         toi[m] = tt
         normal[m] = -nn if flip else nn
-    rest = np.flatnonzero(~(np.isin(ca, _KERNEL_CODES) & np.isin(cb, _KERNEL_CODES)
-                            & ~((ca == S) & (cb != C)) & ~((cb == S) & (ca != C))))
-    for i in rest:
+    for i in groups[-1]:
         a, b = int(ra[i]), int(rb[i])
         sa, sb = t.shapes[a], t.shapes[b]
         assert sa is not None and sb is not None
