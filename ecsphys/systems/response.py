@@ -238,6 +238,8 @@ class ResponseSystem(esper.Processor):
     def _push_apart(self, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> None:
         """Separate pairs that overlap at the start, along the normal, by inverse mass."""
         t = self.table
+        near = self._boxes_meet(a, b, pos)  # boxes apart: no overlap, no contact needed
+        a, b = a[near], b[near]
         hit, nrm, depth, _ = contacts(t, a, b, pos, 0.0)
         over = np.flatnonzero(hit & (depth > OVERLAP_TOL))
         if len(over) == 0:
