@@ -9,7 +9,7 @@ import pytest
 import shapely
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from shapely.geometry import LineString
+from shapely.geometry import LineString, Point
 from test_geometry_oracle import BAND, any_shape, cores, point_gap
 
 from ecsphys.geometry import Line, line_overlaps, overlaps, point_in, raycast, segment_hits
@@ -19,7 +19,13 @@ pt = st.tuples(st.floats(-5, 5), st.floats(-5, 5))
 
 
 def seg_gap(shape, pos, p1, p2) -> float:
-    line = LineString([p1, p2])
+    dx, dy = p2[0] - p1[0], p2[1] - p1[1]
+    if dx * dx + dy * dy < 1e-200:
+        # shapely divides by the squared length, which underflows for a (nearly) zero-length
+        # segment (e.g. p2 - p1 = 6e-196): it is a point then, to within 1e-100
+        line = Point(p1)
+    else:
+        line = LineString([p1, p2])
     return min(shapely.distance(g, line) - r for g, r in cores(shape, pos))
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from test_geometry_oracle import KINDS, STRATEGIES, gap, segments
+from test_geometry_oracle import KINDS, STRATEGIES, gap, point_gap, segments
 
 from ecsphys.geometry import (
     TOUCH_TOLERANCE,
@@ -20,7 +21,11 @@ from ecsphys.geometry import (
     toi_circle_circle,
     toi_circle_rect,
     toi_circle_segment,
+    toi_rect_rect,
 )
+from ecsphys.geometry import kernels as k
+from ecsphys.geometry.contact import ON_TOLERANCE, PARALLEL_TOLERANCE
+from ecsphys.geometry.impact_search import REACH, convex_time_of_impact
 from ecsphys.shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
 
 PAIRS = list(itertools.product(KINDS, KINDS))
@@ -48,18 +53,27 @@ def test_time_of_impact_is_the_first_touch(ka: type, kb: type, data: st.DataObje
         return  # the start rule applies per part pair: see test_compound_start_rule_per_part
     if start is not None:
         approaching = start.normal[0] * rel[0] + start.normal[1] * rel[1] > 0
-        if ka is Circle and kb is Circle and start.depth == a.radius + b.radius:
-            approaching = False  # coincident centres: every relative motion separates
-        for circle, seg in ((a, b), (b, a)):
-            if (isinstance(circle, Circle) and isinstance(seg, Segment)
-                    and start.depth == circle.radius):
-                # centre exactly on the segment: the contact normal is a convention, and any
-                # motion across the segment approaches it
+        if ka is Circle and kb is Circle:
+            ca, cb = at(pa, a.offset, 1.0), at(pb, b.offset, 1.0)
+            if math.dist(ca, cb) <= ON_TOLERANCE:
+                approaching = False  # coincident centres: every relative motion separates
+        for circle, pc, seg, ps in ((a, pa, b, pb), (b, pb, a, pa)):
+            if (
+                isinstance(circle, Circle)
+                and isinstance(seg, Segment)
+                and point_gap(seg, ps, at(pc, circle.offset, 1.0)) <= ON_TOLERANCE
+            ):
+                # centre on the segment (a tolerance: a denormal off counts as on): the
+                # contact normal is a convention, and any motion across the segment approaches
                 ux, uy = seg.p2[0] - seg.p1[0], seg.p2[1] - seg.p1[1]
-                approaching = ux * rel[1] - uy * rel[0] != 0.0
+                cross = ux * rel[1] - uy * rel[0]
+                approaching = abs(cross) > PARALLEL_TOLERANCE * math.hypot(ux, uy) * math.hypot(
+                    *rel
+                )
         assert (hit is not None) == approaching
         if hit is not None:
             assert hit[0] == 0.0
+            assert hit[1].normal[0] * rel[0] + hit[1].normal[1] * rel[1] > 0  # into the move
         return
     samples = [i / 100 for i in range(101)]
     if hit is None:
@@ -215,9 +229,16 @@ def test_thin_mover_never_tunnels_through_thin_wall(case) -> None:
     hit = time_of_impact(mover, start, m, wall, (0, 0))
     assert hit is not None
     assert binary_impact_search(mover, start, m, wall, (0, 0)) is not None
-    # from the wall's point of view (the wall moves) the answer is the same time
+    # from the wall's point of view (the wall moves) the answer is the same time, up to the
+    # search's tolerance: that is TOUCH_TOLERANCE in *distance*, so in t it is
+    # TOUCH_TOLERANCE / |m| (a slow move of 0.02 allows 5e-8); both answers touch, with
+    # nothing of the wall crossed before either
     hit2 = time_of_impact(wall, (0, 0), (-m[0], -m[1]), mover, start)
-    assert hit2 is not None and hit2[0] == pytest.approx(hit[0], abs=1e-9)
+    assert hit2 is not None
+    speed = math.hypot(*m)
+    assert abs(hit2[0] - hit[0]) * speed <= 2 * TOUCH_TOLERANCE
+    for t in (hit[0], hit2[0]):
+        assert -1e-12 <= gap(mover, at(start, m, t), wall, (0, 0)) <= 2 * TOUCH_TOLERANCE
 
 
 CONVEX = [Rect, OrientedRect, Segment, Polygon]
@@ -258,3 +279,102 @@ def test_binary_search_leaf_is_short() -> None:
     t0, t1 = leaf
     assert (t1 - t0) * 100 < 0.25  # max(size / 4, 1/32) with size ~ 1
     assert t0 <= (50 - 0.5 - box.bounds()[2]) / 100 <= t1
+
+
+# --- start conventions: coincident circles, a circle centre on a segment --------------------
+
+
+@pytest.mark.parametrize("off", [0.0, 5e-324, 2.6e-203, 1e-12, 0.9 * ON_TOLERANCE])
+@pytest.mark.parametrize("mv", [(0.0, 1.0), (-3.0, 0.5), (1e-300, 0.0), (0.0, 0.0)])
+def test_coincident_circles_always_separate(off: float, mv: tuple[float, float]) -> None:
+    """Every relative move separates coincident centres (scalar and kernel), also a denormal
+    or up to ON_TOLERANCE apart."""
+    assert toi_circle_circle((0.0, off), 1.0, mv, (0.0, 0.0), 0.5) is None
+    assert time_of_impact(Circle(1.0), (0.0, off), mv, Circle(0.5), (0.0, 0.0)) is None
+    assert time_of_impact(Circle(0.5), (0.0, 0.0), (0.0, 0.0), Circle(1.0), (0.0, off), mv) is None
+    t, _ = k.toi_circle_circle([[0.0, off]], 1.0, [mv], [[0.0, 0.0]], 0.5, [[0.0, 0.0]])
+    assert np.isinf(t[0])
+
+
+@pytest.mark.parametrize("off", [0.0, 5e-324, 2.6e-203, -2.6e-203, 1e-12, -0.9 * ON_TOLERANCE])
+@pytest.mark.parametrize(
+    ("mv", "approaches"),
+    [((0.0, 1.0), True), ((0.0, -1.0), True), ((3.0, -0.2), True), ((2.0, 0.0), False),
+     ((-1e-20, 0.0), False), ((0.0, 0.0), False)],
+)  # fmt: skip
+def test_circle_centre_on_segment_approaches_unless_parallel(
+    off: float, mv: tuple[float, float], approaches: bool
+) -> None:
+    """A centre on a segment (within ON_TOLERANCE: a denormal off counts as on) approaches
+    under every move across the segment, normal facing the move; in both orders, and in the
+    kernel."""
+    seg, circle = Segment((0.0, 0.0), (1.0, 0.0)), Circle(1.0)
+    for hit in (  # a moves by mv in each: the normal (a to b) must point into mv
+        time_of_impact(circle, (0.5, off), mv, seg, (0.0, 0.0)),
+        time_of_impact(seg, (0.0, 0.0), mv, circle, (0.5, off)),
+        time_of_impact(seg, (0.0, -off), mv, circle, (0.5, 0.0)),
+        time_of_impact(seg, (0.0, -off), (0.0, 0.0), circle, (0.5, 0.0), (-mv[0], -mv[1])),
+    ):
+        assert (hit is not None) == approaches
+        if hit is not None:
+            assert hit[0] == 0.0
+            assert hit[1].normal[0] * mv[0] + hit[1].normal[1] * mv[1] > 0
+    s = toi_circle_segment((0.5, off), 1.0, mv, (0.0, 0.0), (1.0, 0.0))
+    kt, kn = k.toi_circle_segment([[0.5, off]], 1.0, [mv], [[0.0, 0.0]], [[1.0, 0.0]])
+    assert (s is not None) == approaches == bool(np.isfinite(kt[0]))
+    if s is not None:
+        assert s[0] == kt[0] == 0.0
+        assert s[1] == pytest.approx(tuple(kn[0]), abs=1e-12)
+        assert s[1][1] * mv[1] > 0
+
+
+def test_circle_on_a_point_segment_separates() -> None:
+    """A zero-length segment under the centre is a point: like coincident circles."""
+    assert toi_circle_segment((1.0, 1.0), 1.0, (0.0, 1.0), (1.0, 1.0), (1.0, 1.0)) is None
+    t, _ = k.toi_circle_segment([[1.0, 1.0]], 1.0, [[0.0, 1.0]], [[1.0, 1.0]], [[1.0, 1.0]])
+    assert np.isinf(t[0])
+
+
+# --- rect-rect: exact slab method ---------------------------------------------------------
+
+
+def test_rect_rect_known_times() -> None:
+    hit = time_of_impact(Rect(2, 2), (0, 0), (10, 0), Rect(2, 2), (5, 0))
+    assert hit is not None
+    assert hit[0] == pytest.approx(0.3 - REACH / 10, abs=1e-15)
+    assert hit[1].normal == (1.0, 0.0) and -TOUCH_TOLERANCE <= hit[1].depth <= 0.0
+    # both moving; b's offset counts
+    hit = time_of_impact(Rect(2, 2), (0, 0), (5, 0), Rect(2, 2, offset=(1, 0)), (4, 0), (-5, 0))
+    assert hit is not None and hit[0] == pytest.approx(0.3, abs=1e-9)
+    assert time_of_impact(Rect(2, 2), (0, 0), (10, 0), Rect(2, 2), (5, 3)) is None
+    # a corner touch, then sliding along with zero overlap (a graze the search must not skip)
+    hit = time_of_impact(Rect(1, 1), (1, 0), (3.7e-232, 1), Rect(1, 1.375), (0, 2))
+    assert hit is not None and hit[0] == pytest.approx(0.8125, abs=1e-8)
+    assert toi_rect_rect((0, 0), (1, 1), (10, 0), (5, 0), (1, 1)) == pytest.approx(0.3, abs=1e-9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(STRATEGIES[Rect], STRATEGIES[Rect], place, place, move)
+def test_rect_rect_exact_agrees_with_binary_search(a, b, pa, pb, m) -> None:
+    assume(contact(a, pa, b, pb) is None)
+    exact = time_of_impact(a, pa, m, b, pb)
+    search = convex_time_of_impact(a, pa, m, b, pb)  # the binary search, as before the slabs
+    ca, cb = at(pa, a.offset, 1.0), at(pb, b.offset, 1.0)
+
+    def grown(e: float) -> float | None:
+        ha, hb = a.half_extents, b.half_extents
+        return toi_rect_rect(ca, (ha[0] + e, ha[1] + e), m, cb, hb)
+
+    if (grown(-2 * TOUCH_TOLERANCE) is None) != (grown(2 * TOUCH_TOLERANCE) is None):
+        return  # they come within the tolerance but no closer: a graze, either answer is right
+    assert (exact is None) == (search is None)
+    if exact is None:
+        return
+    length = math.hypot(*m)
+    for t, c in (exact, search):
+        assert 0.0 <= t <= 1.0
+        assert -TOUCH_TOLERANCE <= c.depth <= 0.0
+        assert -1e-12 <= gap(a, at(pa, m, t), b, pb) <= 2 * TOUCH_TOLERANCE
+    # both are the first time within the tolerance: the same time, to the tolerance in
+    # distance, unless the move closes the gap far slower than it moves (oblique corners)
+    assert abs(exact[0] - search[0]) * length <= 1e-6

@@ -23,7 +23,13 @@ from .impact_search import binary_impact_search
 from .line import Line, line_overlaps
 from .point import point_in
 from .raycast import raycast, segment_hits
-from .toi import time_of_impact, toi_circle_circle, toi_circle_rect, toi_circle_segment
+from .toi import (
+    time_of_impact,
+    toi_circle_circle,
+    toi_circle_rect,
+    toi_circle_segment,
+    toi_rect_rect,
+)
 
 __all__ = [
     "Contact",
@@ -47,4 +53,5 @@ __all__ = [
     "toi_circle_circle",
     "toi_circle_rect",
     "toi_circle_segment",
+    "toi_rect_rect",
 ]

@@ -17,6 +17,16 @@ from .contact import TOUCH_TOLERANCE, Contact
 Vec = tuple[float, float]
 
 
+def _unit(x: float, y: float) -> tuple[float, float, float]:
+    """``(ux, uy, length)`` of a nonzero vector; exact for tiny ones too (``sqrt(x*x + y*y)``
+    loses precision once the squares are denormal: a vector ``3e-161`` long came out 0.1%
+    off unit length)."""
+    s = abs(x) if abs(x) > abs(y) else abs(y)
+    x, y = x / s, y / s
+    h = math.hypot(x, y)
+    return x / h, y / h, h * s
+
+
 def _circle_result(cx: float, cy: float, r: float, nx: float, ny: float, depth: float) -> Contact:
     k = r - depth / 2
     return Contact((nx, ny), depth, (cx + nx * k, cy + ny * k))
@@ -34,11 +44,10 @@ def circle_circle_contact(a: Circle, pa: Vec, b: Circle, pb: Vec, tol: float) ->
     lim = rs + tol
     if d2 > lim * lim:
         return None
-    d = math.sqrt(d2)
-    if d > 0.0:
-        nx, ny = dx / d, dy / d
+    if dx != 0.0 or dy != 0.0:
+        nx, ny, d = _unit(dx, dy)
     else:
-        nx, ny = 1.0, 0.0
+        nx, ny, d = 1.0, 0.0, 0.0
     return _circle_result(ax, ay, a.radius, nx, ny, rs - d)
 
 
@@ -67,8 +76,8 @@ def circle_rect_contact(a: Circle, pa: Vec, b: Rect, pb: Vec, tol: float) -> Con
         lim = r + tol
         if d2 > lim * lim:
             return None
-        d = math.sqrt(d2)
-        return _circle_result(cx, cy, r, dx / d, dy / d, r - d)
+        nx, ny, d = _unit(dx, dy)
+        return _circle_result(cx, cy, r, nx, ny, r - d)
     # centre inside (or on) the box: leave through the nearest face
     right, left, top, bottom = hw - lx, lx + hw, hh - ly, ly + hh
     m = min(right, left, top, bottom)
@@ -131,11 +140,10 @@ def circle_segment_contact(a: Circle, pa: Vec, b: Segment, pb: Vec, tol: float) 
     d2 = dx * dx + dy * dy
     if d2 > lim * lim:
         return None
-    d = math.sqrt(d2)
-    if d > 0.0:
-        nx, ny = dx / d, dy / d
+    if dx != 0.0 or dy != 0.0:
+        nx, ny, d = _unit(dx, dy)
     else:
-        nx, ny, _ = b._faces[0]
+        (nx, ny, _), d = b._faces[0], 0.0
     return _circle_result(cx, cy, r, nx, ny, r - d)
 
 
@@ -197,8 +205,8 @@ def circle_convex_contact(a: Circle, pa: Vec, b: Shape, pb: Vec, tol: float) -> 
     lim = r + tol
     if d2min > lim * lim:
         return None
-    d = math.sqrt(d2min)
-    return _circle_result(cx, cy, r, (bqx - lx) / d, (bqy - ly) / d, r - d)
+    nx, ny, d = _unit(bqx - lx, bqy - ly)
+    return _circle_result(cx, cy, r, nx, ny, r - d)
 
 
 def circle_convex_overlaps(a: Circle, pa: Vec, b: Shape, pb: Vec) -> bool:

@@ -17,6 +17,16 @@ Vec = tuple[float, float]
 #: with ``depth`` in ``[-TOUCH_TOLERANCE, 0]``.
 TOUCH_TOLERANCE = 1e-9
 
+#: Time of impact at the start of a move: a circle centre this close to another circle's
+#: centre counts as coincident (every relative move separates them), and this close to a
+#: segment counts as on it (the normal is the segment's perpendicular facing the move, and
+#: every move not parallel to the segment approaches). A tolerance, not ``== 0``, so that
+#: centres a denormal away behave like centres exactly on.
+ON_TOLERANCE = TOUCH_TOLERANCE
+
+#: A move whose sine with a segment is at most this is parallel to it (sliding along).
+PARALLEL_TOLERANCE = 1e-12
+
 
 @dataclass(frozen=True, slots=True)
 class Contact:

@@ -6,9 +6,13 @@ shape sweeps over) misses the other shape; a leaf (a part of the move shorter th
 ``max(size / 4, 1/32)``, size being the shape's smaller bounding-box side) is tested with
 the exact swept hull (``sat_swept_overlaps``), so a segment crossing a thin wall is found
 however thin both are. Halves are searched earliest first, so the leaf returned is the
-first one where the shapes touch. ``convex_time_of_impact`` then bisects inside that leaf
-until the time is known to half ``TOUCH_TOLERANCE`` in distance, and returns the earlier
-end (shapes apart by at most that, so the contact's depth is ``>= -TOUCH_TOLERANCE``).
+first one where the shapes touch. ``convex_time_of_impact`` then bisects inside that leaf for
+the first time the shapes are within ``REACH`` (7/8 of ``TOUCH_TOLERANCE``) along every
+separating axis, to ``PRECISION`` (1/16 of it) in distance, and returns the earlier end:
+apart by at most ``REACH + PRECISION`` along every axis, so the contact's depth is
+``>= -TOUCH_TOLERANCE``, and never after the exact first touch. A touch that only ever
+comes within ``(REACH, TOUCH_TOLERANCE]`` (a graze at the tolerance) is timed at its first
+time within ``TOUCH_TOLERANCE``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ from .sat import sat_swept_overlaps
 
 Vec = tuple[float, float]
 EPSILON = 1.0 / 32.0
+#: The time of impact is the first time the shapes come within REACH of each other (known to
+#: PRECISION in distance along the move): inside TOUCH_TOLERANCE by a margin, so the contact
+#: then has depth >= -TOUCH_TOLERANCE despite rounding; and not 0, so that shapes that graze
+#: (touch exactly, in a direction rounding may make 1e-17 apart) are not passed over.
+REACH = 0.875 * TOUCH_TOLERANCE
+PRECISION = TOUCH_TOLERANCE / 16
 
 
 def binary_impact_search(
@@ -68,17 +78,24 @@ def convex_time_of_impact(
     leaf = binary_impact_search(a, pos_a, move, b, pos_b)
     if leaf is None:
         return None
-    lo, hi = leaf
-    first = lo
+    t0, t1 = leaf
     length = math.hypot(move[0], move[1])
-    for _ in range(80):
-        if (hi - lo) * length <= TOUCH_TOLERANCE / 2:
+    # bisect for the first time within REACH (a graze that comes no closer than that but
+    # within TOUCH_TOLERANCE: the first time within TOUCH_TOLERANCE)
+    for tol in (REACH, TOUCH_TOLERANCE):
+        lo, hi = t0, t1
+        for _ in range(100):
+            if (hi - lo) * length <= PRECISION:
+                break
+            mid = (lo + hi) / 2
+            if not lo < mid < hi:  # t cannot be split further (a very long move)
+                break
+            if sat_swept_overlaps(a, pos_a, move, t0, mid, b, pos_b, tol):
+                hi = mid
+            else:
+                lo = mid
+        if hi < t1 or sat_swept_overlaps(a, pos_a, move, t0, t1, b, pos_b, tol):
             break
-        mid = (lo + hi) / 2
-        if sat_swept_overlaps(a, pos_a, move, first, mid, b, pos_b, 0.0):
-            hi = mid
-        else:
-            lo = mid
     p = (pos_a[0] + move[0] * lo, pos_a[1] + move[1] * lo)
     c = contact_tol(a, p, b, pos_b, (hi - lo) * length + 2 * TOUCH_TOLERANCE)
     if c is None:  # only if rounding moved the touch: report it at the later end

@@ -11,8 +11,10 @@ Guarantees:
 - TOI kernels return ``(t, normal)``: ``t`` in [0, 1] of first touch along the move, ``inf`` if
   none; pairs already touching (apart by at most ``tol``, default ``TOUCH_TOLERANCE``) give
   ``t = 0`` if the move approaches (``move . normal > 0``), else ``inf`` (separating or
-  sliding along); ``normal`` is the unit contact normal at ``t``. A circle centre exactly on a
-  segment takes the segment normal facing its move (as the scalar ``toi_circle_segment``).
+  sliding along); ``normal`` is the unit contact normal at ``t``. A circle centre on a
+  segment (within ``ON_TOLERANCE``) takes the segment normal facing its move and approaches
+  unless the move is parallel to the segment (sine <= ``PARALLEL_TOLERANCE``); coincident
+  circle centres (within ``ON_TOLERANCE``) never approach; all as the scalar functions.
 
 Conventions (the scalar functions in ``ecsphys.geometry`` follow the same ones):
 - positions are absolute shape centres (body position + shape offset already added);
@@ -41,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .contact import TOUCH_TOLERANCE
+from .contact import ON_TOLERANCE, PARALLEL_TOLERANCE, TOUCH_TOLERANCE
 from .kernels_ops import (
     _BIG,
     _TINY_MOVE,
@@ -237,8 +239,10 @@ def toi_circle_circle(
     dy = _sub(da[:, 1], db[:, 1])
     rr = _add(ra, rb)
     t, found = _first_root(px, py, dx, dy, rr)
-    overlap = _cmp(np.less_equal, _norm(px, py), _add(rr, tol))
+    dist = _norm(px, py)
+    overlap = _cmp(np.less_equal, dist, _add(rr, tol))
     approach = _cmp(np.less, _dot(px, py, dx, dy), 0.0)
+    approach &= _cmp(np.greater, dist, ON_TOLERANCE)  # coincident centres: every move separates
     hit = _and(overlap, approach)
     moving_hit = _and(_and(_not(overlap), found), _cmp(np.less_equal, t, 1.0))
     t *= _m(moving_hit)  # 0 for overlaps and misses
@@ -265,11 +269,19 @@ def _toi_round_box(
     """
     n0x, n0y, sep = _box_contact(qx, qy, hx, hy)
     if segment:
-        on = _m(_cmp(np.less_equal, sep, 0.0))
+        # centre on the segment (within ON_TOLERANCE, segment not a point): the normal faces
+        # the move, and every move not parallel to the segment approaches
+        on_b = _and(_cmp(np.less_equal, sep, ON_TOLERANCE), _cmp(np.greater, hx, 0.0))
+        on = _m(on_b)
         n0x = _mul(n0x, _sub(1.0, on))
         n0y = _pick(on, _sign_neg(_cmp(np.less_equal, dy, 0.0)), n0y)
     overlap = _cmp(np.less_equal, sep, _add(r, tol))
     approach = _cmp(np.greater, _dot(dx, dy, n0x, n0y), 0.0)
+    if segment:
+        along = _cmp(np.less_equal, np.abs(dy, out=_W.f()), _mul(_norm(dx, dy), PARALLEL_TOLERANCE))
+        approach &= _not(_and(on_b, along))  # sliding along the segment
+        # a point segment under the centre: like coincident circles, every move separates
+        approach &= _not(_and(_cmp(np.equal, hx, 0.0), _cmp(np.less_equal, sep, 0.0)))
     near = []
     far = []
     for q, d, h in ((qx, dx, hx), (qy, dy, hy)):  # slab entry / exit times per axis

@@ -146,15 +146,33 @@ def _norm(x: F, y: F) -> F:
     return np.sqrt(out, out=out)
 
 
+_TINY_LENGTH = 1e-150  # below this, x*x + y*y is denormal or 0: normalise by rescaling
+
+
 def _unit(x: F, y: F) -> tuple[F, F, B, F]:
-    """``(ux, uy, zero, length)``: ``(x, y)`` normalised; ``(1, 0)`` where it is zero."""
+    """``(ux, uy, zero, length)``: ``(x, y)`` normalised; ``(1, 0)`` where it is exactly zero.
+    Vectors shorter than ~1e-150 (whose squares underflow) are rescaled first, so they too
+    come out of unit length."""
     length = _norm(x, y)
+    tiny = np.flatnonzero(length < _TINY_LENGTH)
+    if tiny.size:
+        xs, ys = x[tiny], y[tiny]
+        s = np.maximum(np.abs(xs), np.abs(ys))
+        s[s == 0.0] = 1.0
+        xs, ys = xs / s, ys / s
+        length[tiny] = np.sqrt(xs * xs + ys * ys) * s
     zero = _cmp(np.equal, length, 0.0)
     zf = _m(zero)
     safe = _add(length, zf)
     ux = _div(x, safe)
     ux += zf
-    return ux, _div(y, safe), zero, length
+    uy = _div(y, safe)
+    if tiny.size:  # x / length loses digits for denormal x: divide the rescaled vector
+        h = np.sqrt(xs * xs + ys * ys)
+        h[h == 0.0] = 1.0
+        ux[tiny] = np.where(zero[tiny], 1.0, xs / h)
+        uy[tiny] = ys / h
+    return ux, uy, zero, length
 
 
 def _midpoint(cx: F, cy: F, nx: F, ny: F, r: F, depth: F) -> F:

@@ -6,13 +6,20 @@ Guarantees:
   with the Contact at that time (normal from ``a`` to ``b``, depth about 0), or ``None``.
   Only the relative motion ``move_a - move_b`` matters (the seed's "subtract the movement
   of one object from both").
-- Nothing tunnels: circle pairs are solved exactly; every other pair uses the binary impact
-  search (``impact_search.py``) whose leaves test the exact swept hull, so a thin segment
-  crossing a thin wall is never a miss. The time found is never after the true first touch
-  and at most about ``TOUCH_TOLERANCE`` (in distance) before it.
+- Nothing tunnels: circle pairs are solved exactly; rectangle pairs by the slab method
+  (``toi_rect_rect``: the first time within ``REACH``); every other pair uses the binary
+  impact search (``impact_search.py``) whose leaves test the exact swept hull, so a thin
+  segment crossing a thin wall is never a miss. The time found is never after the true first
+  touch and at most about ``TOUCH_TOLERANCE`` (in distance) before it: a tolerance in
+  distance, so in ``t`` it is about ``TOUCH_TOLERANCE / |relative move|``.
 - Already touching at ``t = 0`` (``contact`` is not None): the answer is ``(0, contact)``
   if the relative motion points into the contact (``dot(move_a - move_b, normal) > 0``),
   else ``None`` - touching shapes that separate or slide along each other do not impact.
+  Where the contact normal is a convention, the rule is: circles with coincident centres
+  (within ``ON_TOLERANCE``) separate under every move (``None``); a circle centre on a
+  segment (within ``ON_TOLERANCE``) approaches under every move that is not parallel to the
+  segment, with the segment's perpendicular facing the move as normal. The vectorised
+  kernels follow the same rules.
 
 Analytic pieces, also public with plain-number arguments (returning ``(t, normal)``):
 ``toi_circle_circle`` (one circle shrunk to its centre's path, the other grown by both radii),
@@ -26,8 +33,9 @@ import math
 from typing import Any
 
 from ..shapes import Circle, Compound, Rect, Segment
-from .contact import TOUCH_TOLERANCE, Contact
+from .contact import ON_TOLERANCE, PARALLEL_TOLERANCE, TOUCH_TOLERANCE, Contact
 from .dispatch import contact_tol
+from .impact_search import REACH
 
 Vec = tuple[float, float]
 Hit = tuple[float, Vec]
@@ -66,9 +74,9 @@ def toi_circle_circle(
     rs = radius_a + radius_b
     dist = math.hypot(px, py)
     if _touching(dist, rs):
-        if px * dx + py * dy < 0.0:
+        if dist > ON_TOLERANCE and px * dx + py * dy < 0.0:
             return (0.0, (-px / dist, -py / dist))
-        return None
+        return None  # separating, sliding, or coincident centres (every move separates)
     t = _ray_circle(px, py, dx, dy, rs)
     if t is None or t > 1.0:
         return None
@@ -100,14 +108,17 @@ def toi_circle_segment(
     qx, qy = x1 + ex * u - cx, y1 + ey * u - cy
     dist = math.hypot(qx, qy)
     if _touching(dist, radius):
-        if dist > 0.0:
-            nx, ny = qx / dist, qy / dist
-        elif length > 0.0:
+        if length > 0.0 and dist <= ON_TOLERANCE:
+            # centre on the segment: the perpendicular facing the move; every move across the
+            # segment approaches it, a move along it (within PARALLEL_TOLERANCE) slides
+            cross = ex * dy - ey * dx
+            if abs(cross) <= PARALLEL_TOLERANCE * length * math.hypot(dx, dy):
+                return None
             nx, ny = ey / length, -ex / length
-            if nx * dx + ny * dy < 0.0:
-                nx, ny = -nx, -ny
-        else:
-            return None
+            return (0.0, (nx, ny) if cross < 0.0 else (-nx, -ny))
+        if dist == 0.0:
+            return None  # a point segment under the centre: like coincident circles
+        nx, ny = qx / dist, qy / dist
         return (0.0, (nx, ny)) if nx * dx + ny * dy > 0.0 else None
     best: Hit | None = None
     if length > 0.0:
@@ -233,6 +244,53 @@ def _circle_vs(c: Circle, pc: Vec, m: Vec, b: Any, pb: Vec) -> Hit | None:
     return best
 
 
+def toi_rect_rect(
+    center_a: Vec,
+    half_a: Vec,
+    move_a: Vec,
+    center_b: Vec,
+    half_b: Vec,
+    move_b: Vec = (0.0, 0.0),
+) -> float | None:
+    """First time in ``[0, 1]`` two moving axis-aligned rectangles (centres, half extents)
+    come within ``REACH`` of each other, or ``None``: the slab method on their Minkowski sum,
+    the box of half extents ``half_a + half_b + REACH`` that ``a``'s centre path enters. The
+    same time the binary impact search approximates, exactly. Rectangles within
+    ``TOUCH_TOLERANCE`` already at the start are not handled here (``None`` or ``0.0``
+    unchecked): see ``time_of_impact`` for the rule at ``t = 0``."""
+    t_in, t_out = 0.0, 1.0
+    for i in (0, 1):
+        p = center_a[i] - center_b[i]
+        d = move_a[i] - move_b[i]
+        e = half_a[i] + half_b[i] + REACH
+        if d == 0.0:
+            if abs(p) > e:
+                return None
+            continue
+        ta, tb = (-e - p) / d, (e - p) / d
+        if ta > tb:
+            ta, tb = tb, ta
+        t_in = ta if ta > t_in else t_in
+        t_out = tb if tb < t_out else t_out
+        if t_in > t_out:
+            return None
+    return t_in
+
+
+def _rect_rect_toi(a: Rect, pa: Vec, m: Vec, b: Rect, pb: Vec) -> tuple[float, Contact] | None:
+    start = contact_tol(a, pa, b, pb, TOUCH_TOLERANCE)
+    if start is not None:
+        n = start.normal
+        return (0.0, start) if n[0] * m[0] + n[1] * m[1] > 0.0 else None
+    ca = (pa[0] + a.offset[0], pa[1] + a.offset[1])
+    cb = (pb[0] + b.offset[0], pb[1] + b.offset[1])
+    t = toi_rect_rect(ca, a.half_extents, m, cb, b.half_extents)
+    if t is None:
+        return None
+    c = contact_tol(a, (pa[0] + m[0] * t, pa[1] + m[1] * t), b, pb, 2 * TOUCH_TOLERANCE)
+    return None if c is None else (t, c)
+
+
 def _primitive_toi(a: Any, pa: Vec, m: Vec, b: Any, pb: Vec) -> tuple[float, Contact] | None:
     """Time of impact of primitive ``a`` moving by ``m`` against resting primitive ``b``;
     the contact is at ``a``'s position at that time."""
@@ -244,11 +302,16 @@ def _primitive_toi(a: Any, pa: Vec, m: Vec, b: Any, pb: Vec) -> tuple[float, Con
             return None
         t, n = hit
         pt = (pa[0] + m[0] * t, pa[1] + m[1] * t)
+        cx, cy = _circle_center(a, pt)
         if t == 0.0:
             c0 = contact_tol(a, pt, b, pb, 2 * TOUCH_TOLERANCE)
             if c0 is not None:
-                return (0.0, c0)
-        cx, cy = _circle_center(a, pt)
+                if c0.normal[0] * m[0] + c0.normal[1] * m[1] > 0.0:
+                    return (0.0, c0)
+                # a centre on a segment: the start convention's normal (facing the move), so
+                # that the answer's normal always points into the move
+                k = a.radius - c0.depth / 2
+                return (0.0, Contact(n, c0.depth, (cx + n[0] * k, cy + n[1] * k)))
         return (t, Contact(n, 0.0, (cx + n[0] * a.radius, cy + n[1] * a.radius)))
     if type(b) is Circle:
         hit2 = _primitive_toi(b, pb, (-m[0], -m[1]), a, pa)
@@ -259,6 +322,8 @@ def _primitive_toi(a: Any, pa: Vec, m: Vec, b: Any, pb: Vec) -> tuple[float, Con
         shift = (m[0] * t, m[1] * t)
         p = (c.point[0] + shift[0], c.point[1] + shift[1])
         return (t, Contact((-c.normal[0], -c.normal[1]), c.depth, p))
+    if type(a) is Rect and type(b) is Rect:
+        return _rect_rect_toi(a, pa, m, b, pb)
     return convex_time_of_impact(a, pa, m, b, pb)
 
 
