@@ -25,17 +25,23 @@ from .contact import TOUCH_TOLERANCE, Contact
 Vec = tuple[float, float]
 
 
-def sat_contact(a: Shape, pa: Vec, b: Shape, pb: Vec, tol: float) -> Contact | None:
-    """Contact of two convex shapes, or ``None`` if they are more than ``tol`` apart."""
+def _boxes_apart(a: Shape, pa: Vec, b: Shape, pb: Vec, tol: float) -> bool:
+    """The cheap rejection: the shapes' bounding boxes are more than ``tol`` apart."""
     dx, dy = pb[0] - pa[0], pb[1] - pa[1]
     ab, bb = a._bb, b._bb
-    if (
+    return (
         bb[0] + dx > ab[2] + tol
         or ab[0] > bb[2] + dx + tol
         or bb[1] + dy > ab[3] + tol
         or ab[1] > bb[3] + dy + tol
-    ):
+    )
+
+
+def sat_contact(a: Shape, pa: Vec, b: Shape, pb: Vec, tol: float) -> Contact | None:
+    """Contact of two convex shapes, or ``None`` if they are more than ``tol`` apart."""
+    if _boxes_apart(a, pa, b, pb, tol):
         return None
+    dx, dy = pb[0] - pa[0], pb[1] - pa[1]
     va, vb = a._verts, b._verts
     best = math.inf
     bnx = bny = 0.0
@@ -76,16 +82,10 @@ def _contact_point(
 
 def sat_overlaps(a: Shape, pa: Vec, b: Shape, pb: Vec) -> bool:
     """True if two convex shapes overlap or touch (within ``TOUCH_TOLERANCE``)."""
-    dx, dy = pb[0] - pa[0], pb[1] - pa[1]
     tol = TOUCH_TOLERANCE
-    ab, bb = a._bb, b._bb
-    if (
-        bb[0] + dx > ab[2] + tol
-        or ab[0] > bb[2] + dx + tol
-        or bb[1] + dy > ab[3] + tol
-        or ab[1] > bb[3] + dy + tol
-    ):
+    if _boxes_apart(a, pa, b, pb, tol):
         return False
+    dx, dy = pb[0] - pa[0], pb[1] - pa[1]
     va, vb = a._verts, b._verts
     for nx, ny, sup in a._faces:
         if min([nx * x + ny * y for x, y in vb]) + nx * dx + ny * dy - sup > tol:
