@@ -7,6 +7,9 @@ Guarantees:
   (reallocation) never breaks it;
 - ``static_version`` changes whenever the set of static colliders, or the position or shape
   of one of them, changes, so the broadphase re-indexes statics only then;
+- ``layout_version`` changes whenever a row is added or removed or a collider or shape is
+  written (what pairs exist and how they collide), so a system can trust what it learnt
+  about the bodies at the last step only while it stays the same;
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -87,6 +90,8 @@ class BodyTable:
         self.comps: list[Comps] = []
         self.row_of: dict[int, int] = {}
         self.static_version = 0
+        #: changes whenever a row is added or removed or a collider or shape is written
+        self.layout_version = 0
         self.changed: set[int] = set()
         #: per component slot (Position, Velocity, AccelerationMap, Collider, Geometry): the
         #: entities that have that component bound here.
@@ -127,6 +132,7 @@ class BodyTable:
             self._allocate(self.capacity * 2)
         row = self.n
         self.n += 1
+        self.layout_version += 1
         self.shapes.append(None)
         self.comps.append(comps)
         self.row_of[entity] = row
@@ -173,6 +179,7 @@ class BodyTable:
         self.shapes.pop()
         self.comps.pop()
         self.n = last
+        self.layout_version += 1
 
     def clear(self) -> None:
         """Release every body."""
@@ -182,6 +189,7 @@ class BodyTable:
     # ---------------------------------------------------------------- writes from components
 
     def _write_collider(self, row: int, col: Collider | None) -> None:
+        self.layout_version += 1
         if col is None:
             # A body without a Collider is integrated like an active body but never collides.
             self.kind[row] = ColliderKind.ACTIVE
@@ -202,6 +210,7 @@ class BodyTable:
         self.inv_mass[row] = 0.0 if self.kind[row] == STATIC else 1.0 / self.mass[row]
 
     def _write_shape(self, row: int, shape: Shape | None) -> None:
+        self.layout_version += 1
         self.shapes[row] = shape
         self.radius[row] = 0.0
         self.half[row] = 0.0

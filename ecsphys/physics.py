@@ -210,10 +210,13 @@ class Physics:
         bp = self._broadphase
         bp.process()
         t2 = clock()
+        if bp.filter_pair is not None:  # its answers may change between steps
+            self._response.forget_end()
         toi = self._response.process(bp.ra, bp.rb, dt)
         t.pos[:n] += t.move[:n]
         t3 = clock()
         self._narrowphase.process(bp.ra, bp.rb, toi)
+        self._response.note_end(self._narrowphase.result)
         t4 = clock()
         self.steps += 1
         self.time += dt

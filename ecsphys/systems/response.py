@@ -23,8 +23,9 @@ from __future__ import annotations
 import esper
 import numpy as np
 
-from ..body_table import BodyTable
+from ..body_table import CIRCLE_CODE, RECT_CODE, SEGMENT_CODE, BodyTable
 from ..components import PASSIVE, STATIC
+from ..contact_set import ContactSet
 from .narrowphase import contacts, times_of_impact
 
 #: Overlap deeper than this (world units) counts as overlapping for the response.
@@ -35,19 +36,42 @@ _SUPPORT_COS = 0.7  # a contact normal within ~45 degrees of "down" is a support
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("ij,ij->i", a, b)
+    """Row-wise dot products of two (k, 2) arrays."""
+    return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1]
 
 
-def _heads_per_row(rows: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """Per distinct row, the index (into ``rows``) of its smallest time (the first such on
-    ties), in increasing row order."""
+def _nonzero(v: np.ndarray) -> np.ndarray:
+    """Which rows of a (k, 2) array are not the zero vector."""
+    return (v[:, 0] != 0.0) | (v[:, 1] != 0.0)
+
+
+def _take(v: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``v[idx]`` for a (n, 2) array: `np.take` gathers rows several times faster."""
+    return np.take(v, idx, axis=0)
+
+
+def _exact_toi(t: BodyTable, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Which pairs get an exact time of impact (the vectorised kernels: circles, rects, and a
+    circle with a segment); the others are found by bisection."""
+    ca, cb = t.shape_code[a], t.shape_code[b]
+    round_box_a = (ca == CIRCLE_CODE) | (ca == RECT_CODE)
+    round_box_b = (cb == CIRCLE_CODE) | (cb == RECT_CODE)
+    circle_seg = ((ca == CIRCLE_CODE) & (cb == SEGMENT_CODE)) \
+        | ((ca == SEGMENT_CODE) & (cb == CIRCLE_CODE))
+    return (round_box_a & round_box_b) | circle_seg
+
+
+def _heads_per_row(rows: np.ndarray, times: np.ndarray, n: int) -> np.ndarray:
+    """Per distinct row (rows < n), the index (into ``rows``) of its smallest time (the first
+    such index on ties), in increasing row order."""
     if len(rows) == 0:
         return np.zeros(0, dtype=np.int64)
-    order = np.lexsort((times, rows))
-    r = rows[order]
-    head = np.ones(len(r), dtype=np.bool_)
-    head[1:] = r[1:] != r[:-1]
-    return order[head]
+    best = np.full(n, np.inf)
+    np.minimum.at(best, rows, times)
+    ties = np.flatnonzero(times == best[rows])
+    first = np.full(n, len(rows), dtype=np.int64)
+    np.minimum.at(first, rows[ties], ties)
+    return first[first < len(rows)]
 
 
 class ResponseSystem(esper.Processor):
@@ -61,6 +85,35 @@ class ResponseSystem(esper.Processor):
         self._first_toi = np.zeros(0)
         self._last_normals = np.zeros((0, 2))
         self.undone = 0  # bodies sent back in the last step (diagnostics)
+        self.settled = True  # whether the last safe-fraction check settled in its rounds
+        # (table.layout_version, positions) at the end of the last step when no two solid
+        # bodies overlapped then: while both still hold, there is nothing to push apart
+        self._clean: tuple[int, np.ndarray] | None = None
+        self.pushed_apart = False  # whether the last step looked for overlaps (diagnostics)
+
+    def note_end(self, contacts: ContactSet) -> None:
+        """Learn from the contacts at the end of a step whether any two solid bodies overlap
+        (the narrowphase tested every pair that can touch), so the next step can skip
+        looking for overlaps to push apart if nothing moved or changed in between."""
+        t = self.table
+        solid = ~contacts.sensor
+        deep = contacts.depth[solid] > OVERLAP_TOL
+        if deep.any():
+            self._clean = None
+        else:
+            self._clean = (t.layout_version, t.pos[:t.n].copy())
+
+    def forget_end(self) -> None:
+        """Look for overlaps to push apart in the next step whatever `note_end` learnt."""
+        self._clean = None
+
+    def _overlaps_possible(self) -> bool:
+        t = self.table
+        clean = self._clean
+        self._clean = None
+        if clean is None or clean[0] != t.layout_version:
+            return True
+        return not np.array_equal(clean[1], t.pos[:t.n])
 
     def process(self, ra: np.ndarray, rb: np.ndarray, dt: float = 0.0) -> np.ndarray:
         """Adjust ``table.move`` and ``table.vel`` for the candidate pairs (ra, rb).
@@ -79,19 +132,23 @@ class ResponseSystem(esper.Processor):
         start = t.pos[:n]
         pos = start.copy()
         rest = t.move[:n].copy()
-        self._push_apart(a, b, pos)
+        self.pushed_apart = self._overlaps_possible()
+        if self.pushed_apart:
+            self._push_apart(a, b, pos)
         pair_toi = np.full(len(a), np.inf)
         slides = np.zeros(n, dtype=np.int64)
         prev_normal = np.zeros((n, 2))  # what each row slid along in the last pass
         # A body held up by a neighbour that moves away this pass waits for the next pass
         # without spending a slide, so a queue clears in one step; passes stay bounded.
         for pass_no in range(4 * self.max_slides):
-            going = (rest != 0.0).any(axis=1)
+            going = _nonzero(rest)
             live = going[a] | going[b]
             if not live.any():
                 break
             self.passes += 1
             idx = np.flatnonzero(live)
+            # pairs whose swept boxes stay apart cannot meet in this pass (nor overlap after)
+            idx = idx[self._swept_boxes_meet(a[idx], b[idx], pos, rest)]
             frac, normal, other, chosen = self._safe_fractions(a[idx], b[idx], pos, rest)
             if pass_no == 0:
                 pair_toi[idx] = self._first_toi
@@ -108,7 +165,7 @@ class ResponseSystem(esper.Processor):
             self._share_push(cut, other, left, normal, new_rest)
             oc = other[cut]
             waits = (frac[cut] == 0.0) & (t.kind[oc] != STATIC) & (frac[oc] > 0.0) \
-                & (rest[oc] != 0.0).any(axis=1)
+                & _nonzero(_take(rest, oc))
             wait_rows = cut[waits]
             new_rest[wait_rows] = rest[wait_rows]
             slid_rows = cut[~waits]
@@ -117,8 +174,16 @@ class ResponseSystem(esper.Processor):
             prev_normal = np.zeros((n, 2))
             prev_normal[slid_rows] = normal[slid_rows]
             self._impulses(a[idx], b[idx], self._last_normals, chosen, t.vel)
-            # two bodies stepping into the same free space: send one back to try again
-            self._resolve_conflicts(a, b, pos, new_pos, rest, new_rest)
+            # Settled fractions of exact times of impact leave no two bodies overlapping.
+            # Unsettled ones (a queue longer than the rounds) and bisected times of impact
+            # may: two bodies stepping into the same free space; send one back to try again.
+            if not self.settled:
+                self._resolve_conflicts(a[idx], b[idx], pos, new_pos, rest, new_rest)
+            else:
+                inexact = np.flatnonzero(~_exact_toi(t, a[idx], b[idx]))
+                if len(inexact):
+                    self._resolve_conflicts(a[idx], b[idx], pos, new_pos, rest, new_rest,
+                                            inexact)
             pos = new_pos
             rest = new_rest
         toi_out[np.flatnonzero(solid)] = pair_toi
@@ -136,11 +201,15 @@ class ResponseSystem(esper.Processor):
 
         Returns ``(frac, normal, other, chosen)``: per row the fraction, the normal towards
         what stopped it and that row (-1 if nothing did); ``chosen`` the indices of the pairs
-        that stopped someone. Sets ``self._last_normals`` (per pair, from a to b).
+        that stopped someone. Sets ``self._last_normals`` (per pair, from a to b),
+        ``self._first_toi`` (per pair, of the whole rest) and ``self.settled`` (False if
+        fractions were still shrinking after the last round).
 
-        After the first check only the rows next to a shortened row can be cut further, so
-        each repeat recomputes the times of impact of the pairs with a shortened row and
-        looks again only at the rows of those pairs (with all their pairs): the same result
+        Only pairs that meet within the move (time of impact <= 1) are looked at. After the
+        first round only the rows next to a shortened row can be cut further, so each round
+        recomputes the times of impact of the pairs with a shortened row whose other side
+        moves (against a still body a shortened row, cut at its earliest impact, meets
+        nothing any more) and looks again only at the rows of those pairs: the same result
         as checking every pair again, at the cost of the few that changed.
         """
         t = self.table
@@ -149,69 +218,68 @@ class ResponseSystem(esper.Processor):
         normal = np.zeros((n, 2))
         other = np.full(n, -1, dtype=np.int64)
         chosen: list[np.ndarray] = []
-        k = len(pa)
-        normals = np.zeros((k, 2))
-        kind = t.kind
+        normals = np.zeros((len(pa), 2))
+        movable = t.kind[:n] != STATIC
         move = rest.copy()
-        # pairs whose swept boxes (grown by a margin) stay apart cannot meet: inf, no kernel
-        toi = np.full(k, np.inf)
-        nrm = np.zeros((k, 2))
-        near = self._swept_boxes_meet(pa, pb, pos, move)
-        toi[near], nrm[near] = times_of_impact(t, pa[near], pb[near], pos, move)
+        toi, nrm = times_of_impact(t, pa, pb, pos, move)
         self._first_toi = toi.copy()
-        sub = np.arange(k)
-        cand: np.ndarray | None = None  # rows looked at again (None: all)
+        sub = np.flatnonzero(toi <= 1.0)
+        cand: np.ndarray | None = None  # rows that may be cut further (None: all)
+        self.settled = True
         for _ in range(8):
-            spa, spb = pa[sub], pb[sub]
-            stoi, snrm = toi[sub], nrm[sub]
-            hit = stoi <= 1.0
-            if not hit.any():
+            if len(sub) == 0:
                 break
-            m = len(sub)
-            closing = _dot(move[spa] - move[spb], snrm)
+            spa, spb = pa[sub], pb[sub]
+            stoi, snrm = toi[sub], _take(nrm, sub)
+            ma, mb = _take(move, spa), _take(move, spb)
+            closing = _dot(ma - mb, snrm)
             with np.errstate(divide="ignore", invalid="ignore"):
                 safe = np.where(closing > 0.0, stoi - self.skin / closing, stoi)
-            safe = np.where(hit, np.clip(safe, 0.0, 1.0), np.inf)
-            normals[sub[hit]] = snrm[hit]
+            np.clip(safe, 0.0, 1.0, out=safe)
+            normals[sub] = snrm
             # a pair stops only the bodies that move into it: one moving away from a follower
             # goes on, and the follower is checked against where it went
-            rows_s = np.concatenate((spa, spb))
-            nrm_row = np.concatenate((snrm, -snrm))
-            into = _dot(move[rows_s], nrm_row) > 0.0
-            hit2 = np.concatenate((hit, hit))
-            sel = (kind[rows_s] != STATIC) & hit2 & into
+            sel_a = (_dot(ma, snrm) > 0.0) & movable[spa]
+            sel_b = (_dot(mb, snrm) < 0.0) & movable[spb]
             if cand is not None:
-                sel &= cand[rows_s]
-            sides = np.flatnonzero(sel)
-            rows = rows_s[sides]
-            # the earliest impact stops the row; its own skin margin sets how far it gets
-            toi_hit = np.where(hit, stoi, np.inf)
-            heads = _heads_per_row(rows, np.concatenate((toi_hit, toi_hit))[sides])
-            if len(heads) == 0:
-                break
-            side = sides[heads]
-            local = np.where(side < m, side, side - m)
-            r = rows[heads]
-            s = safe[local]
+                sel_a &= cand[spa]
+                sel_b &= cand[spb]
+            local = np.concatenate((np.flatnonzero(sel_a), np.flatnonzero(sel_b)))
+            flip = np.arange(len(local)) >= np.count_nonzero(sel_a)  # b's side: normal flips
+            rows = np.where(flip, spb[local], spa[local])
+            # the earliest impact stops the row (the first such pair on ties); its own skin
+            # margin sets how far it gets
+            heads = _heads_per_row(rows, stoi[local], n)
+            li, r, f = local[heads], rows[heads], flip[heads]
+            s = safe[li]
             shrink = s < 1.0
             if not shrink.any():
                 break
-            r, local, s, side = r[shrink], local[shrink], s[shrink], side[shrink]
+            li, r, f, s = li[shrink], r[shrink], f[shrink], s[shrink]
             frac[r] *= s
-            flip = side >= m
-            normal[r] = np.where(flip[:, None], -snrm[local], snrm[local])
-            other[r] = np.where(flip, spa[local], spb[local])
-            chosen.append(sub[local])
+            nl = _take(snrm, li)
+            normal[r] = np.where(f[:, None], -nl, nl)
+            other[r] = np.where(f, spa[li], spb[li])
+            chosen.append(sub[li])
             # the shortened rows' new moves, their pairs' new times of impact
-            move[r] = rest[r] * frac[r, None]
+            move[r] = _take(rest, r) * frac[r, None]
             changed = np.zeros(n, dtype=np.bool_)
             changed[r] = True
             dirty = np.flatnonzero(changed[pa] | changed[pb])
+            da, db = pa[dirty], pb[dirty]
+            ca, cb = changed[da], changed[db]
+            going_a = _nonzero(_take(move, da))
+            going_b = _nonzero(_take(move, db))
+            redo = (going_a & ~ca) | (going_b & ~cb) | (ca & cb)
+            toi[dirty[~redo]] = np.inf
+            dirty = dirty[redo]
             toi[dirty], nrm[dirty] = times_of_impact(t, pa[dirty], pb[dirty], pos, move)
             cand = np.zeros(n, dtype=np.bool_)
             cand[pa[dirty]] = True
             cand[pb[dirty]] = True
-            sub = np.flatnonzero(cand[pa] | cand[pb])
+            sub = np.flatnonzero((cand[pa] | cand[pb]) & (toi <= 1.0))
+        else:
+            self.settled = False  # still shortening after the last round
         self._last_normals = normals
         picked = np.unique(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
         return frac, normal, other, picked
@@ -278,6 +346,11 @@ class ResponseSystem(esper.Processor):
         length = np.sqrt(_dot(v, v))
         full = tangent * (direction * length)[:, None]
         use_tangent = (t.slide[rows] == 1) & (into > 0.0)
+        # a projected rest that runs back into what the row slid along in the last pass is
+        # caught in a crease between the two (in 2D a corner, a pocket between two bodies):
+        # it stops there instead of bouncing between them until its slides run out
+        crease = ~use_tangent & (_dot(project, prev[rows]) > _TIE_EPS)
+        project[crease] = 0.0
         out[rows] = np.where(use_tangent[:, None], full, project)
         return out
 
@@ -290,15 +363,18 @@ class ResponseSystem(esper.Processor):
         which = np.unique(which)
         if len(which) == 0:
             return
-        a, b, nn = pa[which], pb[which], nrm[which]
+        a, b, nn = pa[which], pb[which], _take(nrm, which)
         ia, ib = t.inv_mass[a], t.inv_mass[b]
         total = ia + ib
-        rel = _dot(vel[b] - vel[a], nn)  # < 0: closing
+        rel = _dot(_take(vel, b) - _take(vel, a), nn)  # < 0: closing
         e = np.maximum(t.restitution[a], t.restitution[b])
         closing = (rel < 0.0) & (total > 0.0)
         j = np.where(closing, -(1.0 + e) * rel / np.where(total > 0.0, total, 1.0), 0.0)
-        np.add.at(vel, a, -nn * (j * ia)[:, None])
-        np.add.at(vel, b, nn * (j * ib)[:, None])
+        n = len(vel)
+        wa, wb = j * ia, j * ib
+        for axis in (0, 1):  # bincount sums repeated rows like np.add.at, many times faster
+            vel[:, axis] -= np.bincount(a, nn[:, axis] * wa, minlength=n)
+            vel[:, axis] += np.bincount(b, nn[:, axis] * wb, minlength=n)
         self._carry(a, b, nn, vel)
 
     def _carry(self, a: np.ndarray, b: np.ndarray, nn: np.ndarray, vel: np.ndarray) -> None:
@@ -323,12 +399,10 @@ class ResponseSystem(esper.Processor):
         """Indices of the pairs whose boxes swept along their moves (grown by
         ``_SWEEP_MARGIN``) overlap: only these can have a time of impact in [0, 1]."""
         t = self.table
-        pa, pb = pos[a], pos[b]
-        ma, mb = move[a], move[b]
-        lo_a = pa + t.lo[a] + np.minimum(ma, 0.0)
-        hi_a = pa + t.hi[a] + np.maximum(ma, 0.0)
-        lo_b = pb + t.lo[b] + np.minimum(mb, 0.0)
-        hi_b = pb + t.hi[b] + np.maximum(mb, 0.0)
+        n = len(pos)
+        lo = pos + t.lo[:n] + np.minimum(move, 0.0)  # per row once, then gathered per pair
+        hi = pos + t.hi[:n] + np.maximum(move, 0.0)
+        lo_a, hi_a, lo_b, hi_b = _take(lo, a), _take(hi, a), _take(lo, b), _take(hi, b)
         meet = (lo_a <= hi_b + _SWEEP_MARGIN) & (lo_b <= hi_a + _SWEEP_MARGIN)
         return np.flatnonzero(meet[:, 0] & meet[:, 1])
 
@@ -336,31 +410,40 @@ class ResponseSystem(esper.Processor):
         """Indices of the pairs whose bounding boxes at ``pos`` overlap or touch: the others
         cannot overlap, so their contacts need not be computed."""
         t = self.table
-        pa, pb = pos[a], pos[b]
-        lo_a, hi_a = pa + t.lo[a], pa + t.hi[a]
-        lo_b, hi_b = pb + t.lo[b], pb + t.hi[b]
+        n = len(pos)
+        lo = pos + t.lo[:n]
+        hi = pos + t.hi[:n]
+        lo_a, hi_a, lo_b, hi_b = _take(lo, a), _take(hi, a), _take(lo, b), _take(hi, b)
         meet = (lo_a <= hi_b) & (lo_b <= hi_a)
         return np.flatnonzero(meet[:, 0] & meet[:, 1])
 
     def _resolve_conflicts(
         self, a: np.ndarray, b: np.ndarray, old: np.ndarray, new: np.ndarray,
-        rest: np.ndarray, new_rest: np.ndarray,
+        rest: np.ndarray, new_rest: np.ndarray, first: np.ndarray | None = None,
     ) -> None:
         """Send back one body of each pair that overlaps after the pass but did not before.
+
+        ``first``: the pairs (indices into a, b) that may overlap; None: all. Pairs of bodies
+        sent back are looked at again whatever ``first`` says.
 
         Contacts are computed only where boxes meet; after sending bodies back, only the
         pairs of the bodies sent back are checked again (no other pair changed); whether a
         pair overlapped before is asked only of pairs that overlap now.
         """
         t = self.table
-        moved = (new != old).any(axis=1)
+        moved = _nonzero(new - old)
         cand = np.flatnonzero(moved[a] | moved[b])
         if len(cand) == 0:
             return
         ca, cb = a[cand], b[cand]
         alive = np.ones(len(ca), dtype=np.bool_)  # False: overlapped before the pass
         asked = np.zeros(len(ca), dtype=np.bool_)  # whether it overlapped before: known
-        look = np.arange(len(ca))
+        if first is None:
+            look = np.arange(len(ca))
+        else:
+            pick = np.zeros(len(a), dtype=np.bool_)
+            pick[first] = True
+            look = np.flatnonzero(pick[cand])
         for _ in range(len(t.entity)):
             look = look[alive[look]]
             look = look[self._boxes_meet(ca[look], cb[look], new)]
