@@ -48,13 +48,18 @@ def _groups(t: BodyTable, ra: np.ndarray, rb: np.ndarray) -> list[np.ndarray]:
     return np.split(order, np.cumsum(counts)[:-1])
 
 
+def _take(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``v[rows]`` for a (n, 2) column: `np.take` gathers rows several times faster."""
+    return np.take(v, rows, axis=0)
+
+
 def _centres(t: BodyTable, rows: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    return pos[rows] + t.offset[rows]
+    return _take(pos, rows) + _take(t.offset, rows)
 
 
 def _seg(t: BodyTable, rows: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    p = pos[rows]
-    return p + t.seg_a[rows], p + t.seg_b[rows]
+    p = _take(pos, rows)
+    return p + _take(t.seg_a, rows), p + _take(t.seg_b, rows)
 
 
 def contacts(
@@ -86,15 +91,15 @@ def contacts(
             put(m, kernels.circle_circle(_centres(t, a, pos), t.radius[a],
                                          _centres(t, b, pos), t.radius[b], tol))
         elif (code_a, code_b) == (R, R):
-            put(m, kernels.rect_rect(_centres(t, a, pos), t.half[a],
-                                     _centres(t, b, pos), t.half[b], tol))
+            put(m, kernels.rect_rect(_centres(t, a, pos), _take(t.half, a),
+                                     _centres(t, b, pos), _take(t.half, b), tol))
         else:
             flip = code_a != C  # kernels take the circle first
             c, o = (b, a) if flip else (a, b)
             other = code_b if not flip else code_a
             if other == R:
                 res = kernels.circle_rect(_centres(t, c, pos), t.radius[c],
-                                          _centres(t, o, pos), t.half[o], tol)
+                                          _centres(t, o, pos), _take(t.half, o), tol)
             else:
                 p1, p2 = _seg(t, o, pos)
                 res = kernels.circle_segment(_centres(t, c, pos), t.radius[c], p1, p2, tol)
@@ -162,27 +167,27 @@ def times_of_impact(
     if k == 0:
         return toi, normal
     groups = _groups(t, ra, rb)
-    rel = move[ra] - move[rb]
     for (code_a, code_b), m in zip(_KERNEL_PAIRS, groups, strict=False):
         if len(m) == 0:
             continue
         a, b = ra[m], rb[m]
         if (code_a, code_b) == (C, C):
-            res = kernels.toi_circle_circle(_centres(t, a, pos), t.radius[a], move[a],
-                                            _centres(t, b, pos), t.radius[b], move[b])
+            res = kernels.toi_circle_circle(_centres(t, a, pos), t.radius[a], _take(move, a),
+                                            _centres(t, b, pos), t.radius[b], _take(move, b))
             toi[m], normal[m] = res
             continue
+        rel = _take(move, a) - _take(move, b)
         if (code_a, code_b) == (R, R):
-            toi[m], normal[m] = _toi_rect_rect(_centres(t, a, pos), t.half[a], rel[m],
-                                               _centres(t, b, pos), t.half[b])
+            toi[m], normal[m] = _toi_rect_rect(_centres(t, a, pos), _take(t.half, a), rel,
+                                               _centres(t, b, pos), _take(t.half, b))
             continue
         flip = code_a != C
         c, o = (b, a) if flip else (a, b)
-        d = -rel[m] if flip else rel[m]
+        d = -rel if flip else rel
         other = code_a if flip else code_b
         if other == R:
             tt, nn = kernels.toi_circle_rect(_centres(t, c, pos), t.radius[c], d,
-                                             _centres(t, o, pos), t.half[o])
+                                             _centres(t, o, pos), _take(t.half, o))
         else:
             p1, p2 = _seg(t, o, pos)
             tt, nn = kernels.toi_circle_segment(_centres(t, c, pos), t.radius[c], d, p1, p2)
