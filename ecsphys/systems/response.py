@@ -86,6 +86,10 @@ class ResponseSystem(esper.Processor):
         self._last_normals = np.zeros((0, 2))
         self.undone = 0  # bodies sent back in the last step (diagnostics)
         self.settled = True  # whether the last safe-fraction check settled in its rounds
+        #: rounds of the safe-fraction check per pass at most (a queue of followers settles
+        #: one body per round; past that, overlaps are looked for and undone)
+        self.max_rounds = 24
+        self.rounds = 0  # rounds of the last safe-fraction check (diagnostics)
         # (table.layout_version, positions) at the end of the last step when no two solid
         # bodies overlapped then: while both still hold, there is nothing to push apart
         self._clean: tuple[int, np.ndarray] | None = None
@@ -221,12 +225,19 @@ class ResponseSystem(esper.Processor):
         normals = np.zeros((len(pa), 2))
         movable = t.kind[:n] != STATIC
         move = rest.copy()
-        toi, nrm = times_of_impact(t, pa, pb, pos, move)
+        # the first check only where the relative move brings the boxes together (bodies
+        # moving alike, like falling rain, mostly do not); every pair stays in the rounds
+        toi = np.full(len(pa), np.inf)
+        nrm = np.zeros((len(pa), 2))
+        meet = self._relative_boxes_meet(pa, pb, pos, move)
+        toi[meet], nrm[meet] = times_of_impact(t, pa[meet], pb[meet], pos, move)
         self._first_toi = toi.copy()
         sub = np.flatnonzero(toi <= 1.0)
         cand: np.ndarray | None = None  # rows that may be cut further (None: all)
         self.settled = True
-        for _ in range(8):
+        self.rounds = 0
+        for _ in range(self.max_rounds):
+            self.rounds += 1
             if len(sub) == 0:
                 break
             spa, spb = pa[sub], pb[sub]
@@ -381,11 +392,14 @@ class ResponseSystem(esper.Processor):
         """A PASSIVE body resting on another takes on the supporter's tangential velocity."""
         t = self.table
         for p, o, n_out in ((a, b, nn), (b, a, -nn)):
-            acc = t.acc[p]
+            passive = np.flatnonzero(t.kind[p] == PASSIVE)
+            if len(passive) == 0:
+                continue
+            p, o, n_out = p[passive], o[passive], _take(n_out, passive)
+            acc = _take(t.acc, p)
             g = np.sqrt(_dot(acc, acc))
-            rests = (t.kind[p] == PASSIVE) & (g > 0.0)
-            down = _dot(n_out, acc) > _SUPPORT_COS * np.where(g > 0.0, g, 1.0)
-            sel = np.flatnonzero(rests & down)
+            down = (g > 0.0) & (_dot(n_out, acc) > _SUPPORT_COS * np.where(g > 0.0, g, 1.0))
+            sel = np.flatnonzero(down)
             if len(sel) == 0:
                 continue
             pr, orow, nrm = p[sel], o[sel], n_out[sel]
@@ -404,6 +418,21 @@ class ResponseSystem(esper.Processor):
         hi = pos + t.hi[:n] + np.maximum(move, 0.0)
         lo_a, hi_a, lo_b, hi_b = _take(lo, a), _take(hi, a), _take(lo, b), _take(hi, b)
         meet = (lo_a <= hi_b + _SWEEP_MARGIN) & (lo_b <= hi_a + _SWEEP_MARGIN)
+        return np.flatnonzero(meet[:, 0] & meet[:, 1])
+
+    def _relative_boxes_meet(
+        self, a: np.ndarray, b: np.ndarray, pos: np.ndarray, move: np.ndarray,
+    ) -> np.ndarray:
+        """Indices of the pairs where a's box swept along the relative move (a's move less
+        b's) meets b's box (grown by ``_SWEEP_MARGIN``): the others have no time of impact."""
+        t = self.table
+        n = len(pos)
+        lo = pos + t.lo[:n]
+        hi = pos + t.hi[:n]
+        rel = _take(move, a) - _take(move, b)
+        lo_a = _take(lo, a) + np.minimum(rel, 0.0)
+        hi_a = _take(hi, a) + np.maximum(rel, 0.0)
+        meet = (lo_a <= _take(hi, b) + _SWEEP_MARGIN) & (_take(lo, b) <= hi_a + _SWEEP_MARGIN)
         return np.flatnonzero(meet[:, 0] & meet[:, 1])
 
     def _boxes_meet(self, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.ndarray:
