@@ -32,6 +32,7 @@ from .narrowphase import contacts, times_of_impact
 OVERLAP_TOL = 1e-6
 _TIE_EPS = 1e-12
 _SWEEP_MARGIN = 1e-3  # world units: swept boxes this far apart may still count as meeting
+_NO_INDEX = np.iinfo(np.int64).max  # scratch: no index yet
 _SUPPORT_COS = 0.7  # a contact normal within ~45 degrees of "down" is a support
 
 
@@ -59,19 +60,6 @@ def _exact_toi(t: BodyTable, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     circle_seg = ((ca == CIRCLE_CODE) & (cb == SEGMENT_CODE)) \
         | ((ca == SEGMENT_CODE) & (cb == CIRCLE_CODE))
     return (round_box_a & round_box_b) | circle_seg
-
-
-def _heads_per_row(rows: np.ndarray, times: np.ndarray, n: int) -> np.ndarray:
-    """Per distinct row (rows < n), the index (into ``rows``) of its smallest time (the first
-    such index on ties), in increasing row order."""
-    if len(rows) == 0:
-        return np.zeros(0, dtype=np.int64)
-    best = np.full(n, np.inf)
-    np.minimum.at(best, rows, times)
-    ties = np.flatnonzero(times == best[rows])
-    first = np.full(n, len(rows), dtype=np.int64)
-    np.minimum.at(first, rows[ties], ties)
-    return first[first < len(rows)]
 
 
 class ResponseSystem(esper.Processor):
@@ -123,6 +111,10 @@ class ResponseSystem(esper.Processor):
         """Adjust ``table.move`` and ``table.vel`` for the candidate pairs (ra, rb).
 
         Returns each pair's time of impact in this step (inf where it did not hit).
+
+        Each pass works on the rows still going (with some rest of their move) and their
+        pairs only; per-row scratch arrays are reset where a pass wrote them, so a pass with
+        few bodies going costs little however many bodies there are.
         """
         t = self.table
         n = t.n
@@ -139,73 +131,96 @@ class ResponseSystem(esper.Processor):
         self.pushed_apart = self._overlaps_possible()
         if self.pushed_apart:
             self._push_apart(a, b, pos)
+        self._scratch(n)
         pair_toi = np.full(len(a), np.inf)
         slides = np.zeros(n, dtype=np.int64)
         prev_normal = np.zeros((n, 2))  # what each row slid along in the last pass
+        prev_rows = np.zeros(0, dtype=np.int64)
+        mark = self._mark
+        going = np.flatnonzero(_nonzero(rest))
         # A body held up by a neighbour that moves away this pass waits for the next pass
         # without spending a slide, so a queue clears in one step; passes stay bounded.
         for pass_no in range(4 * self.max_slides):
-            going = _nonzero(rest)
-            live = going[a] | going[b]
-            if not live.any():
+            if len(going) == 0:
+                break
+            mark[going] = True
+            live = np.flatnonzero(mark[a] | mark[b])
+            mark[going] = False
+            if len(live) == 0:
+                pos[going] += _take(rest, going)
                 break
             self.passes += 1
-            idx = np.flatnonzero(live)
             # pairs whose swept boxes stay apart cannot meet in this pass (nor overlap after)
-            idx = idx[self._swept_boxes_meet(a[idx], b[idx], pos, rest)]
-            frac, normal, other, chosen = self._safe_fractions(a[idx], b[idx], pos, rest)
+            idx = live[self._swept_boxes_meet(a[live], b[live], pos, rest)]
+            pa, pb = a[idx], b[idx]
+            frac, cut, chosen = self._safe_fractions(pa, pb, pos, rest, going)
             if pass_no == 0:
                 pair_toi[idx] = self._first_toi
-            if len(chosen) == 0:
-                pos += rest
-                rest[:] = 0.0
+            if len(cut) == 0:
+                pos[going] += _take(rest, going)
                 break
-            cut = np.flatnonzero(other >= 0)
-            new_pos = pos + rest * frac[:, None]
-            left = rest * (1.0 - frac)[:, None]
-            slid = self._slide(cut, left, normal, prev_normal)
-            new_rest = np.zeros_like(rest)
-            new_rest[cut] = slid[cut]
-            self._share_push(cut, other, left, normal, new_rest)
-            oc = other[cut]
-            waits = (frac[cut] == 0.0) & (t.kind[oc] != STATIC) & (frac[oc] > 0.0) \
-                & _nonzero(_take(rest, oc))
-            wait_rows = cut[waits]
-            new_rest[wait_rows] = rest[wait_rows]
+            inexact = np.flatnonzero(~_exact_toi(t, pa, pb)) if self.settled else None
+            check = not self.settled or len(inexact)
+            if check:  # keep the pass's start for the overlap search below
+                old_pos, old_rest = pos.copy(), rest.copy()
+            rest_g = _take(rest, going)
+            pos[going] += rest_g * frac[going, None]
+            rest_c = _take(rest, cut)
+            frac_c = frac[cut]
+            normal_c = _take(self._normal, cut)
+            other_c = self._other[cut]
+            left = rest_c * (1.0 - frac_c)[:, None]
+            slid = self._slide(cut, left, normal_c, _take(prev_normal, cut))
+            waits = (frac_c == 0.0) & (t.kind[other_c] != STATIC) & (frac[other_c] > 0.0) \
+                & _nonzero(_take(rest, other_c))
+            rest[going] = 0.0
+            rest[cut] = np.where(waits[:, None], rest_c, slid)
+            self._share_push(cut, other_c, left, normal_c, rest)
             slid_rows = cut[~waits]
             slides[slid_rows] += 1
-            new_rest[slid_rows[slides[slid_rows] >= self.max_slides]] = 0.0
-            prev_normal = np.zeros((n, 2))
-            prev_normal[slid_rows] = normal[slid_rows]
-            self._impulses(a[idx], b[idx], self._last_normals, chosen, t.vel)
+            rest[slid_rows[slides[slid_rows] >= self.max_slides]] = 0.0
+            prev_normal[prev_rows] = 0.0
+            prev_normal[slid_rows] = normal_c[~waits]
+            prev_rows = slid_rows
+            self._impulses(pa, pb, self._last_normals, chosen, t.vel)
+            frac[cut] = 1.0  # scratch back to its rest state
+            self._other[cut] = -1
             # Settled fractions of exact times of impact leave no two bodies overlapping.
             # Unsettled ones (a queue longer than the rounds) and bisected times of impact
             # may: two bodies stepping into the same free space; send one back to try again.
-            if not self.settled:
-                self._resolve_conflicts(a[idx], b[idx], pos, new_pos, rest, new_rest)
-            else:
-                inexact = np.flatnonzero(~_exact_toi(t, a[idx], b[idx]))
-                if len(inexact):
-                    self._resolve_conflicts(a[idx], b[idx], pos, new_pos, rest, new_rest,
-                                            inexact)
-            pos = new_pos
-            rest = new_rest
+            if check:
+                self._resolve_conflicts(pa, pb, old_pos, pos, old_rest, rest, inexact)
+            going = np.flatnonzero(_nonzero(rest))
         toi_out[np.flatnonzero(solid)] = pair_toi
         np.subtract(pos, start, out=t.move[:n])
         return toi_out
 
     # ------------------------------------------------------------------ pieces
 
+    def _scratch(self, n: int) -> None:
+        """Per-row arrays the passes write only where they need and reset after."""
+        self._frac = np.ones(n)
+        self._normal = np.zeros((n, 2))
+        self._other = np.full(n, -1, dtype=np.int64)
+        self._move = np.zeros((n, 2))
+        self._mark = np.zeros(n, dtype=np.bool_)
+        self._cand = np.zeros(n, dtype=np.bool_)
+        self._best = np.full(n, np.inf)
+        self._first = np.full(n, _NO_INDEX, dtype=np.int64)
+
     def _safe_fractions(
         self, pa: np.ndarray, pb: np.ndarray, pos: np.ndarray, rest: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        going: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The fraction of its rest each row can move without touching anything, all rows at
         once. A row cut short shortens the moves others were checked against, so the check
         repeats with the shortened moves until nothing is cut further (fractions only shrink).
 
-        Returns ``(frac, normal, other, chosen)``: per row the fraction, the normal towards
-        what stopped it and that row (-1 if nothing did); ``chosen`` the indices of the pairs
-        that stopped someone. Sets ``self._last_normals`` (per pair, from a to b),
+        ``going``: the rows with a rest (all others stand still). Returns ``(frac, cut,
+        chosen)``: ``frac`` per row (1 where not cut; the scratch array, the caller resets
+        it at ``cut``), the rows cut, and the indices of the pairs that stopped someone. The
+        normal towards what stopped each cut row and that row are in ``self._normal`` and
+        ``self._other``. Sets ``self._last_normals`` (per pair, from a to b),
         ``self._first_toi`` (per pair, of the whole rest) and ``self.settled`` (False if
         fractions were still shrinking after the last round).
 
@@ -217,14 +232,12 @@ class ResponseSystem(esper.Processor):
         as checking every pair again, at the cost of the few that changed.
         """
         t = self.table
-        n = t.n
-        frac = np.ones(n)
-        normal = np.zeros((n, 2))
-        other = np.full(n, -1, dtype=np.int64)
+        frac, normal, other, cand = self._frac, self._normal, self._other, self._cand
         chosen: list[np.ndarray] = []
+        cut: list[np.ndarray] = []
         normals = np.zeros((len(pa), 2))
-        movable = t.kind[:n] != STATIC
-        move = rest.copy()
+        move = self._move
+        move[going] = _take(rest, going)
         # the first check only where the relative move brings the boxes together (bodies
         # moving alike, like falling rain, mostly do not); every pair stays in the rounds
         toi = np.full(len(pa), np.inf)
@@ -233,7 +246,8 @@ class ResponseSystem(esper.Processor):
         toi[meet], nrm[meet] = times_of_impact(t, pa[meet], pb[meet], pos, move)
         self._first_toi = toi.copy()
         sub = np.flatnonzero(toi <= 1.0)
-        cand: np.ndarray | None = None  # rows that may be cut further (None: all)
+        first_round = True  # after it, only rows marked in cand may be cut further
+        dirty = np.zeros(0, dtype=np.int64)  # pairs whose rows are marked in cand
         self.settled = True
         self.rounds = 0
         for _ in range(self.max_rounds):
@@ -250,17 +264,20 @@ class ResponseSystem(esper.Processor):
             normals[sub] = snrm
             # a pair stops only the bodies that move into it: one moving away from a follower
             # goes on, and the follower is checked against where it went
-            sel_a = (_dot(ma, snrm) > 0.0) & movable[spa]
-            sel_b = (_dot(mb, snrm) < 0.0) & movable[spb]
-            if cand is not None:
+            sel_a = (_dot(ma, snrm) > 0.0) & (t.kind[spa] != STATIC)
+            sel_b = (_dot(mb, snrm) < 0.0) & (t.kind[spb] != STATIC)
+            if not first_round:
                 sel_a &= cand[spa]
                 sel_b &= cand[spb]
+            cand[pa[dirty]] = False  # back to all False for this round's marks
+            cand[pb[dirty]] = False
+            dirty = dirty[:0]
             local = np.concatenate((np.flatnonzero(sel_a), np.flatnonzero(sel_b)))
             flip = np.arange(len(local)) >= np.count_nonzero(sel_a)  # b's side: normal flips
             rows = np.where(flip, spb[local], spa[local])
             # the earliest impact stops the row (the first such pair on ties); its own skin
             # margin sets how far it gets
-            heads = _heads_per_row(rows, stoi[local], n)
+            heads = self._heads_per_row(rows, stoi[local])
             li, r, f = local[heads], rows[heads], flip[heads]
             s = safe[li]
             shrink = s < 1.0
@@ -272,43 +289,62 @@ class ResponseSystem(esper.Processor):
             normal[r] = np.where(f[:, None], -nl, nl)
             other[r] = np.where(f, spa[li], spb[li])
             chosen.append(sub[li])
+            cut.append(r)
             # the shortened rows' new moves, their pairs' new times of impact
             move[r] = _take(rest, r) * frac[r, None]
-            changed = np.zeros(n, dtype=np.bool_)
-            changed[r] = True
-            dirty = np.flatnonzero(changed[pa] | changed[pb])
+            cand[r] = True  # cand marks the shortened rows first
+            dirty = np.flatnonzero(cand[pa] | cand[pb])
             da, db = pa[dirty], pb[dirty]
-            ca, cb = changed[da], changed[db]
+            ca, cb = cand[da], cand[db]
+            cand[r] = False
             going_a = _nonzero(_take(move, da))
             going_b = _nonzero(_take(move, db))
             redo = (going_a & ~ca) | (going_b & ~cb) | (ca & cb)
             toi[dirty[~redo]] = np.inf
             dirty = dirty[redo]
             toi[dirty], nrm[dirty] = times_of_impact(t, pa[dirty], pb[dirty], pos, move)
-            cand = np.zeros(n, dtype=np.bool_)
-            cand[pa[dirty]] = True
+            cand[pa[dirty]] = True  # then the rows that may be cut further
             cand[pb[dirty]] = True
             sub = np.flatnonzero((cand[pa] | cand[pb]) & (toi <= 1.0))
+            first_round = False
         else:
             self.settled = False  # still shortening after the last round
+        cand[pa[dirty]] = False
+        cand[pb[dirty]] = False
+        move[going] = 0.0
         self._last_normals = normals
         picked = np.unique(np.concatenate(chosen)) if chosen else np.zeros(0, dtype=np.int64)
-        return frac, normal, other, picked
+        rows_cut = np.unique(np.concatenate(cut)) if cut else np.zeros(0, dtype=np.int64)
+        return frac, rows_cut, picked
+
+    def _heads_per_row(self, rows: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """Per distinct row, the index (into ``rows``) of its smallest time (the first such
+        index on ties); in no particular order. Uses and resets the scratch per-row arrays."""
+        if len(rows) == 0:
+            return np.zeros(0, dtype=np.int64)
+        best, first = self._best, self._first
+        np.minimum.at(best, rows, times)
+        ties = np.flatnonzero(times == best[rows])
+        np.minimum.at(first, rows[ties], ties)
+        heads = np.flatnonzero(first[rows] == np.arange(len(rows)))
+        best[rows] = np.inf
+        first[rows] = _NO_INDEX
+        return heads
 
     def _share_push(
         self, cut: np.ndarray, other: np.ndarray, left: np.ndarray, normal: np.ndarray,
         new_rest: np.ndarray,
     ) -> None:
         """A body blocked by a PASSIVE one pushes it: the blocked part of its move along the
-        normal is shared by mass, carried out by both in the next pass."""
+        normal is shared by mass, carried out by both in the next pass. ``other``, ``left``
+        and ``normal`` are per row of ``cut``."""
         t = self.table
-        o = other[cut]
-        push = np.flatnonzero(t.kind[o] == PASSIVE)
+        push = np.flatnonzero(t.kind[other] == PASSIVE)
         if len(push) == 0:
             return
-        rows, o = cut[push], o[push]
-        nn = normal[rows]
-        into = np.maximum(_dot(left[rows], nn), 0.0)
+        rows, o = cut[push], other[push]
+        nn = _take(normal, push)
+        into = np.maximum(_dot(_take(left, push), nn), 0.0)
         share = t.mass[rows] / (t.mass[rows] + t.mass[o])
         carried = nn * (into * share)[:, None]
         new_rest[rows] += carried
@@ -334,25 +370,22 @@ class ResponseSystem(esper.Processor):
         self._impulses(oa, ob, nrm, np.arange(len(oa)), t.vel)
 
     def _slide(
-        self, rows: np.ndarray, left: np.ndarray, normal: np.ndarray, prev: np.ndarray,
+        self, rows: np.ndarray, v: np.ndarray, nn: np.ndarray, prev: np.ndarray,
     ) -> np.ndarray:
-        """The slid rest of each hit row's move (``normal`` points from the row to what it hit).
+        """The slid rest of each hit row: per row of ``rows``, ``v`` the rest left after the
+        cut, ``nn`` the normal from the row to what it hit, ``prev`` what it slid along in the
+        last pass (zero if nothing).
 
-        A tangent slide that would turn into what the row slid along in the last pass (``prev``,
-        it is wedged between two bodies) turns the other way along the tangent: it gives way
-        instead of pressing on, which breaks the arches a crowd forms in a doorway."""
+        A tangent slide that would turn into ``prev`` (the row is wedged between two bodies)
+        turns the other way along the tangent: it gives way instead of pressing on, which
+        breaks the arches a crowd forms in a doorway."""
         t = self.table
-        out = left.copy()
-        if len(rows) == 0:
-            return out
-        v = left[rows]
-        nn = normal[rows]
         into = _dot(v, nn)
         project = v - nn * np.maximum(into, 0.0)[:, None]
         tangent = np.stack((nn[:, 1], -nn[:, 0]), axis=1)
         u = _dot(v, tangent)
         direction = np.where(u >= -_TIE_EPS, 1.0, -1.0)
-        wedged = _dot(tangent * direction[:, None], prev[rows]) > _TIE_EPS
+        wedged = _dot(tangent * direction[:, None], prev) > _TIE_EPS
         direction = np.where(wedged, -direction, direction)
         length = np.sqrt(_dot(v, v))
         full = tangent * (direction * length)[:, None]
@@ -360,10 +393,9 @@ class ResponseSystem(esper.Processor):
         # a projected rest that runs back into what the row slid along in the last pass is
         # caught in a crease between the two (in 2D a corner, a pocket between two bodies):
         # it stops there instead of bouncing between them until its slides run out
-        crease = ~use_tangent & (_dot(project, prev[rows]) > _TIE_EPS)
+        crease = ~use_tangent & (_dot(project, prev) > _TIE_EPS)
         project[crease] = 0.0
-        out[rows] = np.where(use_tangent[:, None], full, project)
-        return out
+        return np.where(use_tangent[:, None], full, project)
 
     def _impulses(
         self, pa: np.ndarray, pb: np.ndarray, nrm: np.ndarray, which: np.ndarray,
@@ -381,11 +413,15 @@ class ResponseSystem(esper.Processor):
         e = np.maximum(t.restitution[a], t.restitution[b])
         closing = (rel < 0.0) & (total > 0.0)
         j = np.where(closing, -(1.0 + e) * rel / np.where(total > 0.0, total, 1.0), 0.0)
-        n = len(vel)
+        n = self.table.n
         wa, wb = j * ia, j * ib
-        for axis in (0, 1):  # bincount sums repeated rows like np.add.at, many times faster
-            vel[:, axis] -= np.bincount(a, nn[:, axis] * wa, minlength=n)
-            vel[:, axis] += np.bincount(b, nn[:, axis] * wb, minlength=n)
+        if 8 * len(a) < n:  # few pairs: add at their rows
+            np.subtract.at(vel, a, nn * wa[:, None])
+            np.add.at(vel, b, nn * wb[:, None])
+        else:
+            for axis in (0, 1):  # bincount sums repeated rows like np.add.at, faster
+                vel[:n, axis] -= np.bincount(a, nn[:, axis] * wa, minlength=n)
+                vel[:n, axis] += np.bincount(b, nn[:, axis] * wb, minlength=n)
         self._carry(a, b, nn, vel)
 
     def _carry(self, a: np.ndarray, b: np.ndarray, nn: np.ndarray, vel: np.ndarray) -> None:
@@ -412,37 +448,51 @@ class ResponseSystem(esper.Processor):
     ) -> np.ndarray:
         """Indices of the pairs whose boxes swept along their moves (grown by
         ``_SWEEP_MARGIN``) overlap: only these can have a time of impact in [0, 1]."""
-        t = self.table
-        n = len(pos)
-        lo = pos + t.lo[:n] + np.minimum(move, 0.0)  # per row once, then gathered per pair
-        hi = pos + t.hi[:n] + np.maximum(move, 0.0)
-        lo_a, hi_a, lo_b, hi_b = _take(lo, a), _take(hi, a), _take(lo, b), _take(hi, b)
+        lo_a, hi_a = self._boxes(a, pos, move, len(a) + len(b))
+        lo_b, hi_b = self._boxes(b, pos, move, len(a) + len(b))
         meet = (lo_a <= hi_b + _SWEEP_MARGIN) & (lo_b <= hi_a + _SWEEP_MARGIN)
         return np.flatnonzero(meet[:, 0] & meet[:, 1])
+
+    def _boxes(
+        self, rows: np.ndarray, pos: np.ndarray, move: np.ndarray | None, uses: int,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Bounding boxes ``(lo, hi)`` of ``rows`` at ``pos``, swept along ``move`` if given.
+        Computed for every row and gathered when there are more ``uses`` than rows (fresh
+        arrays either way)."""
+        t = self.table
+        n = len(pos)
+        if uses >= n:  # every row once, then gathered
+            lo, hi = pos + t.lo[:n], pos + t.hi[:n]
+            if move is not None:
+                lo += np.minimum(move, 0.0)
+                hi += np.maximum(move, 0.0)
+            return _take(lo, rows), _take(hi, rows)
+        p = _take(pos, rows)
+        lo, hi = p + _take(t.lo, rows), p + _take(t.hi, rows)
+        if move is not None:
+            m = _take(move, rows)
+            lo += np.minimum(m, 0.0)
+            hi += np.maximum(m, 0.0)
+        return lo, hi
 
     def _relative_boxes_meet(
         self, a: np.ndarray, b: np.ndarray, pos: np.ndarray, move: np.ndarray,
     ) -> np.ndarray:
         """Indices of the pairs where a's box swept along the relative move (a's move less
         b's) meets b's box (grown by ``_SWEEP_MARGIN``): the others have no time of impact."""
-        t = self.table
-        n = len(pos)
-        lo = pos + t.lo[:n]
-        hi = pos + t.hi[:n]
+        lo_a, hi_a = self._boxes(a, pos, None, len(a) + len(b))
+        lo_b, hi_b = self._boxes(b, pos, None, len(a) + len(b))
         rel = _take(move, a) - _take(move, b)
-        lo_a = _take(lo, a) + np.minimum(rel, 0.0)
-        hi_a = _take(hi, a) + np.maximum(rel, 0.0)
-        meet = (lo_a <= _take(hi, b) + _SWEEP_MARGIN) & (_take(lo, b) <= hi_a + _SWEEP_MARGIN)
+        lo_a += np.minimum(rel, 0.0)
+        hi_a += np.maximum(rel, 0.0)
+        meet = (lo_a <= hi_b + _SWEEP_MARGIN) & (lo_b <= hi_a + _SWEEP_MARGIN)
         return np.flatnonzero(meet[:, 0] & meet[:, 1])
 
     def _boxes_meet(self, a: np.ndarray, b: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Indices of the pairs whose bounding boxes at ``pos`` overlap or touch: the others
         cannot overlap, so their contacts need not be computed."""
-        t = self.table
-        n = len(pos)
-        lo = pos + t.lo[:n]
-        hi = pos + t.hi[:n]
-        lo_a, hi_a, lo_b, hi_b = _take(lo, a), _take(hi, a), _take(lo, b), _take(hi, b)
+        lo_a, hi_a = self._boxes(a, pos, None, len(a) + len(b))
+        lo_b, hi_b = self._boxes(b, pos, None, len(a) + len(b))
         meet = (lo_a <= hi_b) & (lo_b <= hi_a)
         return np.flatnonzero(meet[:, 0] & meet[:, 1])
 
