@@ -24,7 +24,7 @@ import esper
 import numpy as np
 
 from .body_table import BodyTable
-from .contact_set import ContactSet
+from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
 from .heap import keep_freed_memory
 from .layers import Layers
@@ -45,6 +45,16 @@ class PhysicsProcessor(esper.Processor):
 
     def process(self, dt: float, *args: Any, **kwargs: Any) -> None:
         self.physics.advance(dt)
+
+
+def _merge_pairs(
+    t: BodyTable, *parts: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Concatenate (rows a, rows b, times) pair lists, ordered by entity pair like the
+    broadphase's output."""
+    ra, rb, toi = (np.concatenate(cols) for cols in zip(*parts, strict=True))
+    order = np.argsort(pair_keys(t.entity[ra], t.entity[rb]), kind="stable")
+    return ra[order], rb[order], toi[order]
 
 
 def _check_fixed_dt(value: object) -> float | None:
@@ -212,12 +222,17 @@ class Physics:
         bp = self._broadphase
         bp.process()
         t2 = clock()
+        response = self._response
+        response.filter_pair = bp.filter_pair
         if bp.filter_pair is not None:  # its answers may change between steps
-            self._response.forget_end()
-        toi = self._response.process(bp.ra, bp.rb, dt)
+            response.forget_end()
+        toi = response.process(bp.ra, bp.rb, dt)
         t.pos[:n] += t.move[:n]
         t3 = clock()
-        self._narrowphase.process(bp.ra, bp.rb, toi)
+        ra, rb = bp.ra, bp.rb
+        if len(response.extra[0]):  # pairs of bodies pushed beyond their boxes, in order
+            ra, rb, toi = _merge_pairs(t, (ra, rb, toi), response.extra)
+        self._narrowphase.process(ra, rb, toi)
         self._response.note_end(self._narrowphase.result)
         t4 = clock()
         self.steps += 1

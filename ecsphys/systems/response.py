@@ -15,10 +15,17 @@ Guarantees (for the solid pairs: neither side a sensor):
   goes back and tries again in the next pass, so no two bodies end a pass overlapping;
 - velocities lose their part into each contact, or reflect it scaled by restitution, with
   momentum shared by mass between moving bodies; a PASSIVE body resting on a moving one takes
-  on its tangential velocity (it is carried).
+  on its tangential velocity (it is carried);
+- a body pushed by another (or pushed apart at the start) may move further than its own move,
+  out of the box the broadphase swept for it: its pairs are then looked up again here, so a
+  pushed crate is stopped by what lies beyond (another crate, a thin wall) like any move;
+- a body resting on a PASSIVE one (the contact normal within ~45 degrees of its own
+  acceleration) does not push it down with its weight: a stack of crates can be pushed.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import esper
 import numpy as np
@@ -32,6 +39,7 @@ from .narrowphase import contacts, times_of_impact
 OVERLAP_TOL = 1e-6
 _TIE_EPS = 1e-12
 _SWEEP_MARGIN = 1e-3  # world units: swept boxes this far apart may still count as meeting
+_NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 _NO_INDEX = np.iinfo(np.int64).max  # scratch: no index yet
 _SUPPORT_COS = 0.7  # a contact normal within ~45 degrees of "down" is a support
 
@@ -73,6 +81,11 @@ class ResponseSystem(esper.Processor):
         self._first_toi = np.zeros(0)
         self._last_normals = np.zeros((0, 2))
         self.undone = 0  # bodies sent back in the last step (diagnostics)
+        #: the game's pair veto (``Physics.filter_pair``), for pairs found here
+        self.filter_pair: Callable[[int, int], bool] | None = None
+        #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
+        #: of impact), for the narrowphase: bodies pushed further than their own move
+        self.extra: tuple[np.ndarray, np.ndarray, np.ndarray] = _NO_EXTRA
         self.settled = True  # whether the last safe-fraction check settled in its rounds
         #: rounds of the safe-fraction check per pass at most (a queue of followers settles
         #: one body per round; past that, overlaps are looked for and undone)
@@ -123,11 +136,17 @@ class ResponseSystem(esper.Processor):
         a, b = ra[solid], rb[solid]
         self.passes = 0
         self.undone = 0
+        self.extra = _NO_EXTRA
         if len(a) == 0:
             return toi_out
         start = t.pos[:n]
         pos = start.copy()
         rest = t.move[:n].copy()
+        # how far each row may get from its start and still be inside the box the broadphase
+        # swept for it (grown by the length of its own move): all its pairs are in (a, b)
+        covered = np.sqrt(_dot(rest, rest))
+        covered[t.kind[:n] == STATIC] = 0.0
+        n_solid = len(a)
         self.pushed_apart = self._overlaps_possible()
         if self.pushed_apart:
             self._push_apart(a, b, pos)
@@ -143,6 +162,13 @@ class ResponseSystem(esper.Processor):
         for pass_no in range(4 * self.max_slides):
             if len(going) == 0:
                 break
+            # a row pushed out of its swept box gets the pairs it can meet out there (in the
+            # first pass any row pushed apart; later only rows that move can get out)
+            first_look = pass_no == 0 and self.pushed_apart
+            a, b = self._widen(a, b, start, pos, rest, covered,
+                               np.arange(n) if first_look else going)
+            if len(a) > len(pair_toi):
+                pair_toi = np.concatenate((pair_toi, np.full(len(a) - len(pair_toi), np.inf)))
             mark[going] = True
             live = np.flatnonzero(mark[a] | mark[b])
             mark[going] = False
@@ -191,7 +217,9 @@ class ResponseSystem(esper.Processor):
             if check:
                 self._resolve_conflicts(pa, pb, old_pos, pos, old_rest, rest, inexact)
             going = np.flatnonzero(_nonzero(rest))
-        toi_out[np.flatnonzero(solid)] = pair_toi
+        toi_out[np.flatnonzero(solid)] = pair_toi[:n_solid]
+        if len(a) > n_solid:
+            self.extra = (a[n_solid:], b[n_solid:], pair_toi[n_solid:])
         np.subtract(pos, start, out=t.move[:n])
         return toi_out
 
@@ -331,15 +359,81 @@ class ResponseSystem(esper.Processor):
         first[rows] = _NO_INDEX
         return heads
 
+    def _widen(
+        self, a: np.ndarray, b: np.ndarray, start: np.ndarray, pos: np.ndarray,
+        rest: np.ndarray, covered: np.ndarray, rows: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(a, b)`` and those of the ``rows`` that may leave their swept box.
+
+        The broadphase found each body's pairs within the length of its own move (its
+        ``covered`` reach from ``start``). A push (``_share_push``, ``_push_apart``) can take
+        a body further: such a row gets a wider reach (twice what it needs, so a body pushed
+        on and on is looked up rarely) and the pairs it can meet with it: every other solid
+        row whose box, grown by its own reach, meets the row's grown box, layers and masks
+        allowing. ``covered`` is updated in place; new pairs are ordered by entity id like
+        the broadphase's.
+        """
+        t = self.table
+        n = t.n
+        need = np.abs(_take(pos, rows) - _take(start, rows)).max(axis=1) \
+            + np.abs(_take(rest, rows)).max(axis=1)
+        over = need > covered[rows] + _SWEEP_MARGIN
+        if not over.any():
+            return a, b
+        out = rows[over]
+        covered[out] = 2.0 * need[over]
+        solid = np.flatnonzero(t.collides[:n] & ~t.sensor[:n])
+        lo = start[solid] + t.lo[solid] - covered[solid, None]
+        hi = start[solid] + t.hi[solid] + covered[solid, None]
+        olo = start[out] + t.lo[out] - covered[out, None]
+        ohi = start[out] + t.hi[out] + covered[out, None]
+        new_a: list[np.ndarray] = []
+        new_b: list[np.ndarray] = []
+        chunk = max(1, 1_000_000 // max(len(solid), 1))  # rows x bodies tested at once
+        for s0 in range(0, len(out), chunk):
+            part = out[s0:s0 + chunk]
+            meet = (olo[s0:s0 + chunk, None, :] <= hi[None, :, :] + _SWEEP_MARGIN) \
+                & (lo[None, :, :] <= ohi[s0:s0 + chunk, None, :] + _SWEEP_MARGIN)
+            i, j = np.nonzero(meet.all(axis=2))
+            ri, rj = part[i], solid[j]
+            keep = (ri != rj) & ((t.layer[ri] & t.mask[rj]) != 0) \
+                & ((t.layer[rj] & t.mask[ri]) != 0)
+            new_a.append(ri[keep])
+            new_b.append(rj[keep])
+        na, nb = np.concatenate(new_a), np.concatenate(new_b)
+        swap = t.entity[na] > t.entity[nb]
+        na, nb = np.where(swap, nb, na), np.where(swap, na, nb)
+        # each pair once, and none that is there already
+        keys, first = np.unique(na.astype(np.int64) * n + nb, return_index=True)
+        fresh = ~np.isin(keys, a.astype(np.int64) * n + b)
+        na, nb = na[first[fresh]], nb[first[fresh]]
+        if self.filter_pair is not None and len(na):
+            fn, ent = self.filter_pair, t.entity
+            ok = np.fromiter((bool(fn(int(x), int(y))) for x, y in zip(ent[na], ent[nb],
+                             strict=True)), dtype=np.bool_, count=len(na))
+            na, nb = na[ok], nb[ok]
+        if len(na) == 0:
+            return a, b
+        return np.concatenate((a, na)), np.concatenate((b, nb))
+
     def _share_push(
         self, cut: np.ndarray, other: np.ndarray, left: np.ndarray, normal: np.ndarray,
         new_rest: np.ndarray,
     ) -> None:
         """A body blocked by a PASSIVE one pushes it: the blocked part of its move along the
         normal is shared by mass, carried out by both in the next pass. ``other``, ``left``
-        and ``normal`` are per row of ``cut``."""
+        and ``normal`` are per row of ``cut``. A body resting on the PASSIVE one (the normal
+        within ~45 degrees of its own acceleration) does not push it down: its weight would
+        press the support into what holds it up, and that cut stops the support's whole
+        rest, its sideways push too (a stack could not be pushed)."""
         t = self.table
         push = np.flatnonzero(t.kind[other] == PASSIVE)
+        if len(push) == 0:
+            return
+        acc = _take(t.acc, cut[push])
+        g = np.sqrt(_dot(acc, acc))
+        rests = _dot(_take(normal, push), acc) > _SUPPORT_COS * np.where(g > 0.0, g, 1.0)
+        push = push[~rests]
         if len(push) == 0:
             return
         rows, o = cut[push], other[push]
