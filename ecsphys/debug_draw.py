@@ -43,6 +43,8 @@ KIND_COLORS: dict[int, Color] = {
     int(ACTIVE): (70, 165, 250, 230),
 }
 SENSOR_COLOR: Color = (90, 220, 110, 120)
+#: Width of the darker outline of rects and oriented rects, in pixels.
+OUTLINE_PX = 1.0
 AABB_COLOR: Color = (250, 250, 250, 90)
 CONTACT_COLOR: Color = (255, 60, 60, 255)
 NORMAL_COLOR: Color = (255, 230, 60, 255)
@@ -51,6 +53,13 @@ SEPARATE_FLASH: tuple[int, int, int] = (255, 70, 70)
 #: Flash rings alive at once (a pool, reused oldest first) and new ones per step and event.
 MAX_FLASHES = 128
 MAX_NEW_FLASHES = 24
+
+
+def outline_of(color: Color) -> Color:
+    """The outline colour of a fill: the same hue, darker, as opaque as the fill (pyglet
+    wants one opacity for both)."""
+    r, g, b, a = color
+    return (r * 11 // 20, g * 11 // 20, b * 11 // 20, a)
 
 
 @dataclass
@@ -285,14 +294,14 @@ class DebugDraw:
         if isinstance(shape, Circle):
             r = shape.radius * s
             return pshapes.Circle(ox, oy, r, segments=max(8, min(64, int(r * 0.9))), **kw)
-        if isinstance(shape, Rect):
+        if isinstance(shape, (Rect, OrientedRect)):
+            # outlined, so boxes side by side (a row of crates, tiles) show as separate boxes
             w, h = shape.width * s, shape.height * s
-            item = pshapes.Rectangle(ox, oy, w, h, **kw)
+            item = pshapes.BorderedRectangle(ox, oy, w, h, border=OUTLINE_PX,
+                                             border_color=outline_of(color), **kw)
             item.anchor_position = (w / 2, h / 2)
-            return item
-        if isinstance(shape, OrientedRect):
-            w, h = shape.width * s, shape.height * s
-            item = pshapes.Rectangle(ox, oy, w, h, **kw)
+            if isinstance(shape, Rect):
+                return item
             item.anchor_position = (w / 2, h / 2)
             item.rotation = -shape.angle  # pyglet turns clockwise, ecsphys counter-clockwise
             return item

@@ -154,3 +154,21 @@ def test_toggles_and_transform(window, world) -> None:  # type: ignore[no-untype
     assert render(window, draw).max() > 0
     draw.delete()
     assert render(window, draw) is not None
+
+
+def test_boxes_side_by_side_show_an_outline_between_them(window, world) -> None:  # type: ignore[no-untyped-def]
+    """Two passive crates touching are drawn as two boxes: a darker seam where they meet."""
+    from ecsphys.debug_draw import KIND_COLORS, DebugDraw
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    for x in (4.0, 6.0):  # 2 wide each: they meet at x = 5
+        esper.create_entity(ep.Position(x, 5), ep.Collider(ep.PASSIVE), ep.Geometry(ep.Rect(2, 2)))
+    physics.step()
+    draw = DebugDraw(physics, scale=SCALE, flashes=False)
+    frame = render(window, draw)
+    fill = KIND_COLORS[int(ep.PASSIVE)][:3]
+    middle = px(frame, draw, 4.0, 5.0)
+    assert close(middle, fill, 40) and close(px(frame, draw, 6.0, 5.0), fill, 40)
+    seam = [px(frame, draw, 5.0 + dx / SCALE, 5.0) for dx in (-1.5, -0.5, 0.5, 1.5)]
+    darker = [c for c in seam if all(s < 0.85 * m for s, m in zip(c, middle, strict=True))]
+    assert darker and all(c != BG for c in seam), (seam, middle)  # a seam, not a gap
