@@ -5,7 +5,8 @@ arrays of pairs. The systems call these; games may call them directly.
 
 Guarantees: ``contact``/``overlaps`` answer every pair of Circle, Rect, OrientedRect,
 Segment, Polygon and Compound in both orders; ``time_of_impact`` finds the first touch of
-two moving shapes without tunnelling.
+two moving shapes without tunnelling; ``distance`` measures how far apart two shapes are
+(exact, with the closest points) and ``contact_within`` widens ``contact`` by a skin.
 """
 
 from . import pairs as _pairs  # noqa: F401  (registers every pair test)
@@ -23,6 +24,7 @@ from .impact_search import binary_impact_search
 from .line import Line, line_overlaps
 from .point import point_in
 from .raycast import raycast, segment_hits
+from .separation import Separation, contact_within, distance
 from .toi import (
     time_of_impact,
     toi_circle_circle,
@@ -34,6 +36,7 @@ from .toi import (
 __all__ = [
     "Contact",
     "Line",
+    "Separation",
     "TOUCH_TOLERANCE",
     "binary_impact_search",
     "bounding_circle_of",
@@ -42,7 +45,9 @@ __all__ = [
     "circles_rect_hull",
     "collide",
     "contact",
+    "contact_within",
     "convex_decompose",
+    "distance",
     "line_overlaps",
     "overlaps",
     "point_in",

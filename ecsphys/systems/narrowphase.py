@@ -3,7 +3,8 @@
 Guarantees:
 - circle, rect and segment pairs (both orders) go through the vectorised kernels of
   ``ecsphys.geometry.kernels``; every other pair of shape kinds is tested per pair with the
-  scalar functions of ``ecsphys.geometry`` (slower, same conventions);
+  scalar functions of ``ecsphys.geometry`` (slower, same conventions: ``contact_within``, so
+  shapes apart by at most ``tol`` touch with ``depth = -distance`` there too);
 - normals point from the pair's first row to its second; depth >= -tol counts as touching;
 - times of impact are of the relative motion, in [0, 1], ``inf`` for no impact; pairs already
   overlapping and approaching give 0.
@@ -108,7 +109,7 @@ def contacts(
         a, b = int(ra[i]), int(rb[i])
         sa, sb = t.shapes[a], t.shapes[b]
         assert sa is not None and sb is not None
-        c = geometry.contact(sa, tuple(pos[a]), sb, tuple(pos[b]))
+        c = geometry.contact_within(sa, tuple(pos[a]), sb, tuple(pos[b]), tol)
         if c is not None:
             hit[i] = True
             normal[i] = c.normal

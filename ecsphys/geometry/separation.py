@@ -1,0 +1,329 @@
+"""Separation of two shapes: how far apart they are, in which direction, between which points.
+
+Guarantees:
+- ``distance(a, pos_a, b, pos_b)`` answers every pair among Circle, Rect, OrientedRect,
+  Segment, Polygon and Compound, in both orders, with a ``Separation``;
+- shapes apart: ``distance`` is the exact Euclidean distance between them (to rounding),
+  ``point_a`` / ``point_b`` are closest points on ``a`` / ``b`` that realise it, and
+  ``normal`` is the unit vector from ``point_a`` to ``point_b`` (from ``a`` to ``b``);
+- shapes that overlap or touch (``contact`` is not None: within ``TOUCH_TOLERANCE``):
+  ``distance`` is ``0.0``; ``normal`` and both points are those of ``contact(a, pos_a, b,
+  pos_b)`` (the deepest part pair of a compound);
+- swapping the arguments gives the same distance, the normal reversed and the points
+  swapped; a compound is as far as its nearest part;
+- ``contact_within(a, pos_a, b, pos_b, skin)`` is ``contact`` widened by a skin: shapes
+  that overlap give ``contact``'s answer, shapes apart by at most ``skin`` a Contact with
+  ``depth = -distance``, the separation's normal and the point halfway between the closest
+  points; ``None`` beyond (the skin of the narrowphase: touching within ``contact_offset``).
+
+Method: a circle is its centre grown by its radius, so circle pairs are point-to-shape
+distances. Two convex pieces (Rect, OrientedRect, Polygon, Segment) are first checked by their
+separating axes: overlapping when no axis separates them, and the largest separation is a
+lower bound that rejects pairs further apart than asked. Apart, one of the two closest points
+is a vertex, and the other lies on an edge of the other piece that the vertex is in front of;
+every such vertex-edge pair is measured (a few dozen point-segment distances for two
+rectangles), so the answer is exact, not iterated (unlike GJK). Compounds try their part
+pairs nearest box first and skip parts whose boxes are further than the best so far.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..shapes import Circle, Compound, Rect, Segment, Shape
+from .circle_pairs import _unit, closest_on_segment
+from .contact import TOUCH_TOLERANCE, Contact
+from .dispatch import contact_tol
+
+Vec = tuple[float, float]
+
+#: A vertex this far behind an edge's line still counts as in front of it (rounding slack:
+#: measuring one pair too many is harmless, missing the closest pair is not).
+_FRONT_SLACK = 1e-9
+#: Vertices this close (relative) to the nearest one along the normal form a facing edge.
+_PARALLEL = 1e-12
+
+
+@dataclass(frozen=True, slots=True)
+class Separation:
+    """How two shapes lie apart: ``distance`` (0 when they overlap or touch), unit
+    ``normal`` from the first shape to the second, and the closest points ``point_a`` on
+    the first and ``point_b`` on the second (world coordinates)."""
+
+    distance: float
+    normal: Vec
+    point_a: Vec
+    point_b: Vec
+
+    def flipped(self) -> Separation:
+        """The same separation seen from the second shape."""
+        return Separation(
+            self.distance, (-self.normal[0], -self.normal[1]), self.point_b, self.point_a
+        )
+
+
+def distance(a: Any, pos_a: Vec, b: Any, pos_b: Vec) -> Separation:
+    """Separation of shape ``a`` at body position ``pos_a`` from ``b`` at ``pos_b``.
+
+    Exact for shapes apart; ``distance == 0.0`` with ``contact``'s normal and point for shapes
+    that overlap or touch. Raises ``TypeError`` for a shape kind it does not know.
+    """
+    s = _separation(a, pos_a, b, pos_b, math.inf)
+    assert s is not None
+    return s
+
+
+def contact_within(a: Any, pos_a: Vec, b: Any, pos_b: Vec, skin: float) -> Contact | None:
+    """``contact(a, pos_a, b, pos_b)``, or for shapes apart by at most ``skin`` a Contact with
+    ``depth = -distance`` (negative), the unit normal from ``a`` to ``b`` along the closest
+    points and the point halfway between them; ``None`` for shapes further apart.
+    Raises ``TypeError`` for a pair of kinds without a test."""
+    c = contact_tol(a, pos_a, b, pos_b, TOUCH_TOLERANCE)
+    if c is not None or skin <= TOUCH_TOLERANCE:
+        return c
+    s = _separation(a, pos_a, b, pos_b, skin)
+    if s is None or s.distance > skin:
+        return None
+    (ax, ay), (bx, by) = s.point_a, s.point_b
+    return Contact(s.normal, -s.distance, ((ax + bx) / 2, (ay + by) / 2))
+
+
+# --- dispatch -------------------------------------------------------------------------------
+
+
+def _box_gap(a: Any, pa: Vec, b: Any, pb: Vec) -> float:
+    """The larger of the two axis gaps between the shapes' bounding boxes (a lower bound on
+    their distance; <= 0 when the boxes meet)."""
+    ax0, ay0, ax1, ay1 = a.bounds()
+    bx0, by0, bx1, by1 = b.bounds()
+    dx, dy = pb[0] - pa[0], pb[1] - pa[1]
+    return max(bx0 + dx - ax1, ax0 - bx1 - dx, by0 + dy - ay1, ay0 - by1 - dy)
+
+
+def _overlapping(a: Any, pa: Vec, b: Any, pb: Vec) -> Separation:
+    """The zero separation of shapes that overlap or touch: ``contact``'s normal and point."""
+    c = contact_tol(a, pa, b, pb, TOUCH_TOLERANCE)
+    if c is None:  # rounding at exact touching: any direction, a point of a
+        c = contact_tol(a, pa, b, pb, 1e-6) or Contact((1.0, 0.0), 0.0, pa)
+    return Separation(0.0, c.normal, c.point, c.point)
+
+
+def _touching(a: Any, pa: Vec, b: Any, pb: Vec, lower: float) -> Separation | None:
+    """The zero separation if ``contact`` counts the shapes as touching (asked only when
+    ``lower``, a lower bound on their distance, is within twice its tolerance), else None:
+    ``distance`` is 0 exactly when ``contact`` finds the shapes touching."""
+    if lower > 2 * TOUCH_TOLERANCE:
+        return None
+    c = contact_tol(a, pa, b, pb, TOUCH_TOLERANCE)
+    return None if c is None else Separation(0.0, c.normal, c.point, c.point)
+
+
+def _separation(a: Any, pa: Vec, b: Any, pb: Vec, limit: float) -> Separation | None:
+    """``distance``, or ``None`` if the shapes are certainly more than ``limit`` apart."""
+    if not isinstance(a, Shape) or not isinstance(b, Shape):
+        raise TypeError(f"no distance for {type(a).__name__} against {type(b).__name__}")
+    if _box_gap(a, pa, b, pb) > limit:
+        return None
+    ta, tb = type(a), type(b)
+    if ta is Compound or tb is Compound:
+        return _compound(a, pa, b, pb, limit)
+    if ta is Circle:
+        return _circle_vs(a, pa, b, pb, limit)
+    if tb is Circle:
+        s = _circle_vs(b, pb, a, pa, limit)
+        return None if s is None else s.flipped()
+    if getattr(a, "_verts", None) is None or getattr(b, "_verts", None) is None:
+        raise TypeError(f"no distance for {ta.__name__} against {tb.__name__}")
+    return _convex(a, pa, b, pb, limit)
+
+
+def _compound(a: Any, pa: Vec, b: Any, pb: Vec, limit: float) -> Separation | None:
+    """Nearest part pair; parts whose boxes are further than the best so far are skipped."""
+    aparts = a.parts if type(a) is Compound else ((a, 0.0, 0.0),)
+    bparts = b.parts if type(b) is Compound else ((b, 0.0, 0.0),)
+    pairs = []
+    for sa, adx, ady in aparts:
+        qa = (pa[0] + adx, pa[1] + ady)
+        for sb, bdx, bdy in bparts:
+            qb = (pb[0] + bdx, pb[1] + bdy)
+            pairs.append((_box_gap(sa, qa, sb, qb), len(pairs), sa, qa, sb, qb))
+    pairs.sort(key=lambda p: (p[0], p[1]))
+    best: Separation | None = None
+    for g, _, sa, qa, sb, qb in pairs:
+        if g > limit:
+            break
+        s = _separation(sa, qa, sb, qb, limit)
+        if s is None:
+            continue
+        if s.distance == 0.0:
+            return _overlapping(a, pa, b, pb)  # the deepest part pair's contact
+        if best is None or s.distance < best.distance:
+            best, limit = s, s.distance
+    return best
+
+
+# --- a circle: its centre's distance, less the radius ----------------------------------------
+
+
+def _closest_on(shape: Any, pos: Vec, x: float, y: float) -> tuple[Vec, bool]:
+    """The point of a primitive (not a circle) at ``pos`` closest to world point ``(x, y)``,
+    and whether ``(x, y)`` is inside (or on) it."""
+    lx, ly = x - pos[0], y - pos[1]
+    kind = type(shape)
+    if kind is Rect:
+        ox, oy = shape.offset
+        hw, hh = shape.width / 2, shape.height / 2
+        qx = min(max(lx, ox - hw), ox + hw)
+        qy = min(max(ly, oy - hh), oy + hh)
+        return (qx + pos[0], qy + pos[1]), (qx == lx and qy == ly)
+    verts = shape._verts
+    if kind is Segment:
+        (x1, y1), (x2, y2) = verts
+        qx, qy = closest_on_segment(lx, ly, x1, y1, x2, y2)
+        return (qx + pos[0], qy + pos[1]), (qx == lx and qy == ly)
+    # convex polygon: outside some face; the closest point is on a face the point sees
+    n = len(verts)
+    d2min = math.inf
+    bqx = bqy = 0.0
+    for i, (nx, ny, sup) in enumerate(shape._faces):
+        if nx * lx + ny * ly - sup <= 0.0:
+            continue
+        x1, y1 = verts[i]
+        x2, y2 = verts[(i + 1) % n]
+        qx, qy = closest_on_segment(lx, ly, x1, y1, x2, y2)
+        d2 = (qx - lx) ** 2 + (qy - ly) ** 2
+        if d2 < d2min:
+            d2min, bqx, bqy = d2, qx, qy
+    if d2min == math.inf:
+        return (x, y), True
+    return (bqx + pos[0], bqy + pos[1]), False
+
+
+def _circle_vs(a: Circle, pa: Vec, b: Any, pb: Vec, limit: float) -> Separation | None:
+    cx, cy = pa[0] + a.offset[0], pa[1] + a.offset[1]
+    r = a.radius
+    if type(b) is Circle:
+        qx, qy = pb[0] + b.offset[0], pb[1] + b.offset[1]
+        reach = b.radius
+    else:
+        (qx, qy), inside = _closest_on(b, pb, cx, cy)
+        if inside:
+            return _overlapping(a, pa, b, pb)
+        reach = 0.0
+    dx, dy = qx - cx, qy - cy
+    if dx == 0.0 and dy == 0.0:
+        return _overlapping(a, pa, b, pb)
+    nx, ny, d = _unit(dx, dy)
+    gap = d - r - reach
+    if gap <= 0.0:
+        return _overlapping(a, pa, b, pb)
+    if gap > limit:
+        return None
+    touch = _touching(a, pa, b, pb, gap)
+    if touch is not None:
+        return touch
+    return Separation(gap, (nx, ny), (cx + nx * r, cy + ny * r),
+                      (qx - nx * reach, qy - ny * reach))
+
+
+# --- two convex pieces ----------------------------------------------------------------------
+
+
+def _edges(shape: Any) -> list[tuple[Vec, Vec, float, float, float]]:
+    """``(p, q, nx, ny, support)`` per edge; a segment is one edge every point is in front of
+    (support ``-inf``)."""
+    verts = shape._verts
+    if type(shape) is Segment:
+        return [(verts[0], verts[1], 0.0, 0.0, -math.inf)]
+    n = len(verts)
+    return [(verts[i], verts[(i + 1) % n], *shape._faces[i]) for i in range(n)]
+
+
+def _sat_gap(fa: tuple[tuple[float, float, float], ...], vb: list[Vec]) -> float:
+    """The largest separation of points ``vb`` beyond the faces ``fa``."""
+    return max(min([nx * x + ny * y for x, y in vb]) - sup for nx, ny, sup in fa)
+
+
+def _nearest(
+    edges: list[tuple[Vec, Vec, float, float, float]],
+    verts: list[Vec],
+    best: float,
+    slack: float = _FRONT_SLACK,
+) -> tuple[float, Vec, Vec] | None:
+    """The nearest (edge point, vertex) pair of vertices in front of edges (behind by at most
+    ``slack``), if nearer than ``best`` (squared): ``(d2, point on the edge, vertex)``."""
+    found = None
+    for (x1, y1), (x2, y2), nx, ny, sup in edges:
+        ex, ey = x2 - x1, y2 - y1
+        ee = ex * ex + ey * ey
+        for vx, vy in verts:
+            if nx * vx + ny * vy - sup < -slack:
+                continue
+            wx, wy = vx - x1, vy - y1
+            u = (wx * ex + wy * ey) / ee  # closest point of the edge: x1 + e * clamp(u)
+            u = 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
+            qx, qy = x1 + ex * u, y1 + ey * u
+            d2 = (vx - qx) ** 2 + (vy - qy) ** 2
+            if d2 < best:
+                best, found = d2, (d2, (qx, qy), (vx, vy))
+    return found
+
+
+def _convex(a: Any, pa: Vec, b: Any, pb: Vec, limit: float) -> Separation | None:
+    """Two convex pieces; the vertex-edge pairs in each piece's own body frame."""
+    dx, dy = pb[0] - pa[0], pb[1] - pa[1]
+    va, vb = a._verts, b._verts
+    vb_a = [(x + dx, y + dy) for x, y in vb]  # b's vertices in a's frame
+    va_b = [(x - dx, y - dy) for x, y in va]  # a's vertices in b's frame
+    lower = max(_sat_gap(a._faces, vb_a), _sat_gap(b._faces, va_b))
+    if lower <= 0.0:
+        return _overlapping(a, pa, b, pb)
+    if lower > limit:
+        return None
+    touch = _touching(a, pa, b, pb, lower)
+    if touch is not None:
+        return touch
+    ea, eb = _edges(a), _edges(b)
+    slack = _FRONT_SLACK
+    while True:
+        best_ab = _nearest(ea, vb_a, math.inf, slack)  # a vertex of b, a point on an edge of a
+        best_ba = _nearest(eb, va_b, best_ab[0] if best_ab else math.inf, slack)  # a's on b
+        if best_ab is not None or best_ba is not None:
+            break
+        slack = math.inf  # not reached for pieces apart; measure every pair rather than fail
+    if best_ba is not None:
+        _, (qx, qy), (px, py) = best_ba
+        p, qb = (px + dx, py + dy), (qx + dx, qy + dy)
+    else:
+        assert best_ab is not None
+        _, p, qb = best_ab
+    ux, uy = qb[0] - p[0], qb[1] - p[1]
+    if ux == 0.0 and uy == 0.0:
+        return _overlapping(a, pa, b, pb)
+    nx, ny, d = _unit(ux, uy)
+    p, qb = _middle_of_parallel(va, vb_a, nx, ny, p, qb)
+    return Separation(d, (nx, ny), (p[0] + pa[0], p[1] + pa[1]), (qb[0] + pa[0], qb[1] + pa[1]))
+
+
+def _middle_of_parallel(
+    va: tuple[Vec, ...], vb: list[Vec], nx: float, ny: float, p: Vec, q: Vec
+) -> tuple[Vec, Vec]:
+    """Closest points ``p`` (on a) and ``q`` (on b) along the normal ``n``; where an edge of
+    each faces the other, parallel (a box resting on a floor), every point of the overlap of
+    the two edges is closest: the middle of that overlap, instead of a corner."""
+    tx, ty = -ny, nx
+    amax = nx * p[0] + ny * p[1]
+    bmin = nx * q[0] + ny * q[1]
+    ea = _PARALLEL * (1.0 + abs(amax))  # tight: the points chosen stay on the shapes
+    eb = _PARALLEL * (1.0 + abs(bmin))
+    ta = [tx * x + ty * y for x, y in va if nx * x + ny * y >= amax - ea]
+    tb = [tx * x + ty * y for x, y in vb if nx * x + ny * y <= bmin + eb]
+    if len(ta) < 2 or len(tb) < 2:
+        return p, q
+    lo, hi = max(min(ta), min(tb)), min(max(ta), max(tb))
+    if lo > hi:
+        return p, q
+    tc = (lo + hi) / 2
+    return (nx * amax + tx * tc, ny * amax + ty * tc), (nx * bmin + tx * tc, ny * bmin + ty * tc)
