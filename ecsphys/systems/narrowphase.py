@@ -7,7 +7,8 @@ Guarantees:
   shapes apart by at most ``tol`` touch with ``depth = -distance`` there too);
 - normals point from the pair's first row to its second; depth >= -tol counts as touching;
 - times of impact are of the relative motion, in [0, 1], ``inf`` for no impact; pairs already
-  overlapping and approaching give 0.
+  touching (within ``TOUCH_TOLERANCE``) and approaching give 0; the conventions of
+  ``geometry.time_of_impact``, whose values the kernels give (rect-rect: the same, bit for bit).
 The narrowphase system itself (stage 3) computes the contacts at the end of the step into a
 ``ContactSet`` (stage 5 reads it for the events; games read it through ``physics.contacts()``).
 """
@@ -20,7 +21,8 @@ import numpy as np
 from .. import geometry
 from ..body_table import CIRCLE_CODE, RECT_CODE, SEGMENT_CODE, BodyTable
 from ..contact_set import ContactSet
-from ..geometry import kernels
+from ..geometry import TOUCH_TOLERANCE, kernels
+from ..geometry.impact_search import REACH
 
 C, R, S = CIRCLE_CODE, RECT_CODE, SEGMENT_CODE
 _KERNEL_CODES = (C, R, S)
@@ -119,40 +121,41 @@ def contacts(
 
 
 def _toi_rect_rect(
-    pa: np.ndarray, ha: np.ndarray, d: np.ndarray, pb: np.ndarray, hb: np.ndarray
+    pa: np.ndarray, oa: np.ndarray, ha: np.ndarray, d: np.ndarray,
+    pb: np.ndarray, ob: np.ndarray, hb: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Time of impact of AABBs moving by the relative move ``d`` (slab method on the Minkowski
-    sum); normal from a to b. Overlapping and approaching: 0; separating: inf."""
-    k = len(pa)
-    h = ha + hb
-    rel = pb - pa  # b's centre seen from a
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / d
-        t0 = (rel - h) * inv
-        t1 = (rel + h) * inv
-    tmin = np.minimum(t0, t1)
-    tmax = np.maximum(t0, t1)
+    """Times of impact of AABBs (body positions ``pa`` / ``pb``, shape offsets, half extents)
+    while a moves by ``d`` relative to b, and the normals from a to b: the convention of
+    ``geometry.time_of_impact`` for two Rects, the same values (the same float operations):
+    touching at the start (within ``TOUCH_TOLERANCE``) gives 0 if the move points into the
+    contact's normal, else no impact; otherwise the first time within ``REACH`` (the slab
+    method of ``geometry.toi_rect_rect``), with the normal of the contact then."""
+    ca, cb = pa + oa, pb + ob
+    start, start_n, _, _ = kernels.rect_rect(ca, ha, cb, hb, TOUCH_TOLERANCE)
+    # slabs of the box grown by both half extents and REACH, which a's centre path enters
+    p = ca - cb
+    e = ha + hb
+    e += REACH
     still = d == 0.0
-    inside = np.abs(rel) <= h
-    tmin = np.where(still, np.where(inside, -np.inf, np.inf), tmin)
-    tmax = np.where(still, np.where(inside, np.inf, -np.inf), tmax)
-    axis = np.argmax(tmin, axis=1)
-    enter = tmin[np.arange(k), axis]
-    leave = np.min(tmax, axis=1)
-    normal = np.zeros((k, 2))
-    normal[np.arange(k), axis] = np.sign(rel[np.arange(k), axis])
-    zero = normal[np.arange(k), axis] == 0.0
-    normal[np.arange(k)[zero], axis[zero]] = 1.0
-    hit = (enter <= leave) & (enter <= 1.0) & (leave >= 0.0)
-    overlapping = enter < 0.0
-    # overlapping now: the contact normal is the axis of least overlap; hit only if approaching
-    ov = kernels.rect_rect(pa, ha, pb, hb)
-    approach = np.einsum("ij,ij->i", d, ov[1]) > 0.0
-    t = np.where(overlapping, 0.0, np.maximum(enter, 0.0))
-    normal = np.where(overlapping[:, None], ov[1], normal)
-    hit &= ~overlapping | approach
-    t[~hit] = np.inf
-    return t, normal
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ta = (-e - p) / d
+        tb = (e - p) / d
+    lo = np.where(still, -np.inf, np.minimum(ta, tb))
+    hi = np.where(still, np.inf, np.maximum(ta, tb))
+    t_in = np.maximum(np.maximum(lo[:, 0], lo[:, 1]), 0.0)
+    t_out = np.minimum(np.minimum(hi[:, 0], hi[:, 1]), 1.0)
+    hit = (t_in <= t_out) & ~(still & (np.abs(p) > e)).any(axis=1)
+    t_in[~hit] = 0.0
+    # the contact where a is then (within twice the tolerance)
+    at = d * t_in[:, None]
+    at += pa
+    at += oa
+    met, normal, _, _ = kernels.rect_rect(at, ha, cb, hb, 2 * TOUCH_TOLERANCE)
+    hit &= met
+    approach = start_n[:, 0] * d[:, 0] + start_n[:, 1] * d[:, 1] > 0.0
+    toi = np.where(start, np.where(approach, 0.0, np.inf), np.where(hit, t_in, np.inf))
+    normal[start] = start_n[start]
+    return toi, normal
 
 
 def times_of_impact(
@@ -179,8 +182,9 @@ def times_of_impact(
             continue
         rel = _take(move, a) - _take(move, b)
         if (code_a, code_b) == (R, R):
-            toi[m], normal[m] = _toi_rect_rect(_centres(t, a, pos), _take(t.half, a), rel,
-                                               _centres(t, b, pos), _take(t.half, b))
+            toi[m], normal[m] = _toi_rect_rect(
+                _take(pos, a), _take(t.offset, a), _take(t.half, a), rel,
+                _take(pos, b), _take(t.offset, b), _take(t.half, b))
             continue
         flip = code_a != C
         c, o = (b, a) if flip else (a, b)
