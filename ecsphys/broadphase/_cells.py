@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import as_boxes, brute_cross, empty_pairs, expand_ranges, range_overlaps, sorted_pairs
+from ._ranges import pack, range_pairs
+from ._scratch import Scratch
+from .base import as_boxes, brute_cross, empty_pairs, expand_ranges, sorted_pairs
 
 __all__ = ["CellIndex", "auto_cell_size", "static_cell_size"]
 
@@ -78,6 +80,8 @@ class CellIndex:
         self._ey = np.empty(0, dtype=np.int64)
         self._starts: np.ndarray | None = None
         self._cols: tuple[np.ndarray, ...] = ()
+        self._elow = np.empty((0, 4))
+        self._scratch = Scratch()
         self._sat: np.ndarray | None = None
         self._keys = np.empty(0, dtype=np.int64)
         self._x0 = 0
@@ -143,6 +147,7 @@ class CellIndex:
             hi[:, 0][self._owner],
             hi[:, 1][self._owner],
         )
+        self._elow = pack(np.take(lo, self._owner, axis=0), np.take(hi, self._owner, axis=0))[0]
         ncells = w * h
         if ncells <= 4 * key.size + 65536:  # dense start table (built once, <= ~0.5 MB)
             starts = np.zeros(ncells + 1, dtype=np.int64)
@@ -153,6 +158,11 @@ class CellIndex:
             sat = np.zeros((h + 1, w + 1), dtype=np.int64)
             np.cumsum(np.cumsum(per_cell.reshape(h, w), axis=0), axis=1, out=sat[1:, 1:])
             self._sat = sat.ravel()
+
+    @property
+    def boxes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The indexed boxes ``(lo, hi)`` (do not modify)."""
+        return self._lo, self._hi
 
     def query(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """All overlapping ``(k, l)``: query box ``k`` with indexed box ``l``, sorted, once each."""
@@ -174,55 +184,64 @@ class CellIndex:
         return sorted_pairs(np.concatenate(parts_k), np.concatenate(parts_l), self.m)
 
     def _query_cells(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = lo.shape[0]
+        sc = self._scratch
         inv = 1.0 / self.cell_size
         w, h = self._w, self._h
-        # cell ranges of the query boxes, clipped to the grid (clip as floats: no int overflow)
-        gx0 = np.clip(np.floor(lo[:, 0] * inv) - self._x0, -1, w).astype(np.int64)
-        gx1 = np.clip(np.floor(hi[:, 0] * inv) - self._x0, -1, w).astype(np.int64)
-        gy0 = np.clip(np.floor(lo[:, 1] * inv) - self._y0, -1, h).astype(np.int64)
-        gy1 = np.clip(np.floor(hi[:, 1] * inv) - self._y0, -1, h).astype(np.int64)
-        np.maximum(gx0, 0, out=gx0)
-        np.minimum(gx1, w - 1, out=gx1)
-        np.maximum(gy0, 0, out=gy0)
-        np.minimum(gy1, h - 1, out=gy1)
-        rows = gy1 - gy0 + 1
-        rows[(gx1 < gx0) | (rows < 0)] = 0
-        ids = np.arange(lo.shape[0], dtype=np.int64)
+        # cell ranges of the query boxes, clipped to the grid as floats (no int overflow): an
+        # outside box gets an empty range (g1 < g0 on an axis). Column by column with scalar
+        # operands: NumPy is several times slower on (n, 2) arrays broadcast with a (2,) one.
+        fb = sc.get("gf", n)
+        cells = []
+        for col, arr, origin, low, top in (
+            (0, lo, self._x0, 0.0, w), (1, lo, self._y0, 0.0, h),
+            (0, hi, self._x0, -1.0, w - 1), (1, hi, self._y0, -1.0, h - 1),
+        ):
+            np.multiply(arr[:, col], inv, out=fb)
+            np.floor(fb, out=fb)
+            fb -= origin
+            np.clip(fb, low, top, out=fb)
+            g = sc.get(f"g{len(cells)}", n, np.int64)
+            np.copyto(g, fb, casting="unsafe")
+            cells.append(g)
+        gx0, gy0, gx1, gy1 = cells
         if self._sat is not None:
-            # drop the boxes whose cells hold nothing (most of them, away from the statics)
-            sat, w1 = self._sat, w + 1
-            y0, y1 = gy0 * w1, (gy1 + 1) * w1
-            x1 = gx1 + 1
-            occupied = sat[y1 + x1] - sat[y0 + x1] - sat[y1 + gx0] + sat[y0 + gx0]
-            occupied[rows == 0] = 0
-            sel = np.flatnonzero(occupied)
-            if sel.size < ids.size:
-                ids, rows = sel, rows[sel]
-                gx0, gx1, gy0 = gx0[sel], gx1[sel], gy0[sel]
-        q = np.repeat(np.arange(ids.size, dtype=np.int64), rows)
-        if q.size == 0:
+            # keep only the boxes whose cells hold something (most are away from the statics);
+            # for an empty range the two corners coincide on that axis and the count is 0
+            w1 = w + 1
+            y0 = np.multiply(gy0, w1, out=sc.get("y0", n, np.int64))
+            y1 = np.add(gy1, 1, out=sc.get("y1", n, np.int64))
+            y1 *= w1
+            x1 = np.add(gx1, 1, out=sc.get("x1", n, np.int64))
+            t = sc.get("t", n, np.int64)
+            occ = np.take(self._sat, np.add(y1, x1, out=t), out=sc.get("occ", n, np.int64),
+                          mode="clip")
+            occ -= np.take(self._sat, np.add(y0, x1, out=t), mode="clip")
+            occ -= np.take(self._sat, np.add(y1, gx0, out=t), mode="clip")
+            occ += np.take(self._sat, np.add(y0, gx0, out=t), mode="clip")
+            sel = np.flatnonzero(occ > 0)
+        else:
+            sel = np.flatnonzero((gx1 >= gx0) & (gy1 >= gy0))
+        if sel.size == 0:
             return empty_pairs()
-        row = expand_ranges(gy0, rows, q.size)
-        base = row * w
-        klo = base + gx0[q]
-        khi = base + gx1[q]
+        sx0, sy0 = gx0[sel], gy0[sel]
+        rows = gy1[sel] - sy0 + 1
+        local = np.repeat(np.arange(sel.size, dtype=np.int64), rows)
+        base = expand_ranges(sy0, rows, local.size) * w
+        klo = base + sx0[local]
+        khi = base + gx1[sel][local]
         if self._starts is not None:
             s = self._starts[klo]
             e = self._starts[khi + 1]
         else:
             s = np.searchsorted(self._keys, klo, side="left")
             e = np.searchsorted(self._keys, khi, side="right")
-        nq = q.size
-        q = ids[q]  # back to query box ids
-        qcols = (lo[:, 0][q], lo[:, 1][q], hi[:, 0][q], hi[:, 1][q])
-        r, pos, _ = range_overlaps(s.reshape(nq, 1), (e - s).reshape(nq, 1), qcols, self._cols)
-        k = q[r]
+        qlo = np.take(lo, sel, axis=0)
+        _, qhigh = pack(qlo, np.take(hi, sel, axis=0))
+        r, pos, _ = range_pairs(qhigh, local, self._elow, s, e - s, sc, "ci")
         # reference point: the lower-left corner of the intersection must lie in this cell
-        rx = np.floor(np.maximum(qcols[0][r], self._cols[0][pos]) * inv) - self._x0
-        ry = np.floor(np.maximum(qcols[1][r], self._cols[1][pos]) * inv) - self._y0
+        rx = np.floor(np.maximum(qlo[:, 0][r], self._cols[0][pos]) * inv) - self._x0
+        ry = np.floor(np.maximum(qlo[:, 1][r], self._cols[1][pos]) * inv) - self._y0
         mask = rx == self._ex[pos]
         mask &= ry == self._ey[pos]
-        k = k[mask]
-        l_ = self._owner[pos[mask]]
-        # k ascending already (queries in order, rows ascending); sort l within each k
-        return sorted_pairs(k, l_, self.m)
+        return sorted_pairs(sel[r[mask]], self._owner[pos[mask]], self.m)
