@@ -215,7 +215,10 @@ def _box_contact(qx: F, qy: F, hx: F, hy: F) -> tuple[F, F, F]:
 def _first_root(px: F, py: F, dx: F, dy: F, rr: F) -> tuple[F, B]:
     """First t >= 0 with ``|p + t d| = rr`` for a point starting outside; ``(t, found)``.
 
-    ``t = c / (-b + sqrt(b^2 - a c))`` (half-b form, no cancellation); clamped to >= 0.
+    ``t = c / (-b + sqrt(b^2 - a c))`` (half-b form, no cancellation); clamped to
+    ``[0, _BIG]``. Where ``found``, the denominator is at least ``-b > 0``; elsewhere it is
+    1 (blended exactly: ``den * f + (1 - f)``, never ``den * f + 1 - f``, which rounds a
+    tiny ``den`` to 0 and made ``t`` inf or NaN for nearly equal moves).
     """
     a = _dot(dx, dy, dx, dy)
     hb = _dot(px, py, dx, dy)
@@ -229,9 +232,10 @@ def _first_root(px: F, py: F, dx: F, dy: F, rr: F) -> tuple[F, B]:
     den -= hb
     ff = _m(found)
     den *= ff
-    den += 1.0
-    den -= ff
-    c /= den
+    den += _sub(1.0, ff)
+    with np.errstate(over="ignore"):  # a huge t (den denormal): inf, clamped to _BIG
+        c /= den
+    np.minimum(c, _BIG, out=c)
     return np.maximum(c, 0.0, out=c), found
 
 
