@@ -119,8 +119,12 @@ def test_cell_order_is_a_stable_sort(kmax):
     np.testing.assert_array_equal(got, np.argsort(keys, kind="stable"))
 
 
+@pytest.mark.parametrize("offset_passes", [False, True])
 @pytest.mark.parametrize("long_ranges", [False, True])
-def test_range_pairs_matches_a_double_loop(monkeypatch, long_ranges):
+def test_range_pairs_matches_a_double_loop(monkeypatch, long_ranges, offset_passes):
+    if offset_passes:  # sorted by length, one pass per offset, then the flat tail
+        monkeypatch.setattr(ranges, "OFFSET_MIN_RANGES", 0)
+        monkeypatch.setattr(ranges, "OFFSET_MIN_ROWS", 64)
     rng = np.random.default_rng(6)
     n = 600
     c = rng.uniform(0, 30, (n, 2))

@@ -12,8 +12,9 @@ Guarantees:
   candidates tested.
 - No Python loop per range or per candidate: ranges are sorted by length once (a radix sort),
   then one vectorised pass per offset ``k`` tests every range still longer than ``k`` (a
-  contiguous suffix) while at least ``OFFSET_MIN_ROWS`` ranges are; the few long ranges left go
-  through one flat pass in blocks of about ``CHUNK`` candidates. Measured at 10,000 rain
+  contiguous suffix) while at least ``OFFSET_MIN_ROWS`` ranges are; the few long ranges left
+  (and all of them when there are fewer than ``OFFSET_MIN_RANGES``) go through one flat pass
+  in blocks of about ``CHUNK`` candidates. Measured at 10,000 rain
   bodies: 30% faster than expanding every range with ``np.repeat`` and testing four columns.
 """
 
@@ -23,10 +24,14 @@ import numpy as np
 
 from ._scratch import Scratch
 
-__all__ = ["pack", "range_pairs", "CHUNK", "OFFSET_MIN_ROWS"]
+__all__ = ["pack", "range_pairs", "CHUNK", "OFFSET_MIN_RANGES", "OFFSET_MIN_ROWS"]
 
 #: Ranges needed to make one more offset pass worth its fixed cost (else the flat pass).
 OFFSET_MIN_ROWS = 256
+
+#: Fewer ranges than this go straight to the flat pass (measured: faster at 1,000 boxes,
+#: slower at 10,000).
+OFFSET_MIN_RANGES = 4096
 
 #: Candidates per block of the flat pass (keeps the temporaries in cache).
 CHUNK = 8192
@@ -80,6 +85,8 @@ def range_pairs(
     maxc = int(count.max()) if nr else 0
     if maxc <= 0:
         return empty, empty, 0
+    if nr < OFFSET_MIN_RANGES:  # too few ranges for offset passes to pay: no need to sort
+        return _flat(high, owner, low, start, count)
     # ranges by length, ascending: the ranges longer than k are a suffix
     if maxc < 1 << 16:
         c16 = scratch.get("rp_c16", nr, np.uint16)
@@ -144,8 +151,10 @@ def _flat(
     shift = start - first  # candidate t of range r is box t + shift[r]
     nr = count.shape[0]
     nchunks = -(-total // CHUNK)
-    cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks), side="right")
-    bounds = [0, *cuts.tolist(), nr]
+    bounds = [0, nr]
+    if nchunks > 1:
+        cuts = np.searchsorted(cum, np.arange(1, nchunks) * (total / nchunks), side="right")
+        bounds[1:1] = cuts.tolist()
     out_i: list[np.ndarray] = []
     out_j: list[np.ndarray] = []
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
