@@ -86,7 +86,7 @@ def range_pairs(
     if maxc <= 0:
         return empty, empty, 0
     if nr < OFFSET_MIN_RANGES:  # too few ranges for offset passes to pay: no need to sort
-        return _flat(high, owner, low, start, count)
+        return _flat(high, owner, low, start, count, scratch)
     # ranges by length, ascending: the ranges longer than k are a suffix
     if maxc < 1 << 16:
         c16 = scratch.get("rp_c16", nr, np.uint16)
@@ -126,7 +126,7 @@ def range_pairs(
             k += 1
     if k < maxc:
         s = first_longer[k]
-        i, j, n_tail = _flat(high, own[s:], low, st[s:] + k, cnt[s:] - k)
+        i, j, n_tail = _flat(high, own[s:], low, st[s:] + k, cnt[s:] - k, scratch)
         out_i.append(i)
         out_j.append(j)
         tested += n_tail
@@ -139,7 +139,12 @@ def range_pairs(
 
 
 def _flat(
-    high: np.ndarray, owner: np.ndarray, low: np.ndarray, start: np.ndarray, count: np.ndarray
+    high: np.ndarray,
+    owner: np.ndarray,
+    low: np.ndarray,
+    start: np.ndarray,
+    count: np.ndarray,
+    scratch: Scratch,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """``range_pairs`` by expanding every range (``np.repeat``), in blocks of ``CHUNK``."""
     empty = np.empty(0, dtype=np.int64)
@@ -160,16 +165,22 @@ def _flat(
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
         c0 = int(first[a]) if a < nr else total
         c1 = int(cum[b - 1]) if b > 0 else 0
-        if c1 <= c0:
+        m = c1 - c0
+        if m <= 0:
             continue
         cc = count[a:b]
-        j = np.arange(c0, c1, dtype=np.int64)
+        j = np.add(scratch.arange(m), c0, out=scratch.get("fl_j", m, np.int64))
         j += np.repeat(shift[a:b], cc)
         i = np.repeat(owner[a:b], cc)
-        m = np.take(low, j, axis=0) <= np.take(high, i, axis=0)
-        t = np.flatnonzero(m.view(np.uint32).reshape(-1) == _ALL4)
+        g = np.take(low, j, axis=0, out=scratch.get("fl_g", m, np.float64, 4), mode="clip")
+        h = np.take(high, i, axis=0, out=scratch.get("fl_h", m, np.float64, 4), mode="clip")
+        mk = np.less_equal(g, h, out=scratch.get("fl_m", m, np.bool_, 4))
+        t = np.flatnonzero(np.equal(mk.view(np.uint32).reshape(m), _ALL4,
+                                    out=scratch.get("fl_e", m, np.bool_)))
         out_i.append(i[t])
         out_j.append(j[t])
     if not out_i:
         return empty, empty, total
+    if len(out_i) == 1:
+        return out_i[0], out_j[0], total
     return np.concatenate(out_i), np.concatenate(out_j), total
