@@ -6,13 +6,22 @@ circles move a little between calls (as in a simulation), the statics never chan
 the median over the timed calls, the candidate pairs per body the broadphase examined (where it
 counts them) and the overlapping pairs per body.
 
-Run: ``.venv/bin/python benchmarks/bench_broadphase.py [--sizes 1000 10000 50000] [--calls 30]``
+With ``--scene rain`` (or another scene of ``benchmarks.scenes``) it times the whole broadphase
+*system* of a running simulation instead: ``BroadphaseSystem.process`` (swept boxes, the grid
+query, layer filter, entity order), as ``Physics.timings["broadphase"]``, and the grid query
+alone, medians over the timed steps after a warm-up.
+
+Run: ``.venv/bin/python benchmarks/bench_broadphase.py [--sizes 1000 10000 50000] [--calls 30]
+[--scene rain]``
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -52,11 +61,48 @@ def bench(name: str, n: int, calls: int, warmup: int = 5) -> tuple[float, float,
     return float(np.median(times)) * 1e3, float(np.median(cands)) / n, pairs / n
 
 
+def bench_system(scene: str, n: int, steps: int, warmup: int = 30) -> tuple[float, float, float]:
+    """Median ms of the broadphase system and of the grid query alone, candidates per body."""
+    if __package__ is None:  # run as a script: the repository root is not on sys.path
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks import scenes  # imports pymunk too: only when asked for
+
+    s = scenes.build(scene, "ecsphys", n)
+    index = s.physics._broadphase.index
+    query = index.query
+    query_ms: list[float] = []
+
+    def timed(*args: Any) -> Any:
+        t0 = time.perf_counter()
+        out = query(*args)
+        query_ms.append((time.perf_counter() - t0) * 1e3)
+        return out
+
+    index.query = timed
+    system_ms, cands = [], []
+    for k in range(warmup + steps):
+        s.before_step()
+        s.step()
+        s.after_step()
+        if k >= warmup:
+            system_ms.append(s.physics.timings["broadphase"])
+            cands.append(getattr(index, "last_candidates", float("nan")))
+    return (float(np.median(system_ms)), float(np.median(query_ms[warmup:])),
+            float(np.median(cands)) / n)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     ap.add_argument("--calls", type=int, default=30)
+    ap.add_argument("--scene", help="time the broadphase system in this benchmark scene")
     args = ap.parse_args()
+    if args.scene:
+        print(f"{'scene':<8} {'N':>7} {'system ms':>9} {'query ms':>9} {'cand/body':>9}")
+        for n in args.sizes:
+            sys_ms, q_ms, cand = bench_system(args.scene, n, max(args.calls, 30))
+            print(f"{args.scene:<8} {n:>7} {sys_ms:>9.2f} {q_ms:>9.2f} {cand:>9.1f}", flush=True)
+        return
     print(f"{'broadphase':<10} {'N':>7} {'ms/query':>9} {'cand/body':>9} {'pairs/body':>10}")
     for n in args.sizes:
         for name in ("grid", "sweep", "quadtree", "brute"):
