@@ -19,11 +19,14 @@ Guarantees:
 Method: a circle is its centre grown by its radius, so circle pairs are point-to-shape
 distances. Two convex pieces (Rect, OrientedRect, Polygon, Segment) are first checked by their
 separating axes: overlapping when no axis separates them, and the largest separation is a
-lower bound that rejects pairs further apart than asked. Apart, one of the two closest points
-is a vertex, and the other lies on an edge of the other piece that the vertex is in front of;
-every such vertex-edge pair is measured (a few dozen point-segment distances for two
-rectangles), so the answer is exact, not iterated (unlike GJK). Compounds try their part
-pairs nearest box first and skip parts whose boxes are further than the best so far.
+lower bound that rejects pairs further apart than asked. It is the distance when the other
+piece's nearest vertex lies across from the separating face's edge (a box resting on a floor:
+O(n + m)). Otherwise one of the two closest points is a vertex, and the other lies on an edge
+of the other piece that the vertex is in front of; every such vertex-edge pair is measured (a
+few dozen point-segment distances for two rectangles), so the answer is exact, not iterated
+(unlike GJK). Compounds try their part pairs nearest box first and skip parts whose boxes are
+further than the best so far. About 2-5 us a query for circle pairs, 10-20 us for two convex
+pieces (CPython 3, one core).
 """
 
 from __future__ import annotations
@@ -241,9 +244,45 @@ def _edges(shape: Any) -> list[tuple[Vec, Vec, float, float, float]]:
     return [(verts[i], verts[(i + 1) % n], *shape._faces[i]) for i in range(n)]
 
 
-def _sat_gap(fa: tuple[tuple[float, float, float], ...], vb: list[Vec]) -> float:
-    """The largest separation of points ``vb`` beyond the faces ``fa``."""
-    return max(min([nx * x + ny * y for x, y in vb]) - sup for nx, ny, sup in fa)
+Face = tuple[float, float, float]
+
+
+def _sat(faces: tuple[Face, ...], verts: list[Vec]) -> tuple[float, int, list[int]]:
+    """The face with the largest separation of ``verts`` beyond it: ``(separation, face index,
+    indices of the vertices nearest to it)``."""
+    best, bi, bw = -math.inf, 0, [0]
+    for i, (nx, ny, sup) in enumerate(faces):
+        proj = [nx * x + ny * y for x, y in verts]
+        m = min(proj)
+        if m - sup > best:
+            best, bi = m - sup, i
+            bw = [j for j, q in enumerate(proj) if q == m]
+    return best, bi, bw
+
+
+def _face_witness(
+    shape: Any, face: int, verts: list[Vec], witnesses: list[int]
+) -> tuple[Vec, Vec] | None:
+    """The distance certificate of the separating face ``face`` of ``shape`` with the other
+    piece's ``verts`` (in ``shape``'s frame), nearest to it at ``witnesses``: if the foot of a
+    witness on the face's line lies on the face's edge, that foot and the witness are closest
+    points (nothing is closer than the face's separation, and they are that far apart):
+    ``(point on shape, witness)``, else ``None``."""
+    sv = shape._verts
+    if type(shape) is Segment:
+        if face > 1:  # an end direction of the segment, not an edge
+            return None
+        (x1, y1), (x2, y2) = sv
+    else:
+        (x1, y1), (x2, y2) = sv[face], sv[(face + 1) % len(sv)]
+    ex, ey = x2 - x1, y2 - y1
+    ee = ex * ex + ey * ey
+    for j in witnesses:
+        wx, wy = verts[j]
+        u = ((wx - x1) * ex + (wy - y1) * ey) / ee
+        if 0.0 <= u <= 1.0:
+            return (x1 + ex * u, y1 + ey * u), (wx, wy)
+    return None
 
 
 def _nearest(
@@ -277,7 +316,9 @@ def _convex(a: Any, pa: Vec, b: Any, pb: Vec, limit: float) -> Separation | None
     va, vb = a._verts, b._verts
     vb_a = [(x + dx, y + dy) for x, y in vb]  # b's vertices in a's frame
     va_b = [(x - dx, y - dy) for x, y in va]  # a's vertices in b's frame
-    lower = max(_sat_gap(a._faces, vb_a), _sat_gap(b._faces, va_b))
+    gap_a, face_a, wit_a = _sat(a._faces, vb_a)
+    gap_b, face_b, wit_b = _sat(b._faces, va_b)
+    lower = max(gap_a, gap_b)
     if lower <= 0.0:
         return _overlapping(a, pa, b, pb)
     if lower > limit:
@@ -285,6 +326,31 @@ def _convex(a: Any, pa: Vec, b: Any, pb: Vec, limit: float) -> Separation | None
     touch = _touching(a, pa, b, pb, lower)
     if touch is not None:
         return touch
+    # a face and a vertex facing each other (a box resting on a floor): the face's separation
+    if gap_a >= gap_b:
+        cert = _face_witness(a, face_a, vb_a, wit_a)
+        if cert is not None:
+            p, qb = cert
+    else:
+        cert = _face_witness(b, face_b, va_b, wit_b)
+        if cert is not None:
+            (qx, qy), (px, py) = cert
+            p, qb = (px + dx, py + dy), (qx + dx, qy + dy)
+    if cert is None:  # else a vertex and a vertex: every vertex against the edges it faces
+        p, qb = _nearest_pair(a, b, va_b, vb_a, dx, dy)
+    ux, uy = qb[0] - p[0], qb[1] - p[1]
+    if ux == 0.0 and uy == 0.0:
+        return _overlapping(a, pa, b, pb)
+    nx, ny, d = _unit(ux, uy)
+    p, qb = _middle_of_parallel(va, vb_a, nx, ny, p, qb)
+    return Separation(d, (nx, ny), (p[0] + pa[0], p[1] + pa[1]), (qb[0] + pa[0], qb[1] + pa[1]))
+
+
+def _nearest_pair(
+    a: Any, b: Any, va_b: list[Vec], vb_a: list[Vec], dx: float, dy: float
+) -> tuple[Vec, Vec]:
+    """Closest points (on a, on b; in a's frame) of convex pieces apart: the nearest of every
+    vertex against every edge of the other piece that it is in front of."""
     ea, eb = _edges(a), _edges(b)
     slack = _FRONT_SLACK
     while True:
@@ -295,16 +361,9 @@ def _convex(a: Any, pa: Vec, b: Any, pb: Vec, limit: float) -> Separation | None
         slack = math.inf  # not reached for pieces apart; measure every pair rather than fail
     if best_ba is not None:
         _, (qx, qy), (px, py) = best_ba
-        p, qb = (px + dx, py + dy), (qx + dx, qy + dy)
-    else:
-        assert best_ab is not None
-        _, p, qb = best_ab
-    ux, uy = qb[0] - p[0], qb[1] - p[1]
-    if ux == 0.0 and uy == 0.0:
-        return _overlapping(a, pa, b, pb)
-    nx, ny, d = _unit(ux, uy)
-    p, qb = _middle_of_parallel(va, vb_a, nx, ny, p, qb)
-    return Separation(d, (nx, ny), (p[0] + pa[0], p[1] + pa[1]), (qb[0] + pa[0], qb[1] + pa[1]))
+        return (px + dx, py + dy), (qx + dx, qy + dy)
+    assert best_ab is not None
+    return best_ab[1], best_ab[2]
 
 
 def _middle_of_parallel(
