@@ -232,3 +232,39 @@ def test_crowd_of_200_passes_a_gap_without_overlap(world):
     through, worst = gap_crowd(n=200, steps=1800)
     assert through == 200
     assert worst <= 1e-3
+
+
+def test_bouncing_bullets_keep_their_energy(world):
+    """Elastic bullets (restitution 1, no gravity) in a closed box bounce off the walls and
+    each other for 120 steps: kinetic energy never grows and is kept (to 1e-6), however many
+    bullets meet a wall and another bullet in the same step; none leaves the box."""
+    size, n = 40.0, 300
+    physics = ep.Physics(fixed_dt=1 / 60)
+    for x, y, w, h in ((size / 2, -0.05, size, 0.1), (size / 2, size + 0.05, size, 0.1),
+                       (-0.05, size / 2, 0.1, size), (size + 0.05, size / 2, 0.1, size)):
+        esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(w, h)))
+    rng = np.random.default_rng(7)
+    for _ in range(n):
+        speed, angle = rng.uniform(200, 2000), rng.uniform(0, 2 * math.pi)
+        esper.create_entity(
+            ep.Position(*rng.uniform(1, size - 1, 2)),
+            ep.Velocity(speed * math.cos(angle), speed * math.sin(angle)),
+            ep.Collider(ep.ACTIVE, restitution=1.0), ep.Geometry(ep.Circle(0.05)))
+    bullets = [e for e, c in esper.get_component(ep.Collider) if c.kind == ep.ACTIVE]
+
+    def energy() -> float:
+        vs = [esper.component_for_entity(e, ep.Velocity) for e in bullets]
+        return sum(v.x * v.x + v.y * v.y for v in vs)
+
+    e0 = energy()
+    met = 0
+    for _ in range(120):
+        physics.step()
+        e = energy()
+        assert e <= e0 * (1 + 1e-9)
+        met += sum(1 for c in physics.contacts() if c.a in bullets and c.b in bullets)
+    assert energy() == pytest.approx(e0, rel=1e-6)
+    assert met > 0  # bullets did meet each other, not only the walls
+    for e in bullets:
+        p = esper.component_for_entity(e, ep.Position)
+        assert 0.0 <= p.x <= size and 0.0 <= p.y <= size

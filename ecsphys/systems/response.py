@@ -147,10 +147,10 @@ class ResponseSystem(esper.Processor):
         covered = np.sqrt(_dot(rest, rest))
         covered[t.kind[:n] == STATIC] = 0.0
         n_solid = len(a)
+        self._scratch(n)
         self.pushed_apart = self._overlaps_possible()
         if self.pushed_apart:
             self._push_apart(a, b, pos)
-        self._scratch(n)
         pair_toi = np.full(len(a), np.inf)
         slides = np.zeros(n, dtype=np.int64)
         prev_normal = np.zeros((n, 2))  # what each row slid along in the last pass
@@ -495,27 +495,38 @@ class ResponseSystem(esper.Processor):
         self, pa: np.ndarray, pb: np.ndarray, nrm: np.ndarray, which: np.ndarray,
         vel: np.ndarray,
     ) -> None:
-        """Momentum exchange along the normal for the pairs ``which`` (indices into pa/pb)."""
+        """Momentum exchange along the normal for the pairs ``which`` (indices into pa/pb).
+
+        Each pair is the exact exchange with restitution. A body in several pairs (a bullet
+        meeting a wall and another bullet in one step) takes them one after the other, each
+        from the velocities the previous one left, so the pairs together never add energy
+        (summing exchanges computed from the same velocities would): in rounds, every pair
+        that is the first of each of its moving bodies goes at once."""
         t = self.table
         which = np.unique(which)
         if len(which) == 0:
             return
         a, b, nn = pa[which], pb[which], _take(nrm, which)
         ia, ib = t.inv_mass[a], t.inv_mass[b]
-        total = ia + ib
-        rel = _dot(_take(vel, b) - _take(vel, a), nn)  # < 0: closing
         e = np.maximum(t.restitution[a], t.restitution[b])
-        closing = (rel < 0.0) & (total > 0.0)
-        j = np.where(closing, -(1.0 + e) * rel / np.where(total > 0.0, total, 1.0), 0.0)
-        n = self.table.n
-        wa, wb = j * ia, j * ib
-        if 8 * len(a) < n:  # few pairs: add at their rows
-            np.subtract.at(vel, a, nn * wa[:, None])
-            np.add.at(vel, b, nn * wb[:, None])
-        else:
-            for axis in (0, 1):  # bincount sums repeated rows like np.add.at, faster
-                vel[:n, axis] -= np.bincount(a, nn[:, axis] * wa, minlength=n)
-                vel[:n, axis] += np.bincount(b, nn[:, axis] * wb, minlength=n)
+        left = np.flatnonzero((ia + ib) > 0.0)
+        first = self._first
+        while len(left):
+            la, lb = a[left], b[left]
+            ma, mb = ia[left] > 0.0, ib[left] > 0.0
+            order = np.arange(len(left))
+            np.minimum.at(first, la[ma], order[ma])
+            np.minimum.at(first, lb[mb], order[mb])
+            go = (~ma | (first[la] == order)) & (~mb | (first[lb] == order))
+            first[la] = _NO_INDEX
+            first[lb] = _NO_INDEX
+            k = left[go]
+            ga, gb, gn = a[k], b[k], _take(nn, k)
+            rel = _dot(_take(vel, gb) - _take(vel, ga), gn)  # < 0: closing
+            j = np.where(rel < 0.0, -(1.0 + e[k]) * rel / (ia[k] + ib[k]), 0.0)
+            vel[ga] -= gn * (j * ia[k])[:, None]  # rows distinct among the moving ones
+            vel[gb] += gn * (j * ib[k])[:, None]
+            left = left[~go]
         self._carry(a, b, nn, vel)
 
     def _carry(self, a: np.ndarray, b: np.ndarray, nn: np.ndarray, vel: np.ndarray) -> None:
