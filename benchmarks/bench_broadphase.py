@@ -91,12 +91,53 @@ def bench_system(scene: str, n: int, steps: int, warmup: int = 30) -> tuple[floa
             float(np.median(cands)) / n)
 
 
+def bench_physics(name: str, n: int, steps: int, warmup: int = 20) -> tuple[float, float]:
+    """Median ms of the broadphase stage and of the whole step in a `Physics` with broadphase
+    ``name``: the mixed-size circles of `scene` (ACTIVE, gravity, random velocities up to 5)
+    in a box of four static walls."""
+    import esper
+
+    import ecsphys as ep
+
+    esper.switch_world(f"bench-{name}-{n}")
+    physics = ep.Physics(fixed_dt=1 / 60, broadphase=name)
+    c, r, _, _ = scene(n)
+    side = 2.5 * np.sqrt(n)
+    for x, y, w, h in ((side / 2, -1, side + 4, 2), (side / 2, side + 1, side + 4, 2),
+                       (-1, side / 2, 2, side + 4), (side + 1, side / 2, 2, side + 4)):
+        esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(w, h)))
+    rng = np.random.default_rng(1)
+    for (x, y), (rad,), (vx, vy) in zip(c, r, rng.uniform(-3.5, 3.5, (n, 2)), strict=True):
+        esper.create_entity(ep.Position(x, y), ep.Velocity(vx, vy),
+                            ep.AccelerationMap(gravity=(0.0, -9.8)), ep.Collider(ep.ACTIVE),
+                            ep.Geometry(ep.Circle(rad)))
+    bp_ms, step_ms = [], []
+    for k in range(warmup + steps):
+        physics.step()
+        if k >= warmup:
+            bp_ms.append(physics.timings["broadphase"])
+            step_ms.append(physics.timings["step"])
+    physics.remove()
+    esper.switch_world("default")
+    esper.delete_world(f"bench-{name}-{n}")
+    return float(np.median(bp_ms)), float(np.median(step_ms))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     ap.add_argument("--calls", type=int, default=30)
     ap.add_argument("--scene", help="time the broadphase system in this benchmark scene")
+    ap.add_argument("--physics", action="store_true",
+                    help="time the broadphase stage in a whole Physics step, per broadphase")
     args = ap.parse_args()
+    if args.physics:
+        print(f"{'broadphase':<10} {'N':>7} {'stage ms':>9} {'step ms':>9} {'share':>6}")
+        for n in args.sizes:
+            for name in ("grid", "sweep", "quadtree"):
+                bp, step = bench_physics(name, n, 10 if n > 10000 else 30)
+                print(f"{name:<10} {n:>7} {bp:>9.2f} {step:>9.2f} {bp / step:>6.0%}", flush=True)
+        return
     if args.scene:
         print(f"{'scene':<8} {'N':>7} {'system ms':>9} {'query ms':>9} {'cand/body':>9}")
         for n in args.sizes:
