@@ -31,6 +31,7 @@ import esper
 import numpy as np
 
 from ..body_table import CIRCLE_CODE, RECT_CODE, SEGMENT_CODE, BodyTable
+from ..broadphase.grid import Grid
 from ..components import PASSIVE, STATIC
 from ..contact_set import ContactSet
 from .narrowphase import contacts, times_of_impact
@@ -86,6 +87,7 @@ class ResponseSystem(esper.Processor):
         #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
         #: of impact), for the narrowphase: bodies pushed further than their own move
         self.extra: tuple[np.ndarray, np.ndarray, np.ndarray] = _NO_EXTRA
+        self._widen_index = Grid()  # the solid boxes, for rows pushed out of their own
         self.settled = True  # whether the last safe-fraction check settled in its rounds
         #: rounds of the safe-fraction check per pass at most (a queue of followers settles
         #: one body per round; past that, overlaps are looked for and undone)
@@ -387,20 +389,13 @@ class ResponseSystem(esper.Processor):
         hi = start[solid] + t.hi[solid] + covered[solid, None]
         olo = start[out] + t.lo[out] - covered[out, None]
         ohi = start[out] + t.hi[out] + covered[out, None]
-        new_a: list[np.ndarray] = []
-        new_b: list[np.ndarray] = []
-        chunk = max(1, 1_000_000 // max(len(solid), 1))  # rows x bodies tested at once
-        for s0 in range(0, len(out), chunk):
-            part = out[s0:s0 + chunk]
-            meet = (olo[s0:s0 + chunk, None, :] <= hi[None, :, :] + _SWEEP_MARGIN) \
-                & (lo[None, :, :] <= ohi[s0:s0 + chunk, None, :] + _SWEEP_MARGIN)
-            i, j = np.nonzero(meet.all(axis=2))
-            ri, rj = part[i], solid[j]
-            keep = (ri != rj) & ((t.layer[ri] & t.mask[rj]) != 0) \
-                & ((t.layer[rj] & t.mask[ri]) != 0)
-            new_a.append(ri[keep])
-            new_b.append(rj[keep])
-        na, nb = np.concatenate(new_a), np.concatenate(new_b)
+        # every solid box indexed, the rows that left their boxes looked up in it
+        index = self._widen_index
+        index.set_static(lo - _SWEEP_MARGIN, hi + _SWEEP_MARGIN)
+        _, _, sk, sl = index.query(olo, ohi)
+        ri, rj = out[sk], solid[sl]
+        keep = (ri != rj) & ((t.layer[ri] & t.mask[rj]) != 0) & ((t.layer[rj] & t.mask[ri]) != 0)
+        na, nb = ri[keep], rj[keep]
         swap = t.entity[na] > t.entity[nb]
         na, nb = np.where(swap, nb, na), np.where(swap, na, nb)
         # each pair once, and none that is there already
