@@ -66,6 +66,50 @@ def binary_impact_search(
     return None
 
 
+_UNDECIDED = object()
+#: Steps of `conservative_advancement` before it leaves the move to the binary search (a
+#: near-tangent approach creeps on; a direct one needs a handful).
+MAX_ADVANCES = 24
+
+
+def conservative_advancement(
+    a: Any, pos_a: Vec, move: Vec, b: Any, pos_b: Vec
+) -> tuple[float, Contact] | None | object:
+    """Time of impact of convex ``a`` (apart from ``b`` at the start) moving by ``move``
+    against convex ``b`` at rest, by conservative advancement: ``_UNDECIDED`` if it does not
+    settle within ``MAX_ADVANCES`` steps.
+
+    The distance ``d(t)`` between two convex shapes, one moved by ``t * move``, is a convex
+    function of ``t`` (a point moving on a line, measured from their convex Minkowski
+    difference). So its tangent at ``t`` lies below it, and the tangent's root, ``t + (d -
+    REACH) / c`` with ``c`` the move's part along the normal, is never after the first time
+    within ``REACH``: each step lands on or before it, from below, and none overshoots. A
+    normal the move does not approach along (``c <= 0``) means the distance never shrinks
+    again: no impact; so does a step past ``t = 1``. Settled when within ``REACH +
+    PRECISION``, like the bisection: the same result, a few distance queries instead of a
+    few dozen swept tests.
+    """
+    from .separation import distance  # separation builds on this module's neighbours
+
+    t = 0.0
+    sep = distance(a, pos_a, b, pos_b)
+    for _ in range(MAX_ADVANCES):
+        d = sep.distance
+        if d <= REACH + PRECISION:
+            p = (pos_a[0] + move[0] * t, pos_a[1] + move[1] * t)
+            c = contact_tol(a, p, b, pos_b, 2 * TOUCH_TOLERANCE)
+            return (t, c) if c is not None else _UNDECIDED
+        n = sep.normal
+        closing = n[0] * move[0] + n[1] * move[1]
+        if closing <= 0.0:
+            return None
+        t += (d - REACH) / closing
+        if t > 1.0:
+            return None
+        sep = distance(a, (pos_a[0] + move[0] * t, pos_a[1] + move[1] * t), b, pos_b)
+    return _UNDECIDED
+
+
 def convex_time_of_impact(
     a: Any, pos_a: Vec, move: Vec, b: Any, pos_b: Vec
 ) -> tuple[float, Contact] | None:
@@ -75,6 +119,9 @@ def convex_time_of_impact(
     if start is not None:
         n = start.normal
         return (0.0, start) if n[0] * move[0] + n[1] * move[1] > 0.0 else None
+    advanced = conservative_advancement(a, pos_a, move, b, pos_b)
+    if advanced is not _UNDECIDED:
+        return advanced  # type: ignore[return-value]
     leaf = binary_impact_search(a, pos_a, move, b, pos_b)
     if leaf is None:
         return None
