@@ -36,6 +36,9 @@ from .shapes import Circle, Rect, Shape
 NO_SHAPE = -1
 SLIDE_CODE = {"project": 0, "tangent": 1}
 CIRCLE_CODE, RECT_CODE, SEGMENT_CODE = 0, 1, 3
+#: The most vertices (and faces) of a convex outline kept in the ``verts`` / ``face_n`` /
+#: ``face_s`` columns; shapes with more (and circles, compounds) have ``nverts`` 0.
+MAX_VERTS = 8
 
 Comps = tuple[Position, Velocity | None, AccelerationMap | None, Collider | None, Geometry | None]
 
@@ -46,7 +49,10 @@ _SCALAR_COLUMNS = {
     "entity": np.int64, "kind": np.int8, "layer": np.int64, "mask": np.int64,
     "sensor": np.bool_, "collides": np.bool_, "mass": np.float64, "inv_mass": np.float64,
     "restitution": np.float64, "slide": np.int8, "shape_code": np.int8, "radius": np.float64,
+    "nverts": np.int8, "shape_hash": np.int64,
 }
+#: per-row arrays of a convex outline: (column, shape of one row)
+_OUTLINE_COLUMNS = {"verts": (MAX_VERTS, 2), "face_n": (MAX_VERTS, 2), "face_s": (MAX_VERTS,)}
 
 
 class BodyTable:
@@ -56,7 +62,12 @@ class BodyTable:
     AccelerationMap), ``move`` (this step's displacement), ``prev_pos`` (position at the start
     of the step, for interpolation), ``half`` (half extents of a Rect), ``offset`` (the shape's
     offset), ``lo`` / ``hi`` (the shape's bounding box relative to ``pos``). Scalar columns:
-    see ``_SCALAR_COLUMNS``. Use ``[:n]`` slices.
+    see ``_SCALAR_COLUMNS``. Convex outlines (Rect, OrientedRect, Polygon, Segment of at most
+    ``MAX_VERTS`` vertices) for the vectorised SAT kernels: ``verts (capacity, MAX_VERTS, 2)``
+    and face normals / supports ``face_n`` / ``face_s`` (the shape's ``_verts`` / ``_faces``,
+    offset included, padded by repeating the last one), ``nverts`` (0: no outline), and
+    ``shape_hash`` (``hash(shape)``, the scalar dispatch's order of same-kind pairs). Use
+    ``[:n]`` slices.
     """
 
     pos: np.ndarray
@@ -82,6 +93,11 @@ class BodyTable:
     slide: np.ndarray
     shape_code: np.ndarray
     radius: np.ndarray
+    nverts: np.ndarray
+    shape_hash: np.ndarray
+    verts: np.ndarray
+    face_n: np.ndarray
+    face_s: np.ndarray
 
     def __init__(self, capacity: int = 64) -> None:
         self.n = 0
@@ -112,6 +128,11 @@ class BodyTable:
             if self.capacity:
                 new[:old_n] = getattr(self, name)[:old_n]
             setattr(self, name, new)
+        for name, row_shape in _OUTLINE_COLUMNS.items():
+            new = np.zeros((capacity, *row_shape), dtype=np.float64)
+            if self.capacity:
+                new[:old_n] = getattr(self, name)[:old_n]
+            setattr(self, name, new)
         self.capacity = capacity
 
     def _copy_row(self, src: int, dst: int) -> None:
@@ -119,6 +140,9 @@ class BodyTable:
             a = getattr(self, name)
             a[dst] = a[src]
         for name in _SCALAR_COLUMNS:
+            a = getattr(self, name)
+            a[dst] = a[src]
+        for name in _OUTLINE_COLUMNS:
             a = getattr(self, name)
             a[dst] = a[src]
 
@@ -214,6 +238,7 @@ class BodyTable:
         self.shapes[row] = shape
         self.radius[row] = 0.0
         self.half[row] = 0.0
+        self._write_outline(row, shape)
         if shape is None:
             self.shape_code[row] = NO_SHAPE
             self.offset[row] = 0.0
@@ -233,6 +258,21 @@ class BodyTable:
             p1, p2 = shape.p1, shape.p2  # type: ignore[attr-defined]
             self.seg_a[row] = (p1[0] + shape.offset[0], p1[1] + shape.offset[1])
             self.seg_b[row] = (p2[0] + shape.offset[0], p2[1] + shape.offset[1])
+
+    def _write_outline(self, row: int, shape: Shape | None) -> None:
+        verts = getattr(shape, "_verts", None)
+        faces = getattr(shape, "_faces", None)
+        self.shape_hash[row] = 0 if shape is None else hash(shape)
+        if verts is None or faces is None or len(verts) > MAX_VERTS or len(faces) > MAX_VERTS:
+            self.nverts[row] = 0
+            return
+        self.nverts[row] = len(verts)
+        self.verts[row, : len(verts)] = verts
+        self.verts[row, len(verts) :] = verts[-1]
+        self.face_n[row, : len(faces)] = [f[:2] for f in faces]
+        self.face_n[row, len(faces) :] = faces[-1][:2]
+        self.face_s[row, : len(faces)] = [f[2] for f in faces]
+        self.face_s[row, len(faces) :] = faces[-1][2]
 
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed."""

@@ -23,6 +23,7 @@ from ..body_table import CIRCLE_CODE, RECT_CODE, SEGMENT_CODE, BodyTable
 from ..contact_set import ContactSet
 from ..geometry import TOUCH_TOLERANCE, kernels
 from ..geometry.impact_search import REACH
+from ..geometry.kernels_convex import Outlines, convex_time_of_impact
 
 C, R, S = CIRCLE_CODE, RECT_CODE, SEGMENT_CODE
 _KERNEL_CODES = (C, R, S)
@@ -158,6 +159,19 @@ def _toi_rect_rect(
     return toi, normal
 
 
+def _outlines(t: BodyTable, rows: np.ndarray) -> Outlines:
+    """The convex outlines of ``rows`` (all with ``nverts > 0``), cut to the most vertices
+    and faces among them (a segment has 2 vertices and 4 faces)."""
+    code = t.shape_code[rows]
+    nv = t.nverts[rows]
+    v = int(nv.max())
+    f = max(v, 4) if (code == SEGMENT_CODE).any() else v
+    return Outlines(
+        t.verts[rows, :v], t.face_n[rows, :f], t.face_s[rows, :f], _take(t.lo, rows),
+        _take(t.hi, rows), code, t.shape_hash[rows],
+    )
+
+
 def times_of_impact(
     t: BodyTable, ra: np.ndarray, rb: np.ndarray, pos: np.ndarray, move: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -198,7 +212,20 @@ def times_of_impact(
             tt, nn = kernels.toi_circle_segment(_centres(t, c, pos), t.radius[c], d, p1, p2)
         toi[m] = tt
         normal[m] = -nn if flip else nn
-    for i in groups[-1]:
+    rest = groups[-1]
+    if len(rest):
+        # convex outline pairs (not rect-rect, already above): the SAT slab kernel
+        a, b = ra[rest], rb[rest]
+        convex = (t.nverts[a] > 0) & (t.nverts[b] > 0)
+        if convex.any():
+            m = rest[convex]
+            a, b = a[convex], b[convex]
+            tt, nn, unsure = convex_time_of_impact(
+                _outlines(t, a), _take(pos, a), _take(move, a) - _take(move, b),
+                _outlines(t, b), _take(pos, b))
+            toi[m], normal[m] = tt, nn
+            rest = np.concatenate((rest[~convex], m[unsure]))
+    for i in rest:
         a, b = int(ra[i]), int(rb[i])
         sa, sb = t.shapes[a], t.shapes[b]
         assert sa is not None and sb is not None
