@@ -184,3 +184,69 @@ def test_kernel_convex_toi_agrees_with_time_of_impact(seed: int) -> None:
     kinds = np.array([PAIRS.index((type(a).__name__[0], type(b).__name__[0]))
                       for a, b in shapes])
     assert len(np.unique(kinds[later])) == len(PAIRS)
+
+
+def _add(t: BodyTable, entity: int, shape: Shape, p) -> None:
+    t.add(entity, (ep.Position(*p), None, None, ep.Collider(ep.ACTIVE), ep.Geometry(shape)))
+
+
+def test_outline_columns_follow_the_rows() -> None:
+    """The padded outline of each row is its shape's, through swap-removes and new shapes;
+    circles and polygons of more than ``MAX_VERTS`` vertices have none."""
+    from ecsphys.body_table import MAX_VERTS
+
+    ring = [(np.cos(a), np.sin(a)) for a in np.linspace(0, 2 * np.pi, MAX_VERTS + 2)[:-1]]
+    shapes = [ep.OrientedRect(1, 2, 30), ep.Circle(1), ep.Segment((0, 0), (1, 2)),
+              ep.Polygon(ring), ep.Rect(1, 1, offset=(0.5, 0))]
+    t = BodyTable(2)
+    for e, s in enumerate(shapes, 1):
+        _add(t, e, s, (float(e), 0.0))
+    t.remove(1)  # the last row (the Rect) moves into row 0
+    t.geometry_changed(t.row(3), ep.Polygon([(0, 0), (1, 0), (0, 1)]))
+    for e in (2, 3, 4, 5):
+        row = t.row(e)
+        shape = t.shapes[row]
+        verts = getattr(shape, "_verts", ())
+        if not verts or len(verts) > MAX_VERTS:
+            assert t.nverts[row] == 0
+            continue
+        assert t.nverts[row] == len(verts)
+        assert t.shape_hash[row] == hash(shape)
+        assert np.array_equal(t.verts[row, : len(verts)], verts)
+        assert (t.verts[row, len(verts):] == verts[-1]).all()
+        assert np.array_equal(t.face_n[row, : len(shape._faces)], [f[:2] for f in shape._faces])
+        assert np.array_equal(t.face_s[row, : len(shape._faces)], [f[2] for f in shape._faces])
+
+
+def test_large_polygons_and_grazes_take_the_scalar_path() -> None:
+    """A polygon of more than ``MAX_VERTS`` vertices is answered by the scalar function, the
+    same values; so is a pair whose face separations all start within ``REACH`` though the
+    shapes do not touch (two diamonds corner to corner, boxes apart)."""
+    from ecsphys.body_table import MAX_VERTS
+
+    n = MAX_VERTS + 3
+    ring = ep.Polygon([(np.cos(a), np.sin(a)) for a in np.linspace(0, 2 * np.pi, n + 1)[:-1]])
+    tri = ep.Polygon([(0, 0), (1, 0), (0, 1)])
+    d = ep.OrientedRect(1, 1, 45)
+    corner = d._verts[1][0] - d._verts[3][0]  # right corner to left corner
+    gap = 1.1 * TOUCH_TOLERANCE  # boxes apart by more than the tolerance, faces within REACH
+    cases = [(ring, (0.0, 0.0), (3.0, 0.0), tri, (2.5, -0.25)),
+             (tri, (2.5, -0.25), (-3.0, 0.5), ring, (0.0, 0.0)),
+             (d, (0.0, 0.0), (0.0, 0.0), d, (corner + gap, 0.0)),
+             (d, (0.0, 0.0), (1.0, 0.0), d, (corner + gap, 0.0))]
+    t = BodyTable()
+    for i, (a, pa, _, b, pb) in enumerate(cases):
+        _add(t, 2 * i + 1, a, pa)
+        _add(t, 2 * i + 2, b, pb)
+    ra, rb = np.arange(0, 2 * len(cases), 2), np.arange(1, 2 * len(cases), 2)
+    pos = t.pos[: t.n].copy()
+    move = np.zeros_like(pos)
+    move[ra] = [c[2] for c in cases]
+    kt, kn = times_of_impact(t, ra, rb, pos, move)
+    for i, (a, pa, m, b, pb) in enumerate(cases):
+        ref = time_of_impact(a, pa, m, b, pb)
+        if ref is None:
+            assert kt[i] == np.inf
+        else:
+            assert (kt[i], tuple(kn[i])) == (ref[0], ref[1].normal)
+    assert np.isfinite(kt[[0, 1, 3]]).all()

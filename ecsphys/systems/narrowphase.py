@@ -2,13 +2,18 @@
 
 Guarantees:
 - circle, rect and segment pairs (both orders) go through the vectorised kernels of
-  ``ecsphys.geometry.kernels``; every other pair of shape kinds is tested per pair with the
-  scalar functions of ``ecsphys.geometry`` (slower, same conventions: ``contact_within``, so
-  shapes apart by at most ``tol`` touch with ``depth = -distance`` there too);
+  ``ecsphys.geometry.kernels``; so do the times of impact of every other pair of convex
+  outlines (Rect, OrientedRect, Polygon of at most ``MAX_VERTS`` vertices, Segment: the SAT
+  slabs of ``geometry.kernels_convex``); every other pair of shape kinds is tested per pair
+  with the scalar functions of ``ecsphys.geometry`` (slower, same conventions:
+  ``contact_within``, so shapes apart by at most ``tol`` touch with ``depth = -distance``
+  there too);
 - normals point from the pair's first row to its second; depth >= -tol counts as touching;
 - times of impact are of the relative motion, in [0, 1], ``inf`` for no impact; pairs already
   touching (within ``TOUCH_TOLERANCE``) and approaching give 0; the conventions of
-  ``geometry.time_of_impact``, whose values the kernels give (rect-rect: the same, bit for bit).
+  ``geometry.time_of_impact``, whose values the kernels give (rect-rect: the same, bit for bit;
+  other convex outlines: the same at the start, bit for bit, later impacts to about
+  ``TOUCH_TOLERANCE`` in distance, see ``geometry.kernels_convex``).
 The narrowphase system itself (stage 3) computes the contacts at the end of the step into a
 ``ContactSet`` (stage 5 reads it for the events; games read it through ``physics.contacts()``).
 """
