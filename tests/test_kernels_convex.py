@@ -250,3 +250,27 @@ def test_large_polygons_and_grazes_take_the_scalar_path() -> None:
         else:
             assert (kt[i], tuple(kn[i])) == (ref[0], ref[1].normal)
     assert np.isfinite(kt[[0, 1, 3]]).all()
+
+
+@pytest.mark.parametrize("tol", [0.0, TOUCH_TOLERANCE, 0.01, 0.3])
+def test_kernel_convex_contacts_agree_with_contact_within(tol: float) -> None:
+    """``contacts`` of convex outline pairs: those touching within ``TOUCH_TOLERANCE`` from the
+    kernel, the same hit, normal, depth and point as the scalar ``contact_within``, bit for
+    bit; those further apart but maybe within ``tol`` still from the scalar."""
+    from ecsphys.geometry import contact_within
+    from ecsphys.systems.narrowphase import contacts
+
+    shapes, pa, pb, _, _ = cases(9)
+    t = BodyTable()
+    for i, (a, b) in enumerate(shapes):
+        _add(t, 2 * i + 1, a, pa[i])
+        _add(t, 2 * i + 2, b, pb[i])
+    ra, rb = np.arange(0, 2 * N, 2), np.arange(1, 2 * N, 2)
+    hit, normal, depth, point = contacts(t, ra, rb, t.pos[: t.n], tol)
+    ref = [contact_within(a, tuple(pa[i]), b, tuple(pb[i]), tol) for i, (a, b) in enumerate(shapes)]
+    found = np.array([c is not None for c in ref])
+    assert np.array_equal(hit, found)
+    assert found.sum() > 400
+    for i in np.flatnonzero(found):
+        c = ref[i]
+        assert (tuple(normal[i]), depth[i], tuple(point[i])) == (c.normal, c.depth, c.point), i

@@ -6,6 +6,7 @@ Guarantees:
   dispatch) gives for each pair, the same float operations: the bounding-box rejection, the
   face separations, the face of least overlap (the first on ties, in the order the scalar
   dispatch tests the faces: see ``first_is_b``), so the same hit, normal and depth, bit for bit;
+  ``convex_contact_point`` the same contact point, bit for bit;
 - ``convex_time_of_impact`` follows ``geometry.time_of_impact``'s conventions: swept boxes apart
   (by more than ``TOUCH_TOLERANCE``) never meet; shapes touching at the start (within
   ``TOUCH_TOLERANCE``) give 0 if the relative move points into the start contact's normal,
@@ -116,7 +117,8 @@ def convex_contact(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Contacts of the pairs (a at body positions ``pa``, b at ``pb``): ``(hit, normal,
     depth)``, the normal from a to b, hit where the shapes are at most ``tol`` apart; the
-    values of ``contact_tol(a, pa, b, pb, tol)`` (normal and depth meaningless where not hit).
+    values of ``contact_tol(a, pa, b, pb, tol)`` (the normal meaningless where not hit; the
+    depth is minus the largest face separation everywhere, a bound on the distance).
     """
     sep_a, sep_b = _separations(a, pa, b, pb)
     swap = first_is_b(a, pa, b, pb)
@@ -133,6 +135,48 @@ def convex_contact(
     top = seps[rows, best]
     hit = ~apart & (top <= tol)
     return hit, normals[rows, best], -top
+
+
+def convex_contact_point(
+    a: Outlines, pa: np.ndarray, b: Outlines, pb: np.ndarray, normal: np.ndarray
+) -> np.ndarray:
+    """The contact points ``sat_contact`` reports for the pairs with this ``normal`` (from a to
+    b, as ``convex_contact`` gives it): the middle of the touching features, A's vertices
+    furthest along the normal and B's least (within ``1e-9`` relative), computed as the
+    scalar does (with b first where the dispatch puts it first). ``a`` and ``b`` must have the
+    same vertex count."""
+    swap = first_is_b(a, pa, b, pb)
+    fv = _pick(swap, a.verts, b.verts)
+    sv = _pick(swap, b.verts, a.verts)
+    pf = _pick(swap, pa, pb)
+    ps = _pick(swap, pb, pa)
+    n = _pick(swap, normal, -normal)
+    nx, ny = n[:, 0:1], n[:, 1:2]
+    dx = (ps[:, 0] - pf[:, 0])[:, None]
+    dy = (ps[:, 1] - pf[:, 1])[:, None]
+    fx, fy = fv[:, :, 0], fv[:, :, 1]
+    sx, sy = sv[:, :, 0] + dx, sv[:, :, 1] + dy
+    proj_f = nx * fx + ny * fy
+    proj_s = nx * sx + ny * sy
+    amax = proj_f.max(axis=1)
+    bmin = proj_s.min(axis=1)
+    ea = 1e-9 * (1.0 + np.abs(amax))
+    eb = 1e-9 * (1.0 + np.abs(bmin))
+    tx, ty = -ny, nx
+    along_f = tx * fx + ty * fy
+    along_s = tx * sx + ty * sy
+    on_f = proj_f >= (amax - ea)[:, None]
+    on_s = proj_s <= (bmin + eb)[:, None]
+    lo = np.maximum(np.where(on_f, along_f, np.inf).min(axis=1),
+                    np.where(on_s, along_s, np.inf).min(axis=1))
+    hi = np.minimum(np.where(on_f, along_f, -np.inf).max(axis=1),
+                    np.where(on_s, along_s, -np.inf).max(axis=1))
+    tc = (lo + hi) / 2
+    nc = (amax + bmin) / 2
+    point = np.empty_like(pa)
+    point[:, 0] = pf[:, 0] + nx[:, 0] * nc + tx[:, 0] * tc
+    point[:, 1] = pf[:, 1] + ny[:, 0] * nc + ty[:, 0] * tc
+    return point
 
 
 def convex_time_of_impact(

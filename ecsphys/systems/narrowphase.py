@@ -4,7 +4,9 @@ Guarantees:
 - circle, rect and segment pairs (both orders) go through the vectorised kernels of
   ``ecsphys.geometry.kernels``; so do the times of impact of every other pair of convex
   outlines (Rect, OrientedRect, Polygon of at most ``MAX_VERTS`` vertices, Segment: the SAT
-  slabs of ``geometry.kernels_convex``); every other pair of shape kinds is tested per pair
+  slabs of ``geometry.kernels_convex``), and their contacts within ``TOUCH_TOLERANCE`` (bit
+  for bit the scalar's; those further apart than ``tol`` along a face are rejected there, the
+  ones between left to the scalar distance); every other pair of shape kinds is tested per pair
   with the scalar functions of ``ecsphys.geometry`` (slower, same conventions:
   ``contact_within``, so shapes apart by at most ``tol`` touch with ``depth = -distance``
   there too);
@@ -28,7 +30,12 @@ from ..body_table import CIRCLE_CODE, RECT_CODE, SEGMENT_CODE, BodyTable
 from ..contact_set import ContactSet
 from ..geometry import TOUCH_TOLERANCE, kernels
 from ..geometry.impact_search import REACH
-from ..geometry.kernels_convex import Outlines, convex_time_of_impact
+from ..geometry.kernels_convex import (
+    Outlines,
+    convex_contact,
+    convex_contact_point,
+    convex_time_of_impact,
+)
 
 C, R, S = CIRCLE_CODE, RECT_CODE, SEGMENT_CODE
 _KERNEL_CODES = (C, R, S)
@@ -113,7 +120,28 @@ def contacts(
                 p1, p2 = _seg(t, o, pos)
                 res = kernels.circle_segment(_centres(t, c, pos), t.radius[c], p1, p2, tol)
             put(m, res, flip)
-    for i in groups[-1]:
+    rest = groups[-1]
+    if len(rest):
+        # convex outline pairs (not rect-rect): the SAT kernel for shapes within
+        # TOUCH_TOLERANCE; the scalar measures the distance of those within tol but further
+        a, b = ra[rest], rb[rest]
+        convex = (t.nverts[a] > 0) & (t.nverts[b] > 0)
+        if convex.any():
+            m = rest[convex]
+            a, b = a[convex], b[convex]
+            size = _outline_size(t, np.concatenate((a, b)))
+            oa, ob = _outlines(t, a, size), _outlines(t, b, size)
+            pa, pb = _take(pos, a), _take(pos, b)
+            h, nrm, d = convex_contact(oa, pa, ob, pb, TOUCH_TOLERANCE)
+            if h.any():
+                sel = np.flatnonzero(h)
+                oh, oj = Outlines(*(c[sel] for c in oa)), Outlines(*(c[sel] for c in ob))
+                hit[m[sel]], normal[m[sel]], depth[m[sel]] = True, nrm[sel], d[sel]
+                point[m[sel]] = convex_contact_point(oh, pa[sel], oj, pb[sel], nrm[sel])
+            # -d, the largest face separation, is a lower bound on the distance
+            done = h | (-d > tol + 2 * TOUCH_TOLERANCE) | (tol <= TOUCH_TOLERANCE)
+            rest = np.concatenate((rest[~convex], m[~done]))
+    for i in rest:
         a, b = int(ra[i]), int(rb[i])
         sa, sb = t.shapes[a], t.shapes[b]
         assert sa is not None and sb is not None
@@ -164,13 +192,17 @@ def _toi_rect_rect(
     return toi, normal
 
 
-def _outlines(t: BodyTable, rows: np.ndarray) -> Outlines:
-    """The convex outlines of ``rows`` (all with ``nverts > 0``), cut to the most vertices
-    and faces among them (a segment has 2 vertices and 4 faces)."""
+def _outline_size(t: BodyTable, rows: np.ndarray) -> tuple[int, int]:
+    """The most vertices and faces among the outlines of ``rows`` (a segment: 2 and 4)."""
+    v = int(t.nverts[rows].max())
+    return v, (max(v, 4) if (t.shape_code[rows] == SEGMENT_CODE).any() else v)
+
+
+def _outlines(t: BodyTable, rows: np.ndarray, size: tuple[int, int] | None = None) -> Outlines:
+    """The convex outlines of ``rows`` (all with ``nverts > 0``), cut to ``size`` (vertices,
+    faces; default the most among them)."""
     code = t.shape_code[rows]
-    nv = t.nverts[rows]
-    v = int(nv.max())
-    f = max(v, 4) if (code == SEGMENT_CODE).any() else v
+    v, f = size or _outline_size(t, rows)
     return Outlines(
         t.verts[rows, :v], t.face_n[rows, :f], t.face_s[rows, :f], _take(t.lo, rows),
         _take(t.hi, rows), code, t.shape_hash[rows],
