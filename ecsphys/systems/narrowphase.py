@@ -4,9 +4,11 @@ Guarantees:
 - circle, rect and segment pairs (both orders) go through the vectorised kernels of
   ``ecsphys.geometry.kernels``; so do the times of impact of every other pair of convex
   outlines (Rect, OrientedRect, Polygon of at most ``MAX_VERTS`` vertices, Segment: the SAT
-  slabs of ``geometry.kernels_convex``), and their contacts within ``TOUCH_TOLERANCE`` (bit
-  for bit the scalar's; those further apart than ``tol`` along a face are rejected there, the
-  ones between left to the scalar distance); every other pair of shape kinds is tested per pair
+  slabs of ``geometry.kernels_convex``) and of circles against OrientedRects and such Polygons
+  (the outline rounded by the radius: ``geometry.kernels_round``), and the convex outline
+  pairs' contacts within ``TOUCH_TOLERANCE`` (bit for bit the scalar's; those further apart
+  than ``tol`` along a face are rejected there, the ones between left to the scalar
+  distance); every other pair of shape kinds is tested per pair
   with the scalar functions of ``ecsphys.geometry`` (slower, same conventions:
   ``contact_within``, so shapes apart by at most ``tol`` touch with ``depth = -distance``
   there too);
@@ -15,7 +17,9 @@ Guarantees:
   touching (within ``TOUCH_TOLERANCE``) and approaching give 0; the conventions of
   ``geometry.time_of_impact``, whose values the kernels give (rect-rect: the same, bit for bit;
   other convex outlines: the same at the start, bit for bit, later impacts to about
-  ``TOUCH_TOLERANCE`` in distance, see ``geometry.kernels_convex``).
+  ``TOUCH_TOLERANCE`` in distance, see ``geometry.kernels_convex``; a circle against an
+  outline: the same start rule and normal, later impacts the scalar's roots to rounding);
+  pairs a kernel is unsure of (grazes, a centre on the outline) are left to the scalar.
 The narrowphase system itself (stage 3) computes the contacts at the end of the step into a
 ``ContactSet`` (stage 5 reads it for the events; games read it through ``physics.contacts()``).
 """
@@ -36,6 +40,7 @@ from ..geometry.kernels_convex import (
     convex_contact_point,
     convex_time_of_impact,
 )
+from ..geometry.kernels_round import circle_convex_time_of_impact, swept_boxes_meet
 
 C, R, S = CIRCLE_CODE, RECT_CODE, SEGMENT_CODE
 _KERNEL_CODES = (C, R, S)
@@ -209,6 +214,37 @@ def _outlines(t: BodyTable, rows: np.ndarray, size: tuple[int, int] | None = Non
     )
 
 
+def _toi_circle_convex(
+    t: BodyTable, ra: np.ndarray, rb: np.ndarray, pos: np.ndarray, move: np.ndarray,
+    rest: np.ndarray, toi: np.ndarray, normal: np.ndarray,
+) -> np.ndarray:
+    """Times of impact of the circle-outline pairs (either order) among ``rest`` into ``toi``
+    / ``normal`` by the rounded-outline kernel (``geometry.kernels_round``); returns the pairs
+    of ``rest`` left for the scalar function (the others, and the kernel's unsure rows)."""
+    a, b = ra[rest], rb[rest]
+    code = t.shape_code
+    first = (code[a] == C) & (t.nverts[b] > 0)
+    second = (code[b] == C) & (t.nverts[a] > 0)
+    pick = first | second
+    if not pick.any():
+        return rest
+    m = rest[pick]
+    a, b, flip = a[pick], b[pick], second[pick]
+    c, o = np.where(flip, b, a), np.where(flip, a, b)
+    rel = _take(move, a) - _take(move, b)
+    pa, pb = _take(pos, a), _take(pos, b)
+    # time_of_impact's swept-box rejection in the pair's order (a swept by the relative move)
+    meet = swept_boxes_meet(pa, _take(t.lo, a), _take(t.hi, a), rel,
+                            pb, _take(t.lo, b), _take(t.hi, b))
+    d = np.where(flip[:, None], -rel, rel)
+    tt, nn, unsure = circle_convex_time_of_impact(
+        _centres(t, c, pos), t.radius[c], d, _outlines(t, o), t.nverts[o].astype(np.int64),
+        _take(pos, o), meet)
+    nn[flip] *= -1.0
+    toi[m], normal[m] = tt, nn
+    return np.concatenate((rest[~pick], m[unsure]))
+
+
 def times_of_impact(
     t: BodyTable, ra: np.ndarray, rb: np.ndarray, pos: np.ndarray, move: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -262,6 +298,7 @@ def times_of_impact(
                 _outlines(t, b), _take(pos, b))
             toi[m], normal[m] = tt, nn
             rest = np.concatenate((rest[~convex], m[unsure]))
+        rest = _toi_circle_convex(t, ra, rb, pos, move, rest, toi, normal)
     for i in rest:
         a, b = int(ra[i]), int(rb[i])
         sa, sb = t.shapes[a], t.shapes[b]
