@@ -182,3 +182,55 @@ def test_circle_convex_pairs_skip_the_scalar(monkeypatch: pytest.MonkeyPatch) ->
     ra, rb = np.arange(0, 2 * len(cs), 2), np.arange(1, 2 * len(cs), 2)
     times_of_impact(t, ra, rb, pos, move)
     assert len(calls) <= len(cs) // 200
+
+
+def test_circle_convex_edge_cases_agree() -> None:
+    """Hand-made edge cases, both orders, the scalar's answers: a centre on a face and on a
+    vertex, a centre deep inside, a circle touching a vertex, a move ending exactly in touch,
+    a path grazing a vertex circle, a move along a face a hair beyond the tolerance, a still
+    circle, a polygon of more than ``MAX_VERTS`` vertices (always the scalar)."""
+    tri = ep.Polygon([(0, 0), (2, 0), (0, 2)])
+    box = ep.OrientedRect(2, 1, 90, offset=(0.25, 0))
+    ring = ep.Polygon([(np.cos(a), np.sin(a)) for a in np.linspace(0, 2 * np.pi, 13)[:-1]])
+    c = ep.Circle(0.5)
+    g = 1.5 * TOUCH_TOLERANCE
+    cases_ = [
+        (tri, (1.0, 0.0), (0.0, 1.0)), (tri, (1.0, 0.0), (0.0, -1.0)), (tri, (1.0, 0.0), (1, 0)),
+        (tri, (0.0, 0.0), (1.0, 1.0)), (tri, (0.0, 0.0), (-1.0, -1.0)),
+        (tri, (0.5, 0.5), (0.3, 0.1)),
+        (tri, (-0.5, 0.0), (1.0, 0.0)), (tri, (-0.5, 0.0), (0.0, 1.0)),
+        (tri, (1.0, -1.5), (0.0, 1.0)), (tri, (1.0, -1.5), (0.0, 0.5)),
+        (tri, (-1.0, -0.5), (1.0, 0.0)), (tri, (-1.0, -0.5 - g), (3.0, 0.0)),
+        (tri, (1.0, -0.5 - g), (1.0, 0.0)), (tri, (1.0, -0.5 - g), (0.0, 0.0)),
+        (box, (0.25, -1.5), (0.0, 1.0)), (box, (1.5, 1.5), (-1.0, -1.0)),
+        (box, (1.75, 0.0), (-1.0, 0.0)), (ring, (3.0, 0.0), (-3.0, 0.0)),
+        (ring, (0.0, 1.5), (0.0, -1.0)),
+    ]
+    t = BodyTable()
+    rows = []
+    for i, (o, pc, m) in enumerate(cases_):
+        for j, pair in enumerate(((c, pc, m, o, (0.0, 0.0), (0.0, 0.0)),
+                                  (o, (0.0, 0.0), (0.0, 0.0), c, pc, m))):
+            a, pa, ma, b, pb, mb = pair
+            base = 4 * i + 2 * j
+            _add_body(t, base + 1, a, pa)
+            _add_body(t, base + 2, b, pb)
+            rows.append((base, base + 1, pair))
+    pos = t.pos[: t.n].copy()
+    move = np.zeros_like(pos)
+    for ra_, rb_, (_, _, ma, _, _, mb) in rows:
+        move[ra_], move[rb_] = ma, mb
+    ra = np.array([r[0] for r in rows])
+    rb = np.array([r[1] for r in rows])
+    kt, kn = times_of_impact(t, ra, rb, pos, move)
+    for i, (_, _, (a, pa, ma, b, pb, mb)) in enumerate(rows):
+        ref = time_of_impact(a, pa, ma, b, pb, mb)
+        if ref is None:
+            assert kt[i] == np.inf, i
+            continue
+        assert abs(kt[i] - ref[0]) * np.hypot(ma[0] - mb[0], ma[1] - mb[1]) <= 1e-12, i
+        assert np.abs(kn[i] - ref[1].normal).max() <= 1e-12, i
+
+
+def _add_body(t: BodyTable, entity: int, shape: Shape, p) -> None:
+    t.add(entity, (ep.Position(*p), None, None, ep.Collider(ep.ACTIVE), ep.Geometry(shape)))

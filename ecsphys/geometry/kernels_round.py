@@ -16,8 +16,8 @@ Guarantees:
   caller to answer with the scalar function: a centre on the outline (within
   ``ON_TOLERANCE``), a start contact whose normal is nearly square to the move, a circle
   apart by at most ``2 * TOUCH_TOLERANCE`` (the scalar's edge tests may count it as touching),
-  an entry near a face's end, a face impact near ``t = 1``, a path that misses the outline
-  grown by the radius by a hair; their ``toi`` is ``inf``.
+  an entry near a face's end, an impact near ``t = 1``, a path that misses a corner of the
+  outline grown by the radius by a hair; their ``toi`` is ``inf``.
 
 Method: the slab method on the outline's faces moved out by the radius (entry the latest face
 entry, exit the earliest face exit). An entry through a face's extent is the impact with that
@@ -183,16 +183,11 @@ def _round_toi(
     moving = meet & ~start & ~near
     slab = moving & ~never & (t_in <= t_out) & (t_in <= 1.0) & (t_out >= 0.0)
     band = _BAND * (1.0 + r + np.abs(lx) + np.abs(ly) + dlen)
-    # a hair from the grown outline: the slabs again with the faces moved out by a band more
-    miss = np.flatnonzero(moving & ~slab)
-    if len(miss):
-        g2 = gap[miss] - band[miss, None]
-        r2, cl, op = rate[miss], closing[miss], opening[miss]
-        w2 = g2 / -r2
-        t_in2 = np.where(cl, w2, -np.inf).max(axis=1)
-        t_out2 = np.where(op, w2, np.inf).min(axis=1)
-        never2 = ((r2 == 0.0) & (g2 > 0.0)).any(axis=1)
-        unsure[miss] |= ~never2 & (t_in2 <= t_out2) & (t_in2 <= 1.0 + _BAND) & (t_out2 >= -_BAND)
+    # a hair from the grown outline: an impact at about t = 1 (a move ending in touch), or a
+    # path through a corner of the grown outline (the vertex circle there may be grazed)
+    open_ = moving & ~never & (t_out >= 0.0)
+    unsure |= open_ & (t_in <= t_out) & (t_in > 1.0) & (t_in <= 1.0 + _BAND)
+    unsure |= open_ & (t_in > t_out) & (t_in - t_out <= _BAND) & (t_in <= 1.0 + _BAND)
     # the entry point along its face: inside the extent, a face impact
     te = np.maximum(t_in, 0.0)
     hx = lx + dx * te - x1[rows, fi]
