@@ -131,11 +131,8 @@ def contacts(
     if len(rest):
         # convex outline pairs (not rect-rect): the SAT kernel for shapes within
         # TOUCH_TOLERANCE; the scalar measures the distance of those within tol but further
-        a, b = ra[rest], rb[rest]
-        convex = (t.nverts[a] > 0) & (t.nverts[b] > 0)
-        if convex.any():
-            m = rest[convex]
-            a, b = a[convex], b[convex]
+        m, a, b, others = _convex_pairs(t, ra, rb, rest)
+        if len(m):
             size = _outline_size(t, np.concatenate((a, b)))
             oa, ob = _outlines(t, a, size), _outlines(t, b, size)
             pa, pb = _take(pos, a), _take(pos, b)
@@ -147,7 +144,7 @@ def contacts(
                 point[m[sel]] = convex_contact_point(oh, pa[sel], oj, pb[sel], nrm[sel])
             # -d, the largest face separation, is a lower bound on the distance
             done = h | (-d > tol + 2 * TOUCH_TOLERANCE) | (tol <= TOUCH_TOLERANCE)
-            rest = np.concatenate((rest[~convex], m[~done]))
+            rest = np.concatenate((others, m[~done]))
     for i in rest:
         a, b = int(ra[i]), int(rb[i])
         sa, sb = t.shapes[a], t.shapes[b]
@@ -298,19 +295,26 @@ def times_of_impact(
     rest = groups[-1]
     if len(rest):
         # convex outline pairs (not rect-rect, already above): the SAT slab kernel
-        a, b = ra[rest], rb[rest]
-        convex = (t.nverts[a] > 0) & (t.nverts[b] > 0)
-        if convex.any():
-            m = rest[convex]
-            a, b = a[convex], b[convex]
+        m, a, b, others = _convex_pairs(t, ra, rb, rest)
+        if len(m):
             tt, nn, unsure = convex_time_of_impact(
                 _outlines(t, a), _take(pos, a), _take(move, a) - _take(move, b),
                 _outlines(t, b), _take(pos, b))
             toi[m], normal[m] = tt, nn
-            rest = np.concatenate((rest[~convex], m[unsure]))
+            rest = np.concatenate((others, m[unsure]))
         rest = _toi_circle_convex(t, ra, rb, pos, move, rest, toi, normal)
     _scalar_toi(t, ra, rb, pos, move, rest, toi, normal)
     return toi, normal
+
+
+def _convex_pairs(
+    t: BodyTable, ra: np.ndarray, rb: np.ndarray, rest: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Of the pairs ``rest`` (indices into ra, rb), those with an outline on both sides (the
+    convex kernels' pairs): ``(indices, rows a, rows b, the other indices)``."""
+    a, b = ra[rest], rb[rest]
+    convex = (t.nverts[a] > 0) & (t.nverts[b] > 0)
+    return rest[convex], a[convex], b[convex], rest[~convex]
 
 
 def _scalar_toi(
