@@ -34,6 +34,25 @@ from ..contact_set import KEY_SHIFT, pair_keys
 PairFilter = Callable[[int, int], bool]
 
 
+def game_rules(
+    t: BodyTable, ra: np.ndarray, rb: np.ndarray, filter_pair: PairFilter | None,
+    check_layers: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of rows ``(ra, rb)`` the game's rules allow: each side's layer in the other's
+    mask (skipped with ``check_layers=False``, when the caller knows every pair passes), then
+    ``filter_pair(entity_a, entity_b)`` if set (a Python call per pair: slower)."""
+    if check_layers:
+        layer, mask = t.layer, t.mask
+        keep = ((layer[ra] & mask[rb]) != 0) & ((layer[rb] & mask[ra]) != 0)
+        ra, rb = ra[keep], rb[keep]
+    if filter_pair is not None and len(ra):
+        ent = t.entity
+        ok = np.fromiter((bool(filter_pair(int(a), int(b))) for a, b in zip(ent[ra], ent[rb],
+                         strict=True)), dtype=np.bool_, count=len(ra))
+        ra, rb = ra[ok], rb[ok]
+    return ra, rb
+
+
 class BroadphaseSystem(esper.Processor):
     """Stage 2 of the step: candidate pairs for the narrowphase and the response."""
 
@@ -78,16 +97,8 @@ class BroadphaseSystem(esper.Processor):
         di, dj, sk, sl = self.index.query(lo, hi)
         ra, rb = self._entity_sorted(di, dj, sk, sl)
         self.box_pairs = len(ra)
-        if not self._all_layers_pass:
-            layer, mask = t.layer, t.mask
-            keep = ((layer[ra] & mask[rb]) != 0) & ((layer[rb] & mask[ra]) != 0)
-            ra, rb = ra[keep], rb[keep]
-        if self.filter_pair is not None and len(ra):
-            fn, ent = self.filter_pair, t.entity
-            ok = np.fromiter((bool(fn(int(a), int(b))) for a, b in zip(ent[ra], ent[rb],
-                             strict=True)), dtype=np.bool_, count=len(ra))
-            ra, rb = ra[ok], rb[ok]
-        self.ra, self.rb = ra, rb
+        self.ra, self.rb = game_rules(t, ra, rb, self.filter_pair,
+                                      check_layers=not self._all_layers_pass)
 
     def _learn_layout(self) -> None:
         """Dynamic and static rows, entity order, and the layer shortcut, for this layout."""

@@ -3,9 +3,10 @@
 Guarantees (for the solid pairs: neither side a sensor):
 - bodies that start the step overlapping are pushed apart along the contact normal, shared by
   inverse mass (a static side never moves), so a body spawned in a wall leaves it the short way;
-- every move is cut at its first time of impact (exact for circles, rects and segments, binary
-  impact search for other shapes, relative motion when both move), leaving a ``skin`` gap, so
-  no body passes through another, however fast;
+- every move is cut at its first time of impact (analytic for circles, rects and segments,
+  separating-axis kernels for polygon-like shapes, conservative advancement or the binary
+  impact search for the rest; relative motion when both move), leaving a ``skin`` gap, so no
+  body passes through another, however fast;
 - the rest of a cut move slides along the tangent: ``slide="project"`` keeps only the rest's
   tangential part; ``slide="tangent"`` carries the rest at full length along the tangent, in
   the direction it leans (exact head-on ties turn each body to its own right, so two bodies
@@ -25,8 +26,6 @@ Guarantees (for the solid pairs: neither side a sensor):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import esper
 import numpy as np
 
@@ -34,6 +33,7 @@ from ..body_table import CIRCLE_CODE, RECT_CODE, SEGMENT_CODE, BodyTable
 from ..broadphase.grid import Grid
 from ..components import PASSIVE, STATIC
 from ..contact_set import ContactSet
+from .broadphase import PairFilter, game_rules
 from .narrowphase import contacts, times_of_impact
 
 #: Overlap deeper than this (world units) counts as overlapping for the response.
@@ -61,8 +61,9 @@ def _take(v: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def _exact_toi(t: BodyTable, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Which pairs get an exact time of impact (the vectorised kernels: circles, rects, and a
-    circle with a segment); the others are found by bisection."""
+    """Which pairs get an analytic time of impact (circles, rects, and a circle with a
+    segment). The others (polygon-like kernels within ``REACH``, conservative advancement,
+    the binary impact search) are followed by the overlap search after their pass."""
     ca, cb = t.shape_code[a], t.shape_code[b]
     round_box_a = (ca == CIRCLE_CODE) | (ca == RECT_CODE)
     round_box_b = (cb == CIRCLE_CODE) | (cb == RECT_CODE)
@@ -83,7 +84,7 @@ class ResponseSystem(esper.Processor):
         self._last_normals = np.zeros((0, 2))
         self.undone = 0  # bodies sent back in the last step (diagnostics)
         #: the game's pair veto (``Physics.filter_pair``), for pairs found here
-        self.filter_pair: Callable[[int, int], bool] | None = None
+        self.filter_pair: PairFilter | None = None
         #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
         #: of impact), for the narrowphase: bodies pushed further than their own move
         self.extra: tuple[np.ndarray, np.ndarray, np.ndarray] = _NO_EXTRA
@@ -394,19 +395,14 @@ class ResponseSystem(esper.Processor):
         index.set_static(lo - _SWEEP_MARGIN, hi + _SWEEP_MARGIN)
         _, _, sk, sl = index.query(olo, ohi)
         ri, rj = out[sk], solid[sl]
-        keep = (ri != rj) & ((t.layer[ri] & t.mask[rj]) != 0) & ((t.layer[rj] & t.mask[ri]) != 0)
-        na, nb = ri[keep], rj[keep]
+        apart = ri != rj
+        na, nb = ri[apart], rj[apart]
         swap = t.entity[na] > t.entity[nb]
         na, nb = np.where(swap, nb, na), np.where(swap, na, nb)
         # each pair once, and none that is there already
         keys, first = np.unique(na.astype(np.int64) * n + nb, return_index=True)
         fresh = ~np.isin(keys, a.astype(np.int64) * n + b)
-        na, nb = na[first[fresh]], nb[first[fresh]]
-        if self.filter_pair is not None and len(na):
-            fn, ent = self.filter_pair, t.entity
-            ok = np.fromiter((bool(fn(int(x), int(y))) for x, y in zip(ent[na], ent[nb],
-                             strict=True)), dtype=np.bool_, count=len(na))
-            na, nb = na[ok], nb[ok]
+        na, nb = game_rules(t, na[first[fresh]], nb[first[fresh]], self.filter_pair)
         if len(na) == 0:
             return a, b
         return np.concatenate((a, na)), np.concatenate((b, nb))
