@@ -56,18 +56,19 @@ for _g, (_a, _b) in enumerate(_KERNEL_PAIRS):
 
 def _groups(t: BodyTable, ra: np.ndarray, rb: np.ndarray) -> list[np.ndarray]:
     """Indices of the pairs per kernel pair of `_KERNEL_PAIRS`, then the rest (7 arrays),
-    each in increasing order: one lookup and one stable counting sort instead of a mask per
-    kind pair."""
+    each in increasing order: one lookup, then a mask per kind pair present when there are
+    few (most scenes have one to three), else one stable counting sort."""
     code = t.shape_code
     combo = (code[ra].astype(np.int16) + 1) * _CODE_SPAN + (code[rb] + 1)
     group = _GROUP[combo]
-    first = int(group[0]) if len(group) else 0
-    if len(group) and not (group != first).any():  # one kind pair only: no sort
+    counts = np.bincount(group, minlength=len(_KERNEL_PAIRS) + 1)
+    present = np.flatnonzero(counts)
+    if len(present) <= 3:
         out = [np.zeros(0, dtype=np.int64)] * (len(_KERNEL_PAIRS) + 1)
-        out[first] = np.arange(len(group))
+        for g in present.tolist():
+            out[g] = np.flatnonzero(group == g)
         return out
     order = np.argsort(group, kind="stable")
-    counts = np.bincount(group, minlength=len(_KERNEL_PAIRS) + 1)
     return np.split(order, np.cumsum(counts)[:-1])
 
 

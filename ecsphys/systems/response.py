@@ -167,9 +167,10 @@ class ResponseSystem(esper.Processor):
                 break
             # a row pushed out of its swept box gets the pairs it can meet out there (in the
             # first pass any row pushed apart; later only rows that move can get out)
-            first_look = pass_no == 0 and self.pushed_apart
-            a, b = self._widen(a, b, start, pos, rest, covered,
-                               np.arange(n) if first_look else going)
+            # (in the first pass, rows not pushed apart are where the broadphase swept them)
+            if pass_no or self.pushed_apart:
+                a, b = self._widen(a, b, start, pos, rest, covered,
+                                   going if pass_no else np.arange(n))
             if len(a) > len(pair_toi):
                 pair_toi = np.concatenate((pair_toi, np.full(len(a) - len(pair_toi), np.inf)))
             mark[going] = True
