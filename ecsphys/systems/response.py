@@ -42,6 +42,7 @@ _TIE_EPS = 1e-12
 _SWEEP_MARGIN = 1e-3  # world units: swept boxes this far apart may still count as meeting
 _NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 _NO_INDEX = np.iinfo(np.int64).max  # scratch: no index yet
+_SCRAMBLE = 2654435761  # odd multiplier: index * it mod 2**32 ranks pairs in a fixed scramble
 _SUPPORT_COS = 0.7  # a contact normal within ~45 degrees of "down" is a support
 
 
@@ -493,7 +494,9 @@ class ResponseSystem(esper.Processor):
         meeting a wall and another bullet in one step) takes them one after the other, each
         from the velocities the previous one left, so the pairs together never add energy
         (summing exchanges computed from the same velocities would): in rounds, every pair
-        that is the first of each of its moving bodies goes at once."""
+        that comes first for each of its moving bodies goes at once. "First" is by a fixed
+        scrambled rank of the pairs, not their index: in index order a chain of touching
+        bodies (a pile) would take one round per link, in a scrambled one a few rounds."""
         t = self.table
         which = np.unique(which)
         if len(which) == 0:
@@ -502,11 +505,14 @@ class ResponseSystem(esper.Processor):
         ia, ib = t.inv_mass[a], t.inv_mass[b]
         e = np.maximum(t.restitution[a], t.restitution[b])
         left = np.flatnonzero((ia + ib) > 0.0)
+        # distinct ranks (a bijection of 32-bit indices), the same for the same pairs
+        rank = (which.astype(np.int64) * _SCRAMBLE) & 0xFFFFFFFF
+        moving_a, moving_b = ia > 0.0, ib > 0.0
         first = self._first
         while len(left):
             la, lb = a[left], b[left]
-            ma, mb = ia[left] > 0.0, ib[left] > 0.0
-            order = np.arange(len(left))
+            ma, mb = moving_a[left], moving_b[left]
+            order = rank[left]
             np.minimum.at(first, la[ma], order[ma])
             np.minimum.at(first, lb[mb], order[mb])
             go = (~ma | (first[la] == order)) & (~mb | (first[lb] == order))
