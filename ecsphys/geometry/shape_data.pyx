@@ -1,0 +1,38 @@
+# The C view of shapes (see shape_data.pxd for the guarantees): the Store of a Python
+# ShapeStore and the Body of a Python shape.
+
+from libc.stdint cimport int64_t
+
+
+cdef Store store_of(object store) except *:
+    """Pointers into ``store``'s arrays (valid until a shape is added to it)."""
+    cdef int[:, ::1] li = store.leaf_i
+    cdef double[:, ::1] lf = store.leaf_f
+    cdef int64_t[::1] lh = store.leaf_h
+    cdef double[:, ::1] verts = store.verts
+    cdef double[:, ::1] faces = store.faces
+    cdef Store s
+    s.li = &li[0, 0]
+    s.lf = &lf[0, 0]
+    s.lh = &lh[0]
+    s.verts = &verts[0, 0]
+    s.faces = &faces[0, 0]
+    return s
+
+
+cdef Body body_of(object store, object shape, double px, double py) except *:
+    """``shape`` at body position ``(px, py)``; interns its leaves (call before store_of)."""
+    first, count = store.intern(shape)
+    cdef Body b
+    b.first = first
+    b.count = count
+    b.kind = shape.type_code
+    b.px = px
+    b.py = py
+    x0, y0, x1, y1 = shape.bounds()
+    b.x0 = x0
+    b.y0 = y0
+    b.x1 = x1
+    b.y1 = y1
+    b.hash = store.leaf_h[first] if count == 1 else (hash(shape) & ((1 << 62) - 1))
+    return b

@@ -1,0 +1,108 @@
+"""The shape store: shapes packed into flat NumPy arrays that the compiled routines read.
+
+Guarantees:
+- ``intern(shape)`` returns ``(first, count)``, the shape's range of leaves: one leaf for a
+  Circle, Rect, OrientedRect, Segment or Polygon, one per part for a Compound (nested groups
+  flattened, each part's offset baked into its leaf); equal shapes share one range, so a
+  scene of ten thousand equal balls stores one leaf;
+- a leaf's numbers are relative to its body's position, the shape's offset included (the
+  layout is declared in ``shape_data.pxd``): circle centre and radius, rect centre and half
+  extents, the counter-clockwise vertices and faces (outward unit normal, support) of every
+  leaf but a circle, its bounds and a hash;
+- arrays only grow while shapes are added (``clear()`` empties the store); the compiled code
+  holds raw pointers into them only for the length of one call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..shapes import Circle, Compound, Shape
+
+LI_STRIDE = 5  # kind, nv, nf, v0, f0
+LF_STRIDE = 9  # radius, cx, cy, hx, hy, x0, y0, x1, y1
+_HASH_MASK = (1 << 63) - 1
+
+
+class ShapeStore:
+    """Interned shapes as leaves (see the module docstring)."""
+
+    def __init__(self, capacity: int = 16) -> None:
+        self._ranges: dict[Shape, tuple[int, int]] = {}
+        self.leaves = 0
+        self.nverts = 0
+        self.nfaces = 0
+        self.leaf_i = np.zeros((capacity, LI_STRIDE), dtype=np.intc)
+        self.leaf_f = np.zeros((capacity, LF_STRIDE), dtype=np.float64)
+        self.leaf_h = np.zeros(capacity, dtype=np.int64)
+        self.verts = np.zeros((4 * capacity, 2), dtype=np.float64)
+        self.faces = np.zeros((4 * capacity, 3), dtype=np.float64)
+
+    def __len__(self) -> int:
+        return len(self._ranges)
+
+    def clear(self) -> None:
+        """Forget every shape (ranges handed out before are no longer valid)."""
+        self._ranges.clear()
+        self.leaves = self.nverts = self.nfaces = 0
+
+    def intern(self, shape: Shape) -> tuple[int, int]:
+        """The ``(first, count)`` leaf range of ``shape``, adding it if it is new.
+
+        Raises ``TypeError`` for anything that is not a shape."""
+        found = self._ranges.get(shape)
+        if found is not None:
+            return found
+        if not isinstance(shape, Shape):
+            raise TypeError(f"expected a shape (Circle, Rect, ...), got {shape!r}")
+        first = self.leaves
+        if isinstance(shape, Compound):
+            for part, dx, dy in shape.parts:
+                self._add_leaf(part, dx, dy, hash((part, dx, dy)))
+        else:
+            self._add_leaf(shape, 0.0, 0.0, hash(shape))
+        found = (first, self.leaves - first)
+        self._ranges[shape] = found
+        return found
+
+    # ---------------------------------------------------------------- packing
+
+    def _grow(self, leaves: int, verts: int, faces: int) -> None:
+        if leaves > len(self.leaf_i):
+            cap = max(leaves, 2 * len(self.leaf_i))
+            for name in ("leaf_i", "leaf_f", "leaf_h"):
+                old = getattr(self, name)
+                new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
+                new[: self.leaves] = old[: self.leaves]
+                setattr(self, name, new)
+        for name, need, used in (("verts", verts, self.nverts), ("faces", faces, self.nfaces)):
+            old = getattr(self, name)
+            if need > len(old):
+                new = np.zeros((max(need, 2 * len(old)), old.shape[1]), dtype=old.dtype)
+                new[:used] = old[:used]
+                setattr(self, name, new)
+
+    def _add_leaf(self, shape: Shape, dx: float, dy: float, h: int) -> None:
+        verts = getattr(shape, "_verts", ())
+        faces = getattr(shape, "_faces", ())
+        nv, nf = len(verts), len(faces)
+        i = self.leaves
+        self._grow(i + 1, self.nverts + nv, self.nfaces + nf)
+        v0, f0 = self.nverts, self.nfaces
+        if nv:
+            self.verts[v0 : v0 + nv] = np.asarray(verts, dtype=np.float64) + (dx, dy)
+            f = np.asarray(faces, dtype=np.float64)
+            # a face's support moves with the offset along its normal
+            self.faces[f0 : f0 + nf, :2] = f[:, :2]
+            self.faces[f0 : f0 + nf, 2] = f[:, 2] + f[:, 0] * dx + f[:, 1] * dy
+        x0, y0, x1, y1 = shape.bounds()
+        ox, oy = shape.offset
+        radius = shape.radius if isinstance(shape, Circle) else 0.0
+        hx, hy = getattr(shape, "half_extents", (0.0, 0.0))
+        self.leaf_i[i] = (shape.type_code, nv, nf, v0, f0)
+        self.leaf_f[i] = (radius, ox + dx, oy + dy, hx, hy, x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+        self.leaf_h[i] = h & _HASH_MASK if h >= 0 else -((-h) & _HASH_MASK)
+        self.leaves = i + 1
+        self.nverts += nv
+        self.nfaces += nf
+
