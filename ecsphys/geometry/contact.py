@@ -1,4 +1,5 @@
-"""The result of an exact shape-pair test: where and how deep two shapes touch.
+"""The results of exact shape-pair tests: where and how deep two shapes touch (``Contact``),
+how far apart they lie (``Separation``), and the tolerances every test shares.
 
 Guarantees: ``normal`` is a unit vector pointing from the first shape to the second;
 ``depth`` is how far the second shape must move along ``normal`` (or the first along
@@ -39,3 +40,21 @@ class Contact:
     def flipped(self) -> Contact:
         """The same contact seen from B: normal reversed, same depth and point."""
         return Contact((-self.normal[0], -self.normal[1]), self.depth, self.point)
+
+
+@dataclass(frozen=True, slots=True)
+class Separation:
+    """How two shapes lie apart: ``distance`` (0 when they overlap or touch), unit
+    ``normal`` from the first shape to the second, and the closest points ``point_a`` on
+    the first and ``point_b`` on the second (world coordinates)."""
+
+    distance: float
+    normal: Vec
+    point_a: Vec
+    point_b: Vec
+
+    def flipped(self) -> Separation:
+        """The same separation seen from the second shape."""
+        return Separation(
+            self.distance, (-self.normal[0], -self.normal[1]), self.point_b, self.point_a
+        )

@@ -32,12 +32,11 @@ pieces (CPython 3, one core).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from ..shapes import Circle, Compound, Rect, Segment, Shape
 from .circle_pairs import _unit, closest_on_segment
-from .contact import TOUCH_TOLERANCE, Contact
+from .contact import TOUCH_TOLERANCE, Contact, Separation
 from .dispatch import contact_tol
 
 Vec = tuple[float, float]
@@ -47,24 +46,6 @@ Vec = tuple[float, float]
 _FRONT_SLACK = 1e-9
 #: Vertices this close (relative) to the nearest one along the normal form a facing edge.
 _PARALLEL = 1e-12
-
-
-@dataclass(frozen=True, slots=True)
-class Separation:
-    """How two shapes lie apart: ``distance`` (0 when they overlap or touch), unit
-    ``normal`` from the first shape to the second, and the closest points ``point_a`` on
-    the first and ``point_b`` on the second (world coordinates)."""
-
-    distance: float
-    normal: Vec
-    point_a: Vec
-    point_b: Vec
-
-    def flipped(self) -> Separation:
-        """The same separation seen from the second shape."""
-        return Separation(
-            self.distance, (-self.normal[0], -self.normal[1]), self.point_b, self.point_a
-        )
 
 
 def distance(a: Any, pos_a: Vec, b: Any, pos_b: Vec) -> Separation:

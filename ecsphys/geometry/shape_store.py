@@ -106,3 +106,18 @@ class ShapeStore:
         self.nverts += nv
         self.nfaces += nf
 
+
+
+#: The most leaves the public functions' store keeps before it starts afresh.
+PUBLIC_LEAVES = 1 << 16
+_public = ShapeStore()
+
+
+def public_store() -> ShapeStore:
+    """The store the public geometry functions (``contact``, ``distance``, ...) intern the
+    shapes they are given in; emptied once it holds ``PUBLIC_LEAVES`` leaves, so a game that
+    makes new shapes all the time does not grow it without bound. Intern every shape of a
+    call before taking the store's pointers (``store_of``)."""
+    if _public.leaves >= PUBLIC_LEAVES:
+        _public.clear()
+    return _public
