@@ -9,19 +9,27 @@ counts them) and the overlapping pairs per body.
 With ``--scene rain`` (or another scene of ``benchmarks.scenes``) it times the whole broadphase
 *system* of a running simulation instead: ``BroadphaseSystem.process`` (swept boxes, the grid
 query, layer filter, entity order), as ``Physics.timings["broadphase"]``, and the grid query
-alone, medians over the timed steps after a warm-up.
+alone (called again on the step's swept boxes, warm), medians over the timed steps after a
+warm-up.
+
+With ``--scene rain --ab OLD`` it compares, in one process and on the same table at every step,
+this tree's stage against an older one: ``OLD`` holds an older ``ecsphys`` source tree (for
+example ``git archive HEAD ecsphys | tar -x -C /tmp/old``) whose ``ecsphys/broadphase`` package
+is pure Python (NumPy); its ``systems/broadphase.py`` is loaded beside it. Each step runs both
+stages, in alternating order, checks that they return the same pairs and times each.
 
 Run: ``.venv/bin/python benchmarks/bench_broadphase.py [--sizes 1000 10000 50000] [--calls 30]
-[--scene rain]``
+[--scene rain [--ab /tmp/old]]``
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
+import types
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -68,27 +76,74 @@ def bench_system(scene: str, n: int, steps: int, warmup: int = 30) -> tuple[floa
     from benchmarks import scenes  # imports pymunk too: only when asked for
 
     s = scenes.build(scene, "ecsphys", n)
-    index = s.physics._broadphase.index
-    query = index.query
-    query_ms: list[float] = []
-
-    def timed(*args: Any) -> Any:
-        t0 = time.perf_counter()
-        out = query(*args)
-        query_ms.append((time.perf_counter() - t0) * 1e3)
-        return out
-
-    index.query = timed
-    system_ms, cands = [], []
+    system = s.physics._broadphase
+    index = system.index
+    system_ms, query_ms, cands = [], [], []
     for k in range(warmup + steps):
         s.before_step()
         s.step()
         s.after_step()
         if k >= warmup:
             system_ms.append(s.physics.timings["broadphase"])
+            lo, hi = (np.array(b) for b in system._stage.boxes)  # this step's swept boxes
+            t0 = time.perf_counter()
+            index.query(lo, hi)
+            query_ms.append((time.perf_counter() - t0) * 1e3)
             cands.append(getattr(index, "last_candidates", float("nan")))
-    return (float(np.median(system_ms)), float(np.median(query_ms[warmup:])),
-            float(np.median(cands)) / n)
+    s.close()
+    return float(np.median(system_ms)), float(np.median(query_ms)), float(np.median(cands)) / n
+
+
+def _load_old_stage(old: str) -> type:
+    """The ``BroadphaseSystem`` class of the older tree ``old`` (see the module docstring), its
+    broadphase package imported as ``_old_broadphase``; the rest comes from this tree."""
+    root = Path(old) / "ecsphys"
+    spec = importlib.util.spec_from_file_location(
+        "_old_broadphase", root / "broadphase" / "__init__.py",
+        submodule_search_locations=[str(root / "broadphase")])
+    assert spec is not None and spec.loader is not None
+    pkg = importlib.util.module_from_spec(spec)
+    sys.modules["_old_broadphase"] = pkg
+    spec.loader.exec_module(pkg)
+    src = (root / "systems" / "broadphase.py").read_text()
+    src = (src.replace("from .. import broadphase", "import _old_broadphase as broadphase")
+           .replace("from ..broadphase.", "from _old_broadphase.")
+           .replace("from ..", "from ecsphys."))
+    mod = types.ModuleType("_old_broadphase_system")
+    exec(compile(src, str(root / "systems" / "broadphase.py"), "exec"), mod.__dict__)
+    return mod.BroadphaseSystem
+
+
+def bench_ab(scene: str, n: int, steps: int, old: str, warmup: int = 30) -> tuple[float, float]:
+    """Median ms per step of the old and the new broadphase stage on the same table."""
+    if __package__ is None:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks import scenes
+
+    s = scenes.build(scene, "ecsphys", n)
+    new = s.physics._broadphase
+    old_stage = _load_old_stage(old)(new.table, new.name, contact_offset=new.contact_offset)
+    new_process = new.process
+    times: dict[str, list[float]] = {"old": [], "new": []}
+    flip = [False]
+
+    def both(dt: float = 0.0) -> None:
+        order = ((old_stage, "old"), (new, "new"))
+        flip[0] = not flip[0]
+        for stage, name in order if flip[0] else order[::-1]:
+            t0 = time.perf_counter()
+            stage.process() if stage is old_stage else new_process()
+            times[name].append((time.perf_counter() - t0) * 1e3)
+        if not (np.array_equal(old_stage.ra, new.ra) and np.array_equal(old_stage.rb, new.rb)):
+            raise AssertionError(f"old and new stages disagree at N={n}")
+
+    new.process = both
+    for _ in range(warmup + steps):
+        s.before_step()
+        s.step()
+        s.after_step()
+    s.close()
+    return (float(np.median(times["old"][warmup:])), float(np.median(times["new"][warmup:])))
 
 
 def bench_physics(name: str, n: int, steps: int, warmup: int = 20) -> tuple[float, float]:
@@ -130,6 +185,8 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 50000])
     ap.add_argument("--calls", type=int, default=30)
     ap.add_argument("--scene", help="time the broadphase system in this benchmark scene")
+    ap.add_argument("--ab", metavar="OLD",
+                    help="with --scene: compare against the stage of the older tree OLD")
     ap.add_argument("--physics", action="store_true",
                     help="time the broadphase stage in a whole Physics step, per broadphase")
     args = ap.parse_args()
@@ -139,6 +196,13 @@ def main() -> None:
             for name in ("grid", "sweep", "quadtree"):
                 bp, step = bench_physics(name, n, 10 if n > 10000 else 30)
                 print(f"{name:<10} {n:>7} {bp:>9.2f} {step:>9.2f} {bp / step:>6.0%}", flush=True)
+        return
+    if args.scene and args.ab:
+        print(f"{'scene':<8} {'N':>7} {'old ms':>9} {'new ms':>9} {'speed-up':>9}")
+        for n in args.sizes:
+            old_ms, new_ms = bench_ab(args.scene, n, max(args.calls, 30), args.ab)
+            print(f"{args.scene:<8} {n:>7} {old_ms:>9.4f} {new_ms:>9.4f} "
+                  f"{old_ms / new_ms:>8.1f}x", flush=True)
         return
     if args.scene:
         print(f"{'scene':<8} {'N':>7} {'system ms':>9} {'query ms':>9} {'cand/body':>9}")

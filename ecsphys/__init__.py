@@ -1,6 +1,10 @@
 """ecsphys: 2D collision and physics for games built on the esper ECS."""
 
-from .components import (
+from ._compiled import require_compiled
+
+require_compiled()  # a clear ImportError, before anything needs the compiled core
+
+from .components import (  # noqa: E402
     ACTIVE,
     ALL,
     PASSIVE,
@@ -12,9 +16,9 @@ from .components import (
     Position,
     Velocity,
 )
-from .layers import Layers
-from .physics import Physics
-from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
+from .layers import Layers  # noqa: E402
+from .physics import Physics  # noqa: E402
+from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape  # noqa: E402
 
 __all__ = [
     "ACTIVE", "ALL", "PASSIVE", "STATIC", "AccelerationMap", "Circle", "Collider",

@@ -10,6 +10,9 @@ Guarantees:
 - ``layout_version`` changes whenever a row is added or removed or a collider or shape is
   written (what pairs exist and how they collide), so a system can trust what it learnt
   about the bodies at the last step only while it stays the same;
+- every row's shape is interned in the table's ``store`` (``geometry.shape_store``): the
+  compiled routines read a row's shape from ``leaf0`` / ``nleaf`` (its leaf range),
+  ``shape_code``, ``lo`` / ``hi`` and ``shape_hash`` without Python;
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -30,29 +33,26 @@ from .components import (
     Position,
     Velocity,
 )
-from .shapes import Circle, Rect, Shape
+from .geometry.shape_store import ShapeStore
+from .shapes import Shape
 
 #: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
 NO_SHAPE = -1
 SLIDE_CODE = {"project": 0, "tangent": 1}
 CIRCLE_CODE, RECT_CODE, SEGMENT_CODE = 0, 1, 3
-#: The most vertices (and faces) of a convex outline kept in the ``verts`` / ``face_n`` /
-#: ``face_s`` columns; shapes with more (and circles, compounds) have ``nverts`` 0.
-MAX_VERTS = 8
+#: The store is rebuilt from the live shapes once it holds more than this many leaves and
+#: more than twice as many as the rows use (shapes replaced over and over).
+_COMPACT_LEAVES = 4096
 
 Comps = tuple[Position, Velocity | None, AccelerationMap | None, Collider | None, Geometry | None]
 
-_VEC_COLUMNS = (
-    "pos", "vel", "acc", "move", "prev_pos", "half", "offset", "lo", "hi", "seg_a", "seg_b",
-)
+_VEC_COLUMNS = ("pos", "vel", "acc", "move", "prev_pos", "lo", "hi")
 _SCALAR_COLUMNS = {
     "entity": np.int64, "kind": np.int8, "layer": np.int64, "mask": np.int64,
     "sensor": np.bool_, "collides": np.bool_, "mass": np.float64, "inv_mass": np.float64,
-    "restitution": np.float64, "slide": np.int8, "shape_code": np.int8, "radius": np.float64,
-    "nverts": np.int8, "shape_hash": np.int64,
+    "restitution": np.float64, "slide": np.int8, "shape_code": np.int8,
+    "shape_hash": np.int64, "leaf0": np.intc, "nleaf": np.intc,
 }
-#: per-row arrays of a convex outline: (column, shape of one row)
-_OUTLINE_COLUMNS = {"verts": (MAX_VERTS, 2), "face_n": (MAX_VERTS, 2), "face_s": (MAX_VERTS,)}
 
 
 class BodyTable:
@@ -60,25 +60,16 @@ class BodyTable:
 
     Vector columns have shape ``(capacity, 2)``: ``pos``, ``vel``, ``acc`` (total of the
     AccelerationMap), ``move`` (this step's displacement), ``prev_pos`` (position at the start
-    of the step, for interpolation), ``half`` (half extents of a Rect), ``offset`` (the shape's
-    offset), ``lo`` / ``hi`` (the shape's bounding box relative to ``pos``). Scalar columns:
-    see ``_SCALAR_COLUMNS``. Convex outlines (Rect, OrientedRect, Polygon, Segment of at most
-    ``MAX_VERTS`` vertices) for the vectorised SAT kernels: ``verts (capacity, MAX_VERTS, 2)``
-    and face normals / supports ``face_n`` / ``face_s`` (the shape's ``_verts`` / ``_faces``,
-    offset included, padded by repeating the last one), ``nverts`` (0: no outline), and
-    ``shape_hash`` (``hash(shape)``, the scalar dispatch's order of same-kind pairs). Use
-    ``[:n]`` slices.
+    of the step, for interpolation), ``lo`` / ``hi`` (the shape's bounding box relative to
+    ``pos``). Scalar columns: see ``_SCALAR_COLUMNS``; the shape's leaves in ``store`` are
+    ``leaf0 .. leaf0 + nleaf`` and ``shape_hash`` orders same-kind pairs. Use ``[:n]`` slices.
     """
 
     pos: np.ndarray
-    seg_a: np.ndarray
-    seg_b: np.ndarray
     vel: np.ndarray
     acc: np.ndarray
     move: np.ndarray
     prev_pos: np.ndarray
-    half: np.ndarray
-    offset: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     entity: np.ndarray
@@ -92,17 +83,16 @@ class BodyTable:
     restitution: np.ndarray
     slide: np.ndarray
     shape_code: np.ndarray
-    radius: np.ndarray
-    nverts: np.ndarray
     shape_hash: np.ndarray
-    verts: np.ndarray
-    face_n: np.ndarray
-    face_s: np.ndarray
+    leaf0: np.ndarray
+    nleaf: np.ndarray
 
     def __init__(self, capacity: int = 64) -> None:
         self.n = 0
         self.capacity = 0
         self.shapes: list[Shape | None] = []
+        #: the leaves of every row's shape, read by the compiled routines
+        self.store = ShapeStore()
         self.comps: list[Comps] = []
         self.row_of: dict[int, int] = {}
         self.static_version = 0
@@ -128,11 +118,6 @@ class BodyTable:
             if self.capacity:
                 new[:old_n] = getattr(self, name)[:old_n]
             setattr(self, name, new)
-        for name, row_shape in _OUTLINE_COLUMNS.items():
-            new = np.zeros((capacity, *row_shape), dtype=np.float64)
-            if self.capacity:
-                new[:old_n] = getattr(self, name)[:old_n]
-            setattr(self, name, new)
         self.capacity = capacity
 
     def _copy_row(self, src: int, dst: int) -> None:
@@ -140,9 +125,6 @@ class BodyTable:
             a = getattr(self, name)
             a[dst] = a[src]
         for name in _SCALAR_COLUMNS:
-            a = getattr(self, name)
-            a[dst] = a[src]
-        for name in _OUTLINE_COLUMNS:
             a = getattr(self, name)
             a[dst] = a[src]
 
@@ -236,43 +218,30 @@ class BodyTable:
     def _write_shape(self, row: int, shape: Shape | None) -> None:
         self.layout_version += 1
         self.shapes[row] = shape
-        self.radius[row] = 0.0
-        self.half[row] = 0.0
-        self._write_outline(row, shape)
         if shape is None:
             self.shape_code[row] = NO_SHAPE
-            self.offset[row] = 0.0
             self.lo[row] = 0.0
             self.hi[row] = 0.0
+            self.leaf0[row] = self.nleaf[row] = 0
+            self.shape_hash[row] = 0
             return
         self.shape_code[row] = shape.type_code
-        self.offset[row] = shape.offset
         x0, y0, x1, y1 = shape.bounds()
         self.lo[row] = (x0, y0)
         self.hi[row] = (x1, y1)
-        if isinstance(shape, Circle):
-            self.radius[row] = shape.radius
-        elif isinstance(shape, Rect):
-            self.half[row] = shape.half_extents
-        elif shape.type_code == SEGMENT_CODE:
-            p1, p2 = shape.p1, shape.p2  # type: ignore[attr-defined]
-            self.seg_a[row] = (p1[0] + shape.offset[0], p1[1] + shape.offset[1])
-            self.seg_b[row] = (p2[0] + shape.offset[0], p2[1] + shape.offset[1])
+        if self.store.leaves > _COMPACT_LEAVES and self.store.leaves > 2 * int(
+            self.nleaf[: self.n].sum()
+        ):
+            self._compact_store()
+        self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(shape)
 
-    def _write_outline(self, row: int, shape: Shape | None) -> None:
-        verts = getattr(shape, "_verts", None)
-        faces = getattr(shape, "_faces", None)
-        self.shape_hash[row] = 0 if shape is None else hash(shape)
-        if verts is None or faces is None or len(verts) > MAX_VERTS or len(faces) > MAX_VERTS:
-            self.nverts[row] = 0
-            return
-        self.nverts[row] = len(verts)
-        self.verts[row, : len(verts)] = verts
-        self.verts[row, len(verts) :] = verts[-1]
-        self.face_n[row, : len(faces)] = [f[:2] for f in faces]
-        self.face_n[row, len(faces) :] = faces[-1][:2]
-        self.face_s[row, : len(faces)] = [f[2] for f in faces]
-        self.face_s[row, len(faces) :] = faces[-1][2]
+    def _compact_store(self) -> None:
+        """Intern the live rows' shapes afresh (shapes replaced many times left leaves no row
+        uses any more)."""
+        self.store.clear()
+        for row, shape in enumerate(self.shapes):
+            if shape is not None:
+                self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(shape)
 
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed."""

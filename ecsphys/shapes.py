@@ -72,7 +72,7 @@ class Shape:
     a vectorised kernel for each pair of shape kinds.
     """
 
-    __slots__ = ("offset",)
+    __slots__ = ("offset", "_hash")
     type_code: ClassVar[int] = -1
     offset: Vec
 
@@ -94,7 +94,12 @@ class Shape:
         return self._key() == other._key()  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash((type(self).__name__, self._key()))
+        try:
+            return self._hash  # type: ignore[no-any-return]
+        except AttributeError:  # computed once: shapes are immutable (and stored by hash)
+            h = hash((type(self).__name__, self._key()))
+            self._set("_hash", h)
+            return h
 
     def _offset_repr(self) -> str:
         return "" if self.offset == (0.0, 0.0) else f", offset={self.offset!r}"

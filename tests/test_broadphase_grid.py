@@ -1,15 +1,13 @@
-"""The grid's fast paths against brute force: cell choice, large boxes, statics scanned from their
-side, radix cell sorts, the range kernel and the scratch buffers."""
+"""The grid's fast paths against brute force: cell choice, levels for large boxes, statics scanned
+from their side or looked up in levels of their own, the dense and sparse cell tables, the pair
+sort, and work memory reused across calls (through the public interface)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ecsphys.broadphase import BruteForce, Grid
-from ecsphys.broadphase import _ranges as ranges
-from ecsphys.broadphase._bins import _cell_order
-from ecsphys.broadphase._scratch import Scratch
+from ecsphys.broadphase import BruteForce, Grid, QuadTree, SweepAndPrune
 
 
 def assert_matches_brute(grid: Grid, lo, hi, slo=None, shi=None) -> None:
@@ -98,7 +96,9 @@ def test_a_few_or_many_giants_among_similar_boxes(giants):
     assert_matches_brute(g, lo, hi, slo, shi)
     median = np.median(np.max(hi - lo, axis=1))
     assert g.cell_size is not None and g.cell_size <= 3.1 * median  # not sized by the giants
-    assert (g._nested is not None) == (giants > 64)
+    assert g.last_levels >= 2  # the giants sit in coarser levels of their own
+    # and cost little: a few candidates per box or pair found, not every cell per giant per box
+    assert g.last_candidates < 6 * (len(lo) + len(g.query(lo, hi)[0]))
 
 
 def test_sparse_scene_with_more_than_65536_cells():
@@ -110,61 +110,31 @@ def test_sparse_scene_with_more_than_65536_cells():
     assert_matches_brute(Grid(), lo, hi, np.array([[0.0, 0.0]]), np.array([[5.0, 5.0]]))
 
 
-@pytest.mark.parametrize("kmax", [100, 60_000, 3_000_000, 1 << 40])
-def test_cell_order_is_a_stable_sort(kmax):
-    rng = np.random.default_rng(kmax % 1000)
-    keys = rng.integers(0, kmax + 1, 5000).astype(np.int64)
-    keys[:50] = keys[50:100]  # ties
-    got = _cell_order(keys, kmax, Scratch())
-    np.testing.assert_array_equal(got, np.argsort(keys, kind="stable"))
-
-
-@pytest.mark.parametrize("offset_passes", [False, True])
-@pytest.mark.parametrize("long_ranges", [False, True])
-def test_range_pairs_matches_a_double_loop(monkeypatch, long_ranges, offset_passes):
-    if offset_passes:  # sorted by length, one pass per offset, then the flat tail
-        monkeypatch.setattr(ranges, "OFFSET_MIN_RANGES", 0)
-        monkeypatch.setattr(ranges, "OFFSET_MIN_ROWS", 64)
+def test_sparse_scene_with_many_boxes_radix_sorts_the_cells():
+    # thousands of boxes over a huge area: no dense cell table, the cells are radix sorted
     rng = np.random.default_rng(6)
-    n = 600
-    c = rng.uniform(0, 30, (n, 2))
-    lo, hi = np.round(c - rng.uniform(0.2, 2, (n, 2))), np.round(c + 1)  # exact touches
-    low, high = ranges.pack(lo, hi)
-    nr = 700
-    owner = rng.integers(0, n, nr)
-    start = rng.integers(0, n, nr)
-    count = rng.integers(0, 6, nr)
-    if long_ranges:  # a few long ranges: the flat tail, in several chunks
-        count[:20] = rng.integers(50, 300, 20)
-        monkeypatch.setattr(ranges, "CHUNK", 256)
-    count = np.minimum(count, n - start)
-    i, j, tested = ranges.range_pairs(high, owner, low, start, count, Scratch(), "t")
-    want = []
-    for r in range(nr):
-        a = owner[r]
-        for b in range(start[r], start[r] + count[r]):
-            if (lo[a] <= hi[b]).all() and (lo[b] <= hi[a]).all():
-                want.append((a, b, r))
-    assert tested == count.sum()
-    assert sorted(zip(i.tolist(), j.tolist(), strict=True)) == sorted((a, b) for a, b, _ in want)
+    c = rng.uniform(0, 1e5, (6000, 2))
+    c[:3000] = rng.uniform(0, 60, (3000, 2))  # a dense corner with overlaps
+    lo, hi = c - 1.0, c + 1.0
+    slo = np.array([[0.0, 0.0], [5e4, 5e4]])
+    assert_matches_brute(Grid(), lo, hi, slo, slo + 30.0)
 
 
-def test_range_pairs_with_nothing_to_test():
-    low, high = ranges.pack(np.zeros((3, 2)), np.ones((3, 2)))
-    z = np.zeros(4, dtype=np.int64)
-    i, j, tested = ranges.range_pairs(high, z, low, z, z, Scratch(), "t")
-    assert i.size == j.size == tested == 0
+def test_a_box_overlapping_hundreds_of_others_sorts_its_pairs():
+    # box 0 (the lowest id) overlaps 600 others: a long run of one first id in the pair sort
+    rng = np.random.default_rng(7)
+    lo, hi, slo, shi = rain(2000, rng)
+    lo[0], hi[0] = lo[:600].min(axis=0), hi[:600].max(axis=0)
+    for bp in (Grid(), SweepAndPrune(), QuadTree()):
+        assert_matches_brute(bp, lo, hi, slo, shi)
 
 
-def test_scratch_reuses_and_grows():
-    s = Scratch()
-    a = s.get("x", 10)
-    b = s.get("x", 8, np.float64, 2)
-    assert b.shape == (8, 2) and np.shares_memory(a, b)
-    c = s.get("x", 1000)
-    assert c.shape == (1000,) and not np.shares_memory(a, c)
-    assert s.get("x", 5, np.int64).dtype == np.int64
-    r = s.arange(7)
-    np.testing.assert_array_equal(r, np.arange(7))
-    with pytest.raises(ValueError):
-        r[0] = 3
+@pytest.mark.parametrize("make", [Grid, SweepAndPrune, QuadTree])
+def test_work_memory_reused_across_calls_of_any_size(make):
+    # big, small, empty, big again: buffers kept from call to call must never leak old pairs
+    rng = np.random.default_rng(8)
+    bp = make()
+    lo, hi, slo, shi = rain(3000, rng)
+    bp.set_static(slo, shi)
+    for k in (3000, 40, 0, 1, 2500, 3000):
+        assert_matches_brute(bp, lo[:k], hi[:k], slo, shi)

@@ -112,16 +112,15 @@ def test_collinear_disjoint_segments_do_not_touch() -> None:
     assert overlaps(s, (0, 0), s, (0.5, 0.5))
 
 
-def test_far_apart_compounds_cost_one_box_test(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ecsphys.geometry.compound as comp
-
-    calls = []
-    monkeypatch.setattr(comp, "contact_tol", lambda *a: calls.append(a))
-    monkeypatch.setattr(comp, "overlaps", lambda *a: calls.append(a))
+def test_compounds_apart_by_a_hair_do_not_touch() -> None:
+    """Groups whose hulls are apart, or whose nearest parts are a hair beyond the touch
+    tolerance, do not touch; the nearest parts within it do."""
     group = Compound([Circle(1, offset=(i, 0)) for i in range(10)])
     assert contact(group, (0, 0), group, (100, 0)) is None
     assert not overlaps(group, (0, 0), group, (100, 0))
-    assert calls == []
+    assert not overlaps(group, (0, 0), group, (11 + 2e-9, 0))
+    c = contact(group, (0, 0), group, (11 + 5e-10, 0))
+    assert c is not None and c.normal == (1.0, 0.0) and -1e-9 <= c.depth <= 0.0
 
 
 def test_compound_contact_is_the_deepest_part() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import esper
 import numpy as np
 import pytest
+from ecsphys.systems.narrowphase import contacts, touching_pairs
 
 import ecsphys as ep
 from ecsphys.body_table import BodyTable
-from ecsphys.systems.narrowphase import boxes_within, contacts
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root: benchmarks/
 
@@ -79,11 +79,15 @@ def test_bench_scene_contacts_are_unchanged(name) -> None:
         scene.close()
 
 
-def test_boxes_within_keeps_pairs_at_the_contact_offset() -> None:
+def test_prefilter_keeps_pairs_at_the_contact_offset() -> None:
+    """Boxes at most the contact offset apart get an exact test; further ones do not."""
     t = BodyTable()
     for e, (shape, x) in enumerate([(ep.Rect(2, 2), 0.0), (ep.Rect(2, 2), 2.01),
                                     (ep.Rect(2, 2), 2.0100001), (ep.Circle(1), -2.0)], 1):
         t.add(e, (ep.Position(x, 0), None, None, ep.Collider(ep.STATIC), ep.Geometry(shape)))
     ra, rb = np.array([0, 0, 0]), np.array([1, 2, 3])
-    assert boxes_within(t, ra, rb, t.pos, 0.01).tolist() == [0, 2]
-    assert boxes_within(t, ra, rb, t.pos, 0.0).tolist() == [2]
+    index, _, depth, _, tested = touching_pairs(t, ra, rb, t.pos, 0.01)
+    assert tested == 2 and index.tolist() == [0, 2]
+    assert depth[0] == pytest.approx(-0.01, abs=1e-12) and depth[1] == pytest.approx(0.0)
+    index, _, _, _, tested = touching_pairs(t, ra, rb, t.pos, 0.0)
+    assert tested == 1 and index.tolist() == [2]

@@ -5,7 +5,11 @@ Guarantees:
   interface: ``rebuilds``, ``set_static(lo, hi)`` and ``query(lo, hi) -> (di, dj, sk, sl)``, and
   returns exactly the same pairs: closed boxes (touching counts), int64 arrays, dynamic pairs
   with ``di < dj``, each pair once, sorted lexicographically; no static-static pairs.
-- Pure NumPy; no esper, no pyglet.
+- ``Grid``, ``SweepAndPrune`` and ``QuadTree`` are compiled (Cython, one call per query, no
+  Python inside; see each module's opening comment); ``BruteForce`` is NumPy, the oracle the
+  tests compare the others against. No esper, no pyglet.
+- ``stage.Stage`` is the compiled step of the physics' broadphase stage
+  (``systems/broadphase.py``).
 - ``make_broadphase(name, **options)`` builds one by name and raises ``ValueError`` naming a bad
   name.
 """

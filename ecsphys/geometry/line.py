@@ -1,9 +1,10 @@
-"""Infinite lines: a ``Line(base, direction)`` value and its overlap test against shapes.
+"""Infinite lines: a ``Line(base, direction)`` value, and ``overlaps`` for lines and shapes.
 
-Guarantees: ``line_overlaps(line, shape, pos)`` is True exactly when the infinite line
-through ``base`` along ``direction`` touches the shape (within ``TOUCH_TOLERANCE``): the
-shape's projection onto the line's normal contains the line. ``overlaps(line, (0, 0),
-shape, pos)`` answers the same (a line has no contact: ``contact`` raises ``TypeError``).
+Guarantees: ``Line`` is an immutable value with a unit ``normal``; ``overlaps(a, pos_a, b,
+pos_b)`` answers shape pairs (the compiled ``manifold.overlaps``) and a line against a shape
+or another line, in both orders: a line touches a shape exactly when the shape's projection
+onto the line's normal contains the line (within ``TOUCH_TOLERANCE``; the compiled
+``query.line_overlaps``). A line has no contact: ``contact`` raises ``TypeError`` for it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, check_vec
+from ..shapes import check_vec
+from . import manifold
 from .contact import TOUCH_TOLERANCE
-from .dispatch import register_overlap
+from .query import line_overlaps
 
 Vec = tuple[float, float]
 
@@ -60,42 +62,25 @@ class Line:
         return line_overlaps(self, shape, pos)
 
 
-def line_overlaps(line: Line, shape: Any, pos: Vec, shift: Vec = (0.0, 0.0)) -> bool:
-    """True if ``line`` (moved by ``shift``) touches ``shape`` at body position ``pos``.
-
-    Raises ``TypeError`` for an unknown shape kind.
-    """
-    nx, ny = line.normal
-    k = nx * (line.base[0] + shift[0] - pos[0]) + ny * (line.base[1] + shift[1] - pos[1])
-    kind = type(shape)
-    if kind is Circle:
-        return (
-            abs(nx * shape.offset[0] + ny * shape.offset[1] - k) <= shape.radius + TOUCH_TOLERANCE
-        )
-    if kind is Compound:
-        return any(
-            line_overlaps(line, p, (pos[0] + dx, pos[1] + dy), shift) for p, dx, dy in shape.parts
-        )
-    verts = getattr(shape, "_verts", None)
-    if verts is None:
-        raise TypeError(f"line_overlaps does not know {kind.__name__}")
-    proj = [nx * x + ny * y for x, y in verts]
-    return min(proj) - TOUCH_TOLERANCE <= k <= max(proj) + TOUCH_TOLERANCE
+def _lines_meet(a: Line, pa: Vec, b: Line, pb: Vec) -> bool:
+    """Two lines meet unless they are parallel and apart."""
+    n = a.normal
+    if n[0] * b.direction[0] + n[1] * b.direction[1] != 0.0:
+        return True
+    gap = n[0] * (b.base[0] + pb[0] - a.base[0] - pa[0]) \
+        + n[1] * (b.base[1] + pb[1] - a.base[1] - pa[1])
+    return abs(gap) <= TOUCH_TOLERANCE
 
 
-def _line_vs(line: Line, pl: Vec, shape: Any, ps: Vec) -> bool:
-    return line_overlaps(line, shape, ps, pl)
-
-
-for _kind in (Circle, Rect, OrientedRect, Segment, Polygon, Compound):
-    register_overlap(Line, _kind)(_line_vs)
-register_overlap(Line, Line)(
-    lambda a, pa, b, pb: (
-        a.normal[0] * b.direction[0] + a.normal[1] * b.direction[1] != 0.0
-        or abs(
-            a.normal[0] * (b.base[0] + pb[0] - a.base[0] - pa[0])
-            + a.normal[1] * (b.base[1] + pb[1] - a.base[1] - pa[1])
-        )
-        <= TOUCH_TOLERANCE
-    )
-)
+def overlaps(a: Any, pos_a: Vec, b: Any, pos_b: Vec) -> bool:
+    """True if ``a`` at ``pos_a`` and ``b`` at ``pos_b`` overlap or touch (within
+    ``TOUCH_TOLERANCE``): two shapes (the same answer as ``contact(...) is not None``, often
+    cheaper), or a ``Line`` (placed at its position) and a shape or another line. Raises
+    ``TypeError`` for anything else."""
+    if isinstance(a, Line):
+        if isinstance(b, Line):
+            return _lines_meet(a, pos_a, b, pos_b)
+        return line_overlaps(a, b, pos_b, pos_a)
+    if isinstance(b, Line):
+        return line_overlaps(b, a, pos_a, pos_b)
+    return manifold.overlaps(a, pos_a, b, pos_b)

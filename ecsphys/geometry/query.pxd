@@ -9,3 +9,13 @@ cdef bint point_in(const Store* s, const Body* b, double x, double y) noexcept n
 # facing back along the ray. direction must not be zero.
 cdef bint raycast(const Store* s, const Body* b, double ox, double oy, double dx, double dy,
                   double max_t, double* t, double* nx, double* ny) noexcept nogil
+
+# True if the world segment (x1, y1)-(x2, y2) touches body b (a point test when x1 == x2 and
+# y1 == y2).
+cdef bint segment_hits(const Store* s, const Body* b, double x1, double y1, double x2,
+                       double y2) noexcept nogil
+
+# True if the infinite line through world point (bx, by) with unit normal (nx, ny) touches
+# body b within TOUCH_TOLERANCE.
+cdef bint line_overlaps(const Store* s, const Body* b, double nx, double ny, double bx,
+                        double by) noexcept nogil

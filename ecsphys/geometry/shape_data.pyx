@@ -22,7 +22,7 @@ cdef Store store_of(object store) except *:
 
 cdef Body body_of(object store, object shape, double px, double py) except *:
     """``shape`` at body position ``(px, py)``; interns its leaves (call before store_of)."""
-    first, count = store.intern(shape)
+    first, count, key = store.intern(shape)
     cdef Body b
     b.first = first
     b.count = count
@@ -34,5 +34,5 @@ cdef Body body_of(object store, object shape, double px, double py) except *:
     b.y0 = y0
     b.x1 = x1
     b.y1 = y1
-    b.hash = store.leaf_h[first] if count == 1 else (hash(shape) & ((1 << 62) - 1))
+    b.hash = key
     return b

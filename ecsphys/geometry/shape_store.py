@@ -1,9 +1,10 @@
 """The shape store: shapes packed into flat NumPy arrays that the compiled routines read.
 
 Guarantees:
-- ``intern(shape)`` returns ``(first, count)``, the shape's range of leaves: one leaf for a
+- ``intern(shape)`` returns ``(first, count, key)``: the shape's range of leaves, one leaf for a
   Circle, Rect, OrientedRect, Segment or Polygon, one per part for a Compound (nested groups
-  flattened, each part's offset baked into its leaf); equal shapes share one range, so a
+  flattened, each part's offset baked into its leaf), and the hash that orders two
+  shapes of one kind at one position; equal shapes share one range, so a
   scene of ten thousand equal balls stores one leaf;
 - a leaf's numbers are relative to its body's position, the shape's offset included (the
   layout is declared in ``shape_data.pxd``): circle centre and radius, rect centre and half
@@ -24,11 +25,17 @@ LF_STRIDE = 9  # radius, cx, cy, hx, hy, x0, y0, x1, y1
 _HASH_MASK = (1 << 63) - 1
 
 
+def _key(h: int) -> int:
+    """A Python hash as the int64 key (``Py_hash_t`` is 64 bits here; folded if wider), so
+    keys order like the hashes themselves."""
+    return h if -(1 << 63) <= h < (1 << 63) else h & _HASH_MASK
+
+
 class ShapeStore:
     """Interned shapes as leaves (see the module docstring)."""
 
     def __init__(self, capacity: int = 16) -> None:
-        self._ranges: dict[Shape, tuple[int, int]] = {}
+        self._ranges: dict[Shape, tuple[int, int, int]] = {}
         self.leaves = 0
         self.nverts = 0
         self.nfaces = 0
@@ -46,8 +53,9 @@ class ShapeStore:
         self._ranges.clear()
         self.leaves = self.nverts = self.nfaces = 0
 
-    def intern(self, shape: Shape) -> tuple[int, int]:
-        """The ``(first, count)`` leaf range of ``shape``, adding it if it is new.
+    def intern(self, shape: Shape) -> tuple[int, int, int]:
+        """``(first, count, key)`` of ``shape`` (its leaf range and ordering hash), adding it
+        if it is new.
 
         Raises ``TypeError`` for anything that is not a shape."""
         found = self._ranges.get(shape)
@@ -61,7 +69,7 @@ class ShapeStore:
                 self._add_leaf(part, dx, dy, hash((part, dx, dy)))
         else:
             self._add_leaf(shape, 0.0, 0.0, hash(shape))
-        found = (first, self.leaves - first)
+        found = (first, self.leaves - first, _key(hash(shape)))
         self._ranges[shape] = found
         return found
 
@@ -101,7 +109,7 @@ class ShapeStore:
         hx, hy = getattr(shape, "half_extents", (0.0, 0.0))
         self.leaf_i[i] = (shape.type_code, nv, nf, v0, f0)
         self.leaf_f[i] = (radius, ox + dx, oy + dy, hx, hy, x0 + dx, y0 + dy, x1 + dx, y1 + dy)
-        self.leaf_h[i] = h & _HASH_MASK if h >= 0 else -((-h) & _HASH_MASK)
+        self.leaf_h[i] = _key(h)
         self.leaves = i + 1
         self.nverts += nv
         self.nfaces += nf

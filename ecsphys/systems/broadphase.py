@@ -11,11 +11,13 @@ Guarantees:
 - output: rows ``ra``, ``rb`` with ``entity[ra] < entity[rb]``, sorted by that entity pair,
   unique (fresh arrays each step).
 
-How it stays cheap: the dynamic boxes go to the broadphase in entity order, so its sorted
-dynamic pairs (``di < dj``) already come out sorted by entity pair; only the few
-dynamic-static pairs are sorted and merged in. What depends only on the table's layout (the
-dynamic rows in entity order, whether they are one contiguous block, whether every layer
-passes every mask) is kept until ``table.layout_version`` changes.
+How it stays cheap: one compiled call a step (``broadphase.stage.Stage.run``) computes the
+swept boxes, runs the index, applies the layer filter and puts the pairs in entity order. The
+dynamic boxes go to the index in entity order, so its sorted dynamic pairs (``di < dj``) already
+come out sorted by entity pair; only the few dynamic-static pairs are sorted and merged in.
+``filter_pair`` is the only per-pair Python call, and only when set. What depends only on the
+table's layout (the dynamic rows in entity order, the static rows, whether every layer passes
+every mask) is kept until ``table.layout_version`` changes.
 """
 
 from __future__ import annotations
@@ -27,9 +29,8 @@ import numpy as np
 
 from .. import broadphase
 from ..body_table import BodyTable
-from ..broadphase._scratch import Scratch
+from ..broadphase.stage import Stage
 from ..components import STATIC
-from ..contact_set import KEY_SHIFT, pair_keys
 
 PairFilter = Callable[[int, int], bool]
 
@@ -73,9 +74,8 @@ class BroadphaseSystem(esper.Processor):
         self.box_pairs = 0
         self._layout: tuple[int, int] | None = None
         self._dyn = np.zeros(0, dtype=np.int64)
-        self._block: slice | None = None
         self._all_layers_pass = True
-        self._scratch = Scratch()
+        self._stage = Stage()
 
     @property
     def static_rebuilds(self) -> int:
@@ -93,12 +93,11 @@ class BroadphaseSystem(esper.Processor):
             base = t.pos[rows]
             self.index.set_static(base + t.lo[rows], base + t.hi[rows])
             self._static_version = t.static_version
-        lo, hi = self._swept_boxes()
-        di, dj, sk, sl = self.index.query(lo, hi)
-        ra, rb = self._entity_sorted(di, dj, sk, sl)
-        self.box_pairs = len(ra)
-        self.ra, self.rb = game_rules(t, ra, rb, self.filter_pair,
-                                      check_layers=not self._all_layers_pass)
+        ra, rb, self.box_pairs = self._stage.run(
+            self.index, t, self.contact_offset, not self._all_layers_pass)
+        if self.filter_pair is not None and len(ra):
+            ra, rb = game_rules(t, ra, rb, self.filter_pair, check_layers=False)
+        self.ra, self.rb = ra, rb
 
     def _learn_layout(self) -> None:
         """Dynamic and static rows, entity order, and the layer shortcut, for this layout."""
@@ -108,62 +107,12 @@ class BroadphaseSystem(esper.Processor):
         static = collides & (t.kind[:n] == STATIC)
         self.static_rows = np.flatnonzero(static)
         dyn = np.flatnonzero(collides & ~static)  # ascending rows
-        k = dyn.size
-        self._block = None
         ent = t.entity[dyn]
-        if k > 1 and not (ent[1:] > ent[:-1]).all():
+        if dyn.size > 1 and not (ent[1:] > ent[:-1]).all():
             dyn = dyn[np.argsort(ent, kind="stable")]
-        elif k and int(dyn[-1]) - int(dyn[0]) == k - 1:  # rows in entity order, one block
-            self._block = slice(int(dyn[0]), int(dyn[-1]) + 1)
         self._dyn = dyn
+        self._stage.set_rows(dyn, self.static_rows)
         # every pair passes the layer test when every layer meets the AND of all masks
         layers, masks = t.layer[:n][collides], t.mask[:n][collides]
         common = np.bitwise_and.reduce(masks) if masks.size else 0
         self._all_layers_pass = bool(((layers & common) != 0).all())
-
-    def _swept_boxes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Swept boxes of the dynamic bodies, in entity order (arrays reused every step)."""
-        t, sc, dyn = self.table, self._scratch, self._dyn
-        k = dyn.size
-        if self._block is not None:
-            b = self._block
-            move, pos, rlo, rhi = t.move[b], t.pos[b], t.lo[b], t.hi[b]
-        else:
-            def take(col: np.ndarray, name: str) -> np.ndarray:
-                return np.take(col, dyn, axis=0, out=sc.get(name, k, np.float64, 2), mode="clip")
-
-            move, pos = take(t.move, "move"), take(t.pos, "pos")
-            rlo, rhi = take(t.lo, "rlo"), take(t.hi, "rhi")
-        # column by column: NumPy is slow on (k, 2) arrays broadcast against (k, 1) ones
-        reach = np.multiply(move[:, 0], move[:, 0], out=sc.get("reach", k))
-        reach += np.square(move[:, 1], out=sc.get("tmp", k))
-        np.sqrt(reach, out=reach)
-        reach += self.contact_offset
-        lo = np.add(pos, rlo, out=sc.get("lo", k, np.float64, 2))
-        hi = np.add(pos, rhi, out=sc.get("hi", k, np.float64, 2))
-        for c in (0, 1):
-            lo[:, c] -= reach
-            hi[:, c] += reach
-        return lo, hi
-
-    def _entity_sorted(
-        self, di: np.ndarray, dj: np.ndarray, sk: np.ndarray, sl: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Rows of the pairs, ``entity[ra] < entity[rb]``, sorted by entity pair (fresh)."""
-        dyn, ent = self._dyn, self.table.entity
-        # dynamic ids follow entity order, so (di, dj) sorted is (entity, entity) sorted
-        ra, rb = np.take(dyn, di), np.take(dyn, dj)
-        if not len(sk):
-            return ra, rb
-        sa, sb = np.take(dyn, sk), np.take(self.static_rows, sl)
-        swap = ent[sa] > ent[sb]
-        sa, sb = np.where(swap, sb, sa), np.where(swap, sa, sb)
-        skey = pair_keys(ent[sa], ent[sb])
-        o = np.argsort(skey)
-        sa, sb, skey = sa[o], sb[o], skey[o]
-        m, sc = len(ra), self._scratch
-        dkey = np.take(ent, ra, out=sc.get("ea", m, np.int64), mode="clip")
-        np.left_shift(dkey, KEY_SHIFT, out=dkey)
-        dkey |= np.take(ent, rb, out=sc.get("eb", m, np.int64), mode="clip")
-        at = np.searchsorted(dkey, skey)
-        return np.insert(ra, at, sa), np.insert(rb, at, sb)

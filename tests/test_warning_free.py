@@ -1,6 +1,6 @@
-"""Normal scenes run without NumPy RuntimeWarnings, and the kernels give no NaN for nearly
-equal moves (two resting circles carried by the same tiny velocity: the time of impact's
-denominator once rounded to 0, giving inf * 0 = NaN times and normals)."""
+"""Normal scenes run without NumPy RuntimeWarnings and stay finite, and nearly equal moves
+give no impact and no NaN (two resting circles carried by the same tiny velocity: the time of
+impact's denominator once rounded to 0, giving inf * 0 = NaN times and normals)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import esper
 import numpy as np
 
 import ecsphys as ep
-from ecsphys.geometry import kernels as k
+from ecsphys.geometry import time_of_impact
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root: benchmarks/
 
@@ -23,18 +23,22 @@ DT = 1 / 60
 
 def test_toi_circle_circle_nearly_equal_moves_give_no_nan() -> None:
     # seen in the rain scene: neighbours on the floor, carried by the same tiny velocity
-    pa = [[26.53270577356902, 1.0000999999999998], [1.0000999472025427, 1.0001]]
-    pb = [[28.532978898868386, 1.0000999999999998], [3.0001993900822987, 1.0001]]
-    da = [[1.7741992183522894e-05, 0.0], [-0.00011138925983436901, 0.0]]
-    db = [[1.774199218352278e-05, 0.0], [-0.00011138925983436903, 0.0]]
+    cases = [
+        ((26.53270577356902, 1.0000999999999998), (1.7741992183522894e-05, 0.0),
+         (28.532978898868386, 1.0000999999999998), (1.774199218352278e-05, 0.0)),
+        ((1.0000999472025427, 1.0001), (-0.00011138925983436901, 0.0),
+         (3.0001993900822987, 1.0001), (-0.00011138925983436903, 0.0)),
+        # and the extreme: a relative move of a denormal, head on
+        ((0.0, 0.0), (5e-324, 0.0), (2.5, 0.0), (0.0, 0.0)),
+    ]
+    ball = ep.Circle(1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        t, n = k.toi_circle_circle(pa, 1.0, da, pb, 1.0, db)
-        # and the extreme: a relative move of a denormal, head on
-        t2, n2 = k.toi_circle_circle([[0.0, 0.0]], 1.0, [[5e-324, 0.0]], [[2.5, 0.0]], 1.0,
-                                     [[0.0, 0.0]])
-    assert np.isinf(t).all() and np.isfinite(n).all()
-    assert np.isinf(t2).all() and np.isfinite(n2).all()
+        for pa, ma, pb, mb in cases:
+            assert time_of_impact(ball, pa, ma, ball, pb, mb) is None
+    # the same balls a hair closer than the move: the impact is finite
+    hit = time_of_impact(ball, (0.0, 0.0), (1e-3, 0.0), ball, (2.0005, 0.0))
+    assert hit is not None and 0.0 < hit[0] < 1.0 and np.isfinite(hit[1].normal).all()
 
 
 def test_rain_runs_warning_free() -> None:

@@ -1,0 +1,109 @@
+# The C side of the compiled broadphases: reusable buffers, pair lists, key sorts, the base type.
+#
+# Guarantees:
+# - a `Buf` is a block of memory kept from call to call: `buf_reserve` returns at least the
+#   bytes asked for (contents not kept when it grows), `buf_free` releases it; NULL means out of
+#   memory (`buf_keep` grows keeping the contents) and every function here then returns -1 without raising (nogil callers pass it up,
+#   the `def` layer raises MemoryError);
+# - a `PairList` is a growable list of int64 pairs (a[k], b[k]); `pl_push` appends, keeping
+#   what is there;
+# - `sort_keys` sorts uint64 keys ascending (stable, with an optional int64 payload), an LSD
+#   radix sort of 11-bit digits over the bits the keys use, insertion sort when short;
+#   `sort_pairs` sorts a pair list lexicographically for `0 <= a`, `0 <= b < nb` (it may
+#   swap the list's arrays with those of `spare`);
+# - boxes are packed 4 doubles a box, (lo_x, lo_y, hi_x, hi_y), and closed: `overlap` is
+#   `lo_a <= hi_b and lo_b <= hi_a` on both axes;
+# - `BoxIndex` is what the grid, the sweep and the quad tree are: `run(lo, hi, n)` (no GIL, no
+#   Python) leaves the dynamic-dynamic pairs `dd` (i < j) and the dynamic-static pairs `ds`
+#   sorted lexicographically, each pair once; the def `query` wraps it for Python.
+
+from libc.stdint cimport int64_t, uint64_t
+
+
+cdef struct Buf:
+    void* p
+    size_t cap
+
+
+cdef struct PairList:
+    int64_t* a
+    int64_t* b
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef void* buf_reserve(Buf* b, size_t nbytes) noexcept nogil
+cdef void* buf_keep(Buf* b, size_t nbytes) noexcept nogil
+cdef void buf_free(Buf* b) noexcept nogil
+cdef int pl_grow(PairList* p, Py_ssize_t need) noexcept nogil
+cdef void pl_free(PairList* p) noexcept nogil
+cdef int sort_keys(uint64_t* key, int64_t* val, Py_ssize_t n, Buf* tmp) noexcept nogil
+cdef int sort_pairs(PairList* p, PairList* spare, int64_t nb, Buf* keys,
+                    Buf* tmp) noexcept nogil
+cdef int bits_for(uint64_t v) noexcept nogil
+cdef tuple pair_arrays(PairList* p)
+
+
+cdef inline int pl_push(PairList* p, int64_t a, int64_t b) noexcept nogil:
+    if p.n == p.cap:
+        if pl_grow(p, p.n + 1) < 0:
+            return -1
+    p.a[p.n] = a
+    p.b[p.n] = b
+    p.n += 1
+    return 0
+
+
+cdef inline bint overlap(const double* a, const double* b) noexcept nogil:
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+cdef enum:
+    MINMAX = 0      # test_range pushes (min(a, id), max(a, id))
+    ID_FIRST = 1    # ... (id, a)
+    ID_SECOND = 2   # ... (a, id)
+
+
+cdef inline int test_range(PairList* out, const double* q, int64_t a, const double* boxes,
+                           const int64_t* ids, Py_ssize_t s, Py_ssize_t e,
+                           int mode) noexcept nogil:
+    """Test box ``q`` (id ``a``) against ``boxes[s:e]`` (ids ``ids[s:e]``) and push each
+    overlapping pair as ``mode`` says. Branch-free: every candidate is written, the count
+    advances only on an overlap."""
+    cdef Py_ssize_t t, k
+    cdef int64_t b
+    cdef const double* bb
+    cdef int ok
+    if e <= s:
+        return 0
+    if out.n + (e - s) > out.cap:
+        if pl_grow(out, out.n + (e - s)) < 0:
+            return -1
+    k = out.n
+    for t in range(s, e):
+        bb = boxes + 4 * t
+        ok = (q[0] <= bb[2]) & (bb[0] <= q[2]) & (q[1] <= bb[3]) & (bb[1] <= q[3])
+        b = ids[t]
+        if mode == MINMAX:
+            out.a[k] = a if a < b else b
+            out.b[k] = b if a < b else a
+        elif mode == ID_FIRST:
+            out.a[k] = b
+            out.b[k] = a
+        else:
+            out.a[k] = a
+            out.b[k] = b
+        k += ok
+    out.n = k
+    return 0
+
+
+cdef class BoxIndex:
+    cdef readonly Py_ssize_t rebuilds
+    cdef readonly Py_ssize_t last_candidates
+    cdef PairList dd
+    cdef PairList ds
+    cdef PairList spare
+    cdef Buf b_keys
+    cdef Buf b_tmp
+    cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil

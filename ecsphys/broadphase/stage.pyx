@@ -1,0 +1,271 @@
+# The broadphase stage's step, compiled: swept boxes, the query, the layer filter, entity order.
+#
+# Guarantees:
+# - `Stage.run(index, table, contact_offset, check_layers)` is one compiled call per step over
+#   the rows given to `set_rows` (dynamic rows in entity order, static rows); it reads the
+#   table's columns in place (pos, move, lo, hi, layer, mask, entity) and returns fresh int64
+#   arrays `ra`, `rb` and the number of box pairs before the layer filter;
+# - a dynamic row's box is its shape's box at the start grown on every side by the length of
+#   its move plus `contact_offset` (the same floating-point operations as the NumPy stage);
+# - the pairs are the index's: dynamic-dynamic (both dynamic rows) and dynamic-static, no
+#   static-static; with `check_layers` a pair is kept only if each side's layer is in the
+#   other's mask;
+# - output order: `entity[ra] < entity[rb]`, sorted by that entity pair, each pair once
+#   (entity ids below 2**32). The dynamic pairs come out of the index already in that order
+#   (dynamic ids follow entity order); only the dynamic-static pairs are sorted and merged in;
+# - a compiled index (a `BoxIndex`) is run without Python; any other object with
+#   `query(lo, hi)` (the NumPy brute force) is called through Python on the same boxes;
+# - work memory (the swept boxes and the sort buffers) is kept from step to step.
+
+from libc.math cimport sqrt
+from libc.stdint cimport int64_t, uint64_t
+
+from .boxindex cimport BoxIndex, Buf, buf_free, buf_reserve, sort_keys
+
+import numpy as np
+
+__all__ = ["Stage"]
+
+
+cdef class Stage:
+    """The compiled half of ``BroadphaseSystem`` (see the module comment)."""
+
+    cdef object _dyn_arr
+    cdef object _srow_arr
+    cdef const int64_t[::1] dyn
+    cdef const int64_t[::1] srow
+    cdef object _lo_arr
+    cdef object _hi_arr
+    cdef double[:, ::1] lo
+    cdef double[:, ::1] hi
+    # the table's columns, re-read when the table swaps an array
+    cdef object _c_pos
+    cdef object _c_move
+    cdef object _c_lo
+    cdef object _c_hi
+    cdef object _c_layer
+    cdef object _c_mask
+    cdef object _c_ent
+    cdef const double[:, ::1] pos
+    cdef const double[:, ::1] move
+    cdef const double[:, ::1] rlo
+    cdef const double[:, ::1] rhi
+    cdef const int64_t[::1] layer
+    cdef const int64_t[::1] mask
+    cdef const int64_t[::1] ent
+    cdef Buf b_key
+    cdef Buf b_val
+    cdef Buf b_sa
+    cdef Buf b_tmp
+
+    def __init__(self):
+        self.set_rows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        self._grow(16)
+
+    def __dealloc__(self):
+        buf_free(&self.b_key)
+        buf_free(&self.b_val)
+        buf_free(&self.b_sa)
+        buf_free(&self.b_tmp)
+
+    def set_rows(self, dyn, static_rows):
+        """The dynamic rows (in entity order: dynamic id ``i`` is row ``dyn[i]``) and the
+        static rows (static id ``j`` is row ``static_rows[j]``) of the current layout."""
+        self._dyn_arr = np.ascontiguousarray(dyn, dtype=np.int64).copy()
+        self._srow_arr = np.ascontiguousarray(static_rows, dtype=np.int64).copy()
+        self.dyn = self._dyn_arr
+        self.srow = self._srow_arr
+        if self._dyn_arr.shape[0] > (0 if self._lo_arr is None else self._lo_arr.shape[0]):
+            self._grow(self._dyn_arr.shape[0])
+
+    @property
+    def boxes(self):
+        """The swept boxes of the last ``run`` (views of reused arrays: read, do not keep)."""
+        k = self.dyn.shape[0]
+        return self._lo_arr[:k], self._hi_arr[:k]
+
+    def _grow(self, Py_ssize_t k):
+        k = k + k // 4 + 16
+        self._lo_arr = np.empty((k, 2))
+        self._hi_arr = np.empty((k, 2))
+        self.lo = self._lo_arr
+        self.hi = self._hi_arr
+
+    cdef void _bind(self, table):
+        """Views of the table's columns (again only when it replaced an array)."""
+        c = table.pos
+        if c is not self._c_pos:
+            self.pos = c
+            self._c_pos = c
+        c = table.move
+        if c is not self._c_move:
+            self.move = c
+            self._c_move = c
+        c = table.lo
+        if c is not self._c_lo:
+            self.rlo = c
+            self._c_lo = c
+        c = table.hi
+        if c is not self._c_hi:
+            self.rhi = c
+            self._c_hi = c
+        c = table.layer
+        if c is not self._c_layer:
+            self.layer = c
+            self._c_layer = c
+        c = table.mask
+        if c is not self._c_mask:
+            self.mask = c
+            self._c_mask = c
+        c = table.entity
+        if c is not self._c_ent:
+            self.ent = c
+            self._c_ent = c
+
+    cdef void _swept(self, Py_ssize_t k, double offset) noexcept nogil:
+        cdef Py_ssize_t j
+        cdef int64_t r
+        cdef double mx, my, reach
+        cdef const int64_t* dyn = &self.dyn[0] if k else NULL
+        cdef const double* pos = &self.pos[0, 0]
+        cdef const double* move = &self.move[0, 0]
+        cdef const double* rlo = &self.rlo[0, 0]
+        cdef const double* rhi = &self.rhi[0, 0]
+        cdef double* lo = &self.lo[0, 0]
+        cdef double* hi = &self.hi[0, 0]
+        for j in range(k):
+            r = 2 * dyn[j]
+            mx = move[r]
+            my = move[r + 1]
+            reach = sqrt(mx * mx + my * my) + offset
+            lo[2 * j] = (pos[r] + rlo[r]) - reach
+            lo[2 * j + 1] = (pos[r + 1] + rlo[r + 1]) - reach
+            hi[2 * j] = (pos[r] + rhi[r]) + reach
+            hi[2 * j + 1] = (pos[r + 1] + rhi[r + 1]) + reach
+
+    cdef inline bint _passes(self, int64_t a, int64_t b) noexcept nogil:
+        return (self.layer[a] & self.mask[b]) != 0 and (self.layer[b] & self.mask[a]) != 0
+
+    cdef Py_ssize_t _statics(self, const int64_t* sk, const int64_t* sl, Py_ssize_t ns,
+                             bint check) noexcept nogil:
+        """The dynamic-static pairs as rows in entity order, sorted by entity pair, into
+        ``b_sa`` (a first, b from ``ns`` on); returns how many passed the layers (-1: out of
+        memory)."""
+        cdef Py_ssize_t t, c = 0
+        cdef int64_t a, b, x
+        cdef uint64_t* key = <uint64_t*>buf_reserve(&self.b_key, ns * sizeof(uint64_t))
+        cdef int64_t* val = <int64_t*>buf_reserve(&self.b_val, ns * sizeof(int64_t))
+        cdef int64_t* ta = <int64_t*>buf_reserve(&self.b_sa, 2 * ns * sizeof(int64_t))
+        cdef int64_t* tb
+        if key == NULL or val == NULL or ta == NULL:
+            return -1
+        tb = ta + ns
+        for t in range(ns):
+            a = self.dyn[sk[t]]
+            b = self.srow[sl[t]]
+            if check and not self._passes(a, b):
+                continue
+            if self.ent[a] > self.ent[b]:
+                x = a
+                a = b
+                b = x
+            ta[c] = a
+            tb[c] = b
+            key[c] = ((<uint64_t>self.ent[a]) << 32) | <uint64_t>self.ent[b]
+            val[c] = c
+            c += 1
+        if sort_keys(key, val, c, &self.b_tmp) < 0:
+            return -1
+        return c
+
+    cdef Py_ssize_t _count(self, const int64_t* di, const int64_t* dj,
+                           Py_ssize_t nd) noexcept nogil:
+        cdef Py_ssize_t t, c = 0
+        for t in range(nd):
+            c += self._passes(self.dyn[di[t]], self.dyn[dj[t]])
+        return c
+
+    def run(self, index, table, double contact_offset, bint check_layers):
+        """``(ra, rb, box_pairs)`` of this step (see the module comment)."""
+        cdef Py_ssize_t k = self.dyn.shape[0], nd, ns, cs, nkeep, o
+        cdef int r = 0
+        cdef BoxIndex bx
+        cdef const int64_t* pdi
+        cdef const int64_t* pdj
+        cdef const int64_t* psk
+        cdef const int64_t* psl
+        cdef const int64_t[::1] vdi
+        cdef const int64_t[::1] vdj
+        cdef const int64_t[::1] vsk
+        cdef const int64_t[::1] vsl
+        cdef int64_t[::1] vra
+        cdef int64_t[::1] vrb
+        cdef int64_t* sa
+        self._bind(table)
+        with nogil:
+            self._swept(k, contact_offset)
+        if isinstance(index, BoxIndex):
+            bx = <BoxIndex>index
+            with nogil:
+                r = bx.run(&self.lo[0, 0], &self.hi[0, 0], k)
+            if r < 0:
+                raise MemoryError("broadphase: out of memory")
+            pdi, pdj, nd = bx.dd.a, bx.dd.b, bx.dd.n
+            psk, psl, ns = bx.ds.a, bx.ds.b, bx.ds.n
+        else:
+            di, dj, sk, sl = index.query(self._lo_arr[:k], self._hi_arr[:k])
+            vdi = np.ascontiguousarray(di, dtype=np.int64)
+            vdj = np.ascontiguousarray(dj, dtype=np.int64)
+            vsk = np.ascontiguousarray(sk, dtype=np.int64)
+            vsl = np.ascontiguousarray(sl, dtype=np.int64)
+            nd = vdi.shape[0]
+            ns = vsk.shape[0]
+            pdi = &vdi[0] if nd else NULL
+            pdj = &vdj[0] if nd else NULL
+            psk = &vsk[0] if ns else NULL
+            psl = &vsl[0] if ns else NULL
+        with nogil:
+            cs = self._statics(psk, psl, ns, check_layers)
+            nkeep = self._count(pdi, pdj, nd) if check_layers else nd
+        if cs < 0:
+            raise MemoryError("broadphase: out of memory")
+        sa = <int64_t*>self.b_sa.p  # the static pairs' rows: a at sa, b at sa + ns
+        ra = np.empty(nkeep + cs, dtype=np.int64)
+        rb = np.empty(nkeep + cs, dtype=np.int64)
+        vra = ra
+        vrb = rb
+        if nkeep + cs:
+            with nogil:
+                o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, &vra[0], &vrb[0])
+        return ra, rb, nd + ns
+
+    cdef Py_ssize_t _merge2(self, const int64_t* di, const int64_t* dj, Py_ssize_t nd,
+                            Py_ssize_t cs, bint check, const int64_t* ta, const int64_t* tb,
+                            int64_t* ra, int64_t* rb) noexcept nogil:
+        """Dynamic pairs (filtered) merged with the ``cs`` sorted static ones into ra, rb."""
+        cdef Py_ssize_t t, s = 0, o = 0
+        cdef int64_t a, b
+        cdef uint64_t dkey
+        cdef const uint64_t* key = <const uint64_t*>self.b_key.p
+        cdef const int64_t* val = <const int64_t*>self.b_val.p
+        for t in range(nd):
+            a = self.dyn[di[t]]
+            b = self.dyn[dj[t]]
+            if check and not self._passes(a, b):
+                continue
+            if s < cs:
+                dkey = ((<uint64_t>self.ent[a]) << 32) | <uint64_t>self.ent[b]
+                while s < cs and key[s] < dkey:
+                    ra[o] = ta[val[s]]
+                    rb[o] = tb[val[s]]
+                    o += 1
+                    s += 1
+            ra[o] = a
+            rb[o] = b
+            o += 1
+        while s < cs:
+            ra[o] = ta[val[s]]
+            rb[o] = tb[val[s]]
+            o += 1
+            s += 1
+        return o

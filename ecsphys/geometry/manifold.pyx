@@ -1,0 +1,653 @@
+# Contacts of shape pairs, compiled: where and how deep two shapes touch.
+#
+# Guarantees:
+# - `contact(s, a, b, tol, out)` answers every pair of Circle, Rect, OrientedRect, Segment,
+#   Polygon and Compound bodies, in both orders: the unit normal from a to b, the depth that
+#   separates them when b moves by normal * depth (>= -tol: shapes at most `tol` apart count
+#   as touching, with a small negative depth) and a world point on or between the touching
+#   boundaries; False if they are further apart;
+# - a pair registered one way in the Python dispatch (a circle first; of two convex pieces the
+#   lower kind first) answers the other order by flipping the normal, exactly; a same-kind pair
+#   is computed in one canonical order (by body position, then the shape's hash), so
+#   contact(b, a) is contact(a, b) with the normal reversed, bit for bit;
+# - circle pairs: exact closest-feature contacts (circle_pairs.py): the circle touches a
+#   convex shape when its centre is within its radius of it; the normal is the direction from
+#   the centre to the closest point (coincident circle centres: (1, 0)); a centre inside a
+#   shape leaves through the nearest face; the point is halfway through the overlap;
+# - two axis-aligned rects: the axis of least overlap (x on a tie), the centre of the overlap
+#   region (rect_pairs.py);
+# - two convex pieces (separating axes, sat.py): disjoint exactly when a face normal of one of
+#   them separates their projections (a segment's "faces" are both normals and both
+#   directions, so collinear segments that do not meet are apart); the normal is the face
+#   normal of least overlap, the depth that overlap (the minimum translation), the point the
+#   middle of the touching features;
+# - a compound: nothing if the bounding boxes of the whole groups are apart, else the deepest
+#   part-pair contact (the first one found on a tie); `overlap` stops at the first touching
+#   part pair (compound.py);
+# - `overlap(s, a, b)` is `contact(..., TOUCH_TOLERANCE)` found, without the square roots;
+# - on single shapes the answers are those of the Python functions bit for bit: the same
+#   operations in the same order, CPython's math.hypot and float `** 2` reproduced (py_hypot,
+#   py_square in manifold.pxd). A compound's parts are read from the store with the part
+#   offsets baked into their vertices, which rounds differently from adding each part's
+#   offset to the body position (the last bits of a compound's answers can differ), and a
+#   same-kind part pair is put in canonical order by the body positions and the parts' store
+#   hashes rather than by the parts' own positions and Python hashes.
+#
+# Method: every routine reads C values only (Leaf and Body structs, pointers into the shape
+# store) and allocates nothing; the public functions intern both shapes in the public store,
+# then take its pointers and call the cdef routine. One small function per pair of leaf kinds,
+# a dispatch on the two kinds, and the bounding-box rejections of the Python code.
+
+cimport cython
+from libc.math cimport INFINITY, fabs
+
+from .shape_data cimport (
+    CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, Leaf, Store, body_of, leaf_at,
+    leaf_body, store_of,
+)
+
+from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
+from .contact import TOUCH_TOLERANCE, Contact
+from .shape_store import public_store
+
+__all__ = ["contact", "contact_tol", "overlaps"]
+
+cdef double TOUCH = TOUCH_TOLERANCE
+cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound)
+
+
+# ------------------------------------------------------------ small helpers
+
+cdef inline double _max2(double a, double b) noexcept nogil:
+    """Python's max(a, b): the first of two equal values (the sign of a zero is kept)."""
+    return b if b > a else a
+
+
+cdef inline double _min2(double a, double b) noexcept nogil:
+    """Python's min(a, b)."""
+    return b if b < a else a
+
+
+cdef inline void _flip(CContact* c) noexcept nogil:
+    """The same contact seen from the other shape: the normal reversed."""
+    c.nx = -c.nx
+    c.ny = -c.ny
+
+
+cdef inline bint _circle_result(double cx, double cy, double r, double nx, double ny,
+                                double depth, CContact* out) noexcept nogil:
+    """A circle's contact: the point halfway through the overlap, along the normal from the
+    centre (cx, cy)."""
+    cdef double k = r - depth / 2
+    out.nx = nx
+    out.ny = ny
+    out.depth = depth
+    out.px = cx + nx * k
+    out.py = cy + ny * k
+    return True
+
+
+cdef inline double _min_proj(const double* v, int nv, double nx, double ny) noexcept nogil:
+    """The least projection of the vertices v on (nx, ny)."""
+    cdef double m = nx * v[0] + ny * v[1], p
+    cdef int j
+    for j in range(1, nv):
+        p = nx * v[2 * j] + ny * v[2 * j + 1]
+        if p < m:
+            m = p
+    return m
+
+
+# ------------------------------------------------------------ circle vs circle
+
+cdef bint _circle_circle(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                         double pby, double tol, CContact* out) noexcept nogil:
+    # the normal joins the centres; coincident centres get (1, 0)
+    cdef double ax = pax + a.cx, ay = pay + a.cy
+    cdef double dx = pbx + b.cx - ax, dy = pby + b.cy - ay
+    cdef double rs = a.radius + b.radius
+    cdef double d2 = dx * dx + dy * dy
+    cdef double lim = rs + tol
+    cdef double nx, ny, d
+    if d2 > lim * lim:
+        return False
+    if dx != 0.0 or dy != 0.0:
+        d = unit(dx, dy, &nx, &ny)
+    else:
+        nx, ny, d = 1.0, 0.0, 0.0
+    return _circle_result(ax, ay, a.radius, nx, ny, rs - d, out)
+
+
+cdef inline bint _circle_circle_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
+                                         double pbx, double pby) noexcept nogil:
+    cdef double dx = pbx + b.cx - pax - a.cx
+    cdef double dy = pby + b.cy - pay - a.cy
+    cdef double lim = a.radius + b.radius + TOUCH
+    return dx * dx + dy * dy <= lim * lim
+
+
+# ------------------------------------------------------------ circle vs axis-aligned rect
+
+cdef bint _circle_rect(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                       double pby, double tol, CContact* out) noexcept nogil:
+    # the centre clamped to the box is the closest point; a centre inside (or on) the box
+    # leaves through the nearest face (right, left, top, bottom on a tie)
+    cdef double cx = pax + a.cx, cy = pay + a.cy
+    cdef double lx = cx - pbx - b.cx, ly = cy - pby - b.cy
+    cdef double hw = b.hx, hh = b.hy, r = a.radius
+    cdef double qx = hw if lx > hw else (-hw if lx < -hw else lx)
+    cdef double qy = hh if ly > hh else (-hh if ly < -hh else ly)
+    cdef double dx = qx - lx, dy = qy - ly
+    cdef double d2, lim, nx, ny, d, right, left, top, bottom, m
+    if dx != 0.0 or dy != 0.0:
+        d2 = dx * dx + dy * dy
+        lim = r + tol
+        if d2 > lim * lim:
+            return False
+        d = unit(dx, dy, &nx, &ny)
+        return _circle_result(cx, cy, r, nx, ny, r - d, out)
+    right, left, top, bottom = hw - lx, lx + hw, hh - ly, ly + hh
+    m = right
+    if left < m:
+        m = left
+    if top < m:
+        m = top
+    if bottom < m:
+        m = bottom
+    if m == right:
+        nx, ny = -1.0, 0.0
+    elif m == left:
+        nx, ny = 1.0, 0.0
+    elif m == top:
+        nx, ny = 0.0, -1.0
+    else:
+        nx, ny = 0.0, 1.0
+    return _circle_result(cx, cy, r, nx, ny, r + m, out)
+
+
+cdef inline bint _circle_rect_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
+                                       double pbx, double pby) noexcept nogil:
+    # the centre's distance outside the box, per axis
+    cdef double lx = fabs(pax + a.cx - pbx - b.cx) - b.hx
+    cdef double ly = fabs(pay + a.cy - pby - b.cy) - b.hy
+    cdef double lim = a.radius + TOUCH
+    lx = lx if lx > 0.0 else 0.0
+    ly = ly if ly > 0.0 else 0.0
+    return lx * lx + ly * ly <= lim * lim
+
+
+# ------------------------------------------------------------ circle vs segment
+
+cdef bint _circle_segment(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                          double pby, double tol, CContact* out) noexcept nogil:
+    # across the segment's middle the normal is the segment's normal (a centre on the
+    # segment gets its first normal); past an end, the direction to that end
+    cdef double cx = pax + a.cx, cy = pay + a.cy
+    cdef double x1 = b.v[0] + pbx, y1 = b.v[1] + pby, x2 = b.v[2] + pbx, y2 = b.v[3] + pby
+    cdef double r = a.radius
+    cdef double lim = r + tol
+    cdef double ex = x2 - x1, ey = y2 - y1
+    cdef double u = (cx - x1) * ex + (cy - y1) * ey
+    cdef double nx, ny, side, qx, qy, dx, dy, d2, d
+    if 0.0 < u < ex * ex + ey * ey:
+        nx, ny = b.f[0], b.f[1]
+        side = (cx - x1) * nx + (cy - y1) * ny
+        if side > lim or -side > lim:
+            return False
+        if side > 0.0:
+            return _circle_result(cx, cy, r, -nx, -ny, r - side, out)
+        return _circle_result(cx, cy, r, nx, ny, r + side, out)
+    if u <= 0.0:
+        qx, qy = x1, y1
+    else:
+        qx, qy = x2, y2
+    dx, dy = qx - cx, qy - cy
+    d2 = dx * dx + dy * dy
+    if d2 > lim * lim:
+        return False
+    if dx != 0.0 or dy != 0.0:
+        d = unit(dx, dy, &nx, &ny)
+    else:
+        nx, ny, d = b.f[0], b.f[1], 0.0
+    return _circle_result(cx, cy, r, nx, ny, r - d, out)
+
+
+cdef inline bint _circle_segment_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
+                                          double pbx, double pby) noexcept nogil:
+    cdef double cx = pax + a.cx, cy = pay + a.cy
+    cdef double qx, qy
+    cdef double lim = a.radius + TOUCH
+    closest_on_segment(cx, cy, b.v[0] + pbx, b.v[1] + pby, b.v[2] + pbx, b.v[3] + pby,
+                       &qx, &qy)
+    return py_square(qx - cx) + py_square(qy - cy) <= lim * lim
+
+
+# ------------------------------------------------------------ circle vs convex polygon
+
+cdef bint _circle_convex(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                         double pby, double tol, CContact* out) noexcept nogil:
+    # The face the centre is furthest outside of decides: inside every face, the circle
+    # leaves through the nearest face; otherwise the closest point of the faces the centre
+    # sees: across a face's middle the face normal (exact), else the nearest vertex.
+    cdef const double* f = b.f
+    cdef const double* v = b.v
+    cdef double cx = pax + a.cx, cy = pay + a.cy
+    cdef double lx = cx - pbx, ly = cy - pby
+    cdef double r = a.radius
+    cdef double best = -INFINITY, s, nx, ny, sup
+    cdef double d2min = INFINITY, bqx = 0.0, bqy = 0.0
+    cdef double x1, y1, x2, y2, ex, ey, u, qx, qy, d2, lim, d
+    cdef int i, j, bi = 0, n = b.nv
+    for i in range(b.nf):
+        s = f[3 * i] * lx + f[3 * i + 1] * ly - f[3 * i + 2]
+        if s > best:
+            best, bi = s, i
+    if best > r + tol:
+        return False
+    if best <= 0.0:
+        return _circle_result(cx, cy, r, -f[3 * bi], -f[3 * bi + 1], r - best, out)
+    for i in range(b.nf):
+        nx, ny, sup = f[3 * i], f[3 * i + 1], f[3 * i + 2]
+        s = nx * lx + ny * ly - sup
+        if s <= 0.0:
+            continue
+        j = (i + 1) % n
+        x1, y1, x2, y2 = v[2 * i], v[2 * i + 1], v[2 * j], v[2 * j + 1]
+        ex, ey = x2 - x1, y2 - y1
+        u = (lx - x1) * ex + (ly - y1) * ey
+        if 0.0 < u < ex * ex + ey * ey:
+            if s * s < d2min:
+                d2min, bqx, bqy = s * s, lx - nx * s, ly - ny * s
+            continue
+        if u <= 0.0:
+            qx, qy = x1, y1
+        else:
+            qx, qy = x2, y2
+        d2 = py_square(qx - lx) + py_square(qy - ly)
+        if d2 < d2min:
+            d2min, bqx, bqy = d2, qx, qy
+    lim = r + tol
+    if d2min > lim * lim:
+        return False
+    d = unit(bqx - lx, bqy - ly, &nx, &ny)
+    return _circle_result(cx, cy, r, nx, ny, r - d, out)
+
+
+cdef inline bint _circle_convex_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
+                                         double pbx, double pby) noexcept nogil:
+    # inside every face, or within the radius of the closest point of a face it sees
+    cdef const double* f = b.f
+    cdef const double* v = b.v
+    cdef double lx = pax + a.cx - pbx, ly = pay + a.cy - pby
+    cdef double lim = a.radius + TOUCH
+    cdef double d2min = INFINITY, s, qx, qy, d2
+    cdef bint inside = True
+    cdef int i, j, n = b.nv
+    for i in range(b.nf):
+        s = f[3 * i] * lx + f[3 * i + 1] * ly - f[3 * i + 2]
+        if s <= 0.0:
+            continue
+        if s > lim:
+            return False
+        inside = False
+        j = (i + 1) % n
+        closest_on_segment(lx, ly, v[2 * i], v[2 * i + 1], v[2 * j], v[2 * j + 1], &qx, &qy)
+        d2 = py_square(qx - lx) + py_square(qy - ly)
+        if d2 < d2min:
+            d2min = d2
+    return inside or d2min <= lim * lim
+
+
+# ------------------------------------------------------------ two axis-aligned rects
+
+cdef bint _rect_rect(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                     double pby, double tol, CContact* out) noexcept nogil:
+    # overlap on both axes; the axis of least overlap (x on a tie) separates, the normal
+    # pointing from a's centre to b's (+ on equal centres); the point is the centre of the
+    # overlap region
+    cdef double ax = pax + a.cx, ay = pay + a.cy, bx = pbx + b.cx, by = pby + b.cy
+    cdef double dx = bx - ax, dy = by - ay
+    cdef double ahw = a.hx, ahh = a.hy, bhw = b.hx, bhh = b.hy
+    cdef double ox = ahw + bhw - fabs(dx), oy, sx, sy
+    if ox < -tol:
+        return False
+    oy = ahh + bhh - fabs(dy)
+    if oy < -tol:
+        return False
+    if ox <= oy:
+        sx = 1.0 if dx >= 0.0 else -1.0
+        out.nx, out.ny, out.depth = sx, 0.0, ox
+        out.px = ax + sx * (ahw - ox / 2)
+        out.py = (_max2(ay - ahh, by - bhh) + _min2(ay + ahh, by + bhh)) / 2
+        return True
+    sy = 1.0 if dy >= 0.0 else -1.0
+    out.nx, out.ny, out.depth = 0.0, sy, oy
+    out.px = (_max2(ax - ahw, bx - bhw) + _min2(ax + ahw, bx + bhw)) / 2
+    out.py = ay + sy * (ahh - oy / 2)
+    return True
+
+
+cdef inline bint _rect_rect_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
+                                     double pbx, double pby) noexcept nogil:
+    # (a.width + b.width) / 2 == a.hx + b.hx exactly: halving commutes with rounding
+    return (fabs(pbx + b.cx - pax - a.cx) <= (a.hx + b.hx) + TOUCH
+            and fabs(pby + b.cy - pay - a.cy) <= (a.hy + b.hy) + TOUCH)
+
+
+# ------------------------------------------------------------ two convex pieces (SAT)
+
+cdef inline bint _boxes_apart(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                              double pby, double tol) noexcept nogil:
+    """The cheap rejection: the leaves' bounding boxes are more than ``tol`` apart."""
+    cdef double dx = pbx - pax, dy = pby - pay
+    return (b.x0 + dx > a.x1 + tol or a.x0 > b.x1 + dx + tol
+            or b.y0 + dy > a.y1 + tol or a.y0 > b.y1 + dy + tol)
+
+
+cdef void _contact_point(const Leaf* a, const Leaf* b, double dx, double dy, double nx,
+                         double ny, double pax, double pay, CContact* out) noexcept nogil:
+    # The middle of the touching features: a's vertices furthest along n and b's least along
+    # n (in a's frame), within 1e-9 (relative) of the extreme; along n halfway between the
+    # two extremes, across n the middle of the overlap of the two features' extents.
+    cdef const double* va = a.v
+    cdef const double* vb = b.v
+    cdef double amax = nx * va[0] + ny * va[1]
+    cdef double bmin = nx * (vb[0] + dx) + ny * (vb[1] + dy)
+    cdef double p, t, ea, eb, ta_lo = 0.0, ta_hi = 0.0, tb_lo = 0.0, tb_hi = 0.0
+    cdef double tx = -ny, ty = nx, x, y, lo, hi, tc, nc
+    cdef bint first
+    cdef int j
+    for j in range(1, a.nv):
+        p = nx * va[2 * j] + ny * va[2 * j + 1]
+        if p > amax:
+            amax = p
+    for j in range(1, b.nv):
+        p = nx * (vb[2 * j] + dx) + ny * (vb[2 * j + 1] + dy)
+        if p < bmin:
+            bmin = p
+    ea = 1e-9 * (1.0 + fabs(amax))
+    eb = 1e-9 * (1.0 + fabs(bmin))
+    first = True
+    for j in range(a.nv):
+        x, y = va[2 * j], va[2 * j + 1]
+        if nx * x + ny * y >= amax - ea:
+            t = tx * x + ty * y
+            if first:
+                ta_lo = ta_hi = t
+                first = False
+            else:
+                if t < ta_lo:
+                    ta_lo = t
+                if t > ta_hi:
+                    ta_hi = t
+    first = True
+    for j in range(b.nv):
+        x, y = vb[2 * j] + dx, vb[2 * j + 1] + dy
+        if nx * x + ny * y <= bmin + eb:
+            t = tx * x + ty * y
+            if first:
+                tb_lo = tb_hi = t
+                first = False
+            else:
+                if t < tb_lo:
+                    tb_lo = t
+                if t > tb_hi:
+                    tb_hi = t
+    lo = _max2(ta_lo, tb_lo)
+    hi = _min2(ta_hi, tb_hi)
+    tc = (lo + hi) / 2
+    nc = (amax + bmin) / 2
+    out.px = pax + nx * nc + tx * tc
+    out.py = pay + ny * nc + ty * tc
+
+
+cdef bint _sat_contact(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                       double pby, double tol, CContact* out) noexcept nogil:
+    # every face normal of a, then of b (reversed): a separation beyond tol rejects; the
+    # least overlap (the first face on a tie, a's before b's) is the contact normal
+    cdef const double* f
+    cdef double dx, dy, best = INFINITY, bnx = 0.0, bny = 0.0, nx, ny, sep
+    cdef int i
+    if _boxes_apart(a, pax, pay, b, pbx, pby, tol):
+        return False
+    dx, dy = pbx - pax, pby - pay
+    f = a.f
+    for i in range(a.nf):
+        nx, ny = f[3 * i], f[3 * i + 1]
+        sep = _min_proj(b.v, b.nv, nx, ny) + nx * dx + ny * dy - f[3 * i + 2]
+        if sep > tol:
+            return False
+        if -sep < best:
+            best, bnx, bny = -sep, nx, ny
+    f = b.f
+    for i in range(b.nf):
+        nx, ny = f[3 * i], f[3 * i + 1]
+        sep = _min_proj(a.v, a.nv, nx, ny) - nx * dx - ny * dy - f[3 * i + 2]
+        if sep > tol:
+            return False
+        if -sep < best:
+            best, bnx, bny = -sep, -nx, -ny
+    out.nx, out.ny, out.depth = bnx, bny, best
+    _contact_point(a, b, dx, dy, bnx, bny, pax, pay, out)
+    return True
+
+
+cdef bint _sat_overlaps(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                        double pby) noexcept nogil:
+    # stops at the first separating face
+    cdef const double* f
+    cdef double dx, dy
+    cdef int i
+    if _boxes_apart(a, pax, pay, b, pbx, pby, TOUCH):
+        return False
+    dx, dy = pbx - pax, pby - pay
+    f = a.f
+    for i in range(a.nf):
+        if (_min_proj(b.v, b.nv, f[3 * i], f[3 * i + 1]) + f[3 * i] * dx + f[3 * i + 1] * dy
+                - f[3 * i + 2] > TOUCH):
+            return False
+    f = b.f
+    for i in range(b.nf):
+        if (_min_proj(a.v, a.nv, f[3 * i], f[3 * i + 1]) - f[3 * i] * dx - f[3 * i + 1] * dy
+                - f[3 * i + 2] > TOUCH):
+            return False
+    return True
+
+
+# ------------------------------------------------------------ dispatch on two leaves
+
+cdef inline bint _circle_vs(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                            double pby, double tol, CContact* out) noexcept nogil:
+    """Circle a against any leaf b."""
+    if b.kind == CIRCLE:
+        return _circle_circle(a, pax, pay, b, pbx, pby, tol, out)
+    if b.kind == RECT:
+        return _circle_rect(a, pax, pay, b, pbx, pby, tol, out)
+    if b.kind == SEGMENT:
+        return _circle_segment(a, pax, pay, b, pbx, pby, tol, out)
+    return _circle_convex(a, pax, pay, b, pbx, pby, tol, out)
+
+
+cdef bint leaf_contact(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                       double pby, double tol, CContact* out) noexcept nogil:
+    # A circle goes first, and of two convex pieces the lower kind (Rect, OrientedRect,
+    # Segment, Polygon): the other order is computed that way and its normal flipped.
+    cdef bint found
+    if a.kind == CIRCLE:
+        return _circle_vs(a, pax, pay, b, pbx, pby, tol, out)
+    if b.kind == CIRCLE:
+        found = _circle_vs(b, pbx, pby, a, pax, pay, tol, out)
+    elif a.kind == RECT and b.kind == RECT:
+        return _rect_rect(a, pax, pay, b, pbx, pby, tol, out)
+    elif a.kind <= b.kind:
+        return _sat_contact(a, pax, pay, b, pbx, pby, tol, out)
+    else:
+        found = _sat_contact(b, pbx, pby, a, pax, pay, tol, out)
+    if found:
+        _flip(out)
+    return found
+
+
+cdef bint _leaf_overlap(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
+                        double pby) noexcept nogil:
+    # the same orders as leaf_contact (a same-kind pair in the order given)
+    cdef const Leaf* c
+    cdef const Leaf* o
+    cdef double cx, cy, ox, oy
+    if a.kind == CIRCLE or b.kind == CIRCLE:
+        if a.kind == CIRCLE:
+            c, cx, cy, o, ox, oy = a, pax, pay, b, pbx, pby
+        else:
+            c, cx, cy, o, ox, oy = b, pbx, pby, a, pax, pay
+        if o.kind == CIRCLE:
+            return _circle_circle_overlaps(c, cx, cy, o, ox, oy)
+        if o.kind == RECT:
+            return _circle_rect_overlaps(c, cx, cy, o, ox, oy)
+        if o.kind == SEGMENT:
+            return _circle_segment_overlaps(c, cx, cy, o, ox, oy)
+        return _circle_convex_overlaps(c, cx, cy, o, ox, oy)
+    if a.kind == RECT and b.kind == RECT:
+        return _rect_rect_overlaps(a, pax, pay, b, pbx, pby)
+    if a.kind <= b.kind:
+        return _sat_overlaps(a, pax, pay, b, pbx, pby)
+    return _sat_overlaps(b, pbx, pby, a, pax, pay)
+
+
+# ------------------------------------------------------------ bodies: canonical order, groups
+
+cdef inline bint _swap_first(const Body* a, const Body* b) noexcept nogil:
+    """True if a same-kind pair is computed swapped, b first (dispatch._canonical): the body
+    further down-left, then the smaller hash, goes first."""
+    if b.px != a.px:
+        return b.px < a.px
+    if b.py != a.py:
+        return b.py < a.py
+    return b.hash < a.hash
+
+
+cdef inline bint _bodies_apart(const Body* a, const Body* b, double tol) noexcept nogil:
+    """The bounding boxes of the two bodies (whole groups) are more than ``tol`` apart."""
+    cdef double dx = b.px - a.px, dy = b.py - a.py
+    return (b.x0 + dx > a.x1 + tol or a.x0 > b.x1 + dx + tol
+            or b.y0 + dy > a.y1 + tol or a.y0 > b.y1 + dy + tol)
+
+
+cdef bint _compound_contact(const Store* s, const Body* a, const Body* b, double tol,
+                            CContact* out) noexcept nogil:
+    # compound a against any body b: the groups' boxes first, then each part of a against b
+    # (each part pair rejects on its own boxes), the deepest contact (the first on a tie)
+    cdef Body part
+    cdef CContact c
+    cdef bint found = False
+    cdef int i
+    if _bodies_apart(a, b, tol):
+        return False
+    for i in range(a.first, a.first + a.count):
+        part = leaf_body(s, i, a.px, a.py)
+        if contact(s, &part, b, tol, &c) and (not found or c.depth > out.depth):
+            out[0] = c
+            found = True
+    return found
+
+
+cdef bint contact(const Store* s, const Body* a, const Body* b, double tol,
+                  CContact* out) noexcept nogil:
+    cdef Leaf la, lb
+    cdef bint found
+    if a.kind == COMPOUND or b.kind == COMPOUND:
+        if a.kind != COMPOUND or (b.kind == COMPOUND and _swap_first(a, b)):
+            found = _compound_contact(s, b, a, tol, out)
+            if found:
+                _flip(out)
+            return found
+        return _compound_contact(s, a, b, tol, out)
+    la = leaf_at(s, a.first)
+    lb = leaf_at(s, b.first)
+    if a.kind == b.kind and _swap_first(a, b):
+        found = leaf_contact(&lb, b.px, b.py, &la, a.px, a.py, tol, out)
+        if found:
+            _flip(out)
+        return found
+    return leaf_contact(&la, a.px, a.py, &lb, b.px, b.py, tol, out)
+
+
+cdef bint _compound_overlap(const Store* s, const Body* a, const Body* b) noexcept nogil:
+    # compound a against any body b: the groups' boxes, then the first touching part
+    cdef Body part
+    cdef int i
+    if _bodies_apart(a, b, TOUCH):
+        return False
+    for i in range(a.first, a.first + a.count):
+        part = leaf_body(s, i, a.px, a.py)
+        if overlap(s, &part, b):
+            return True
+    return False
+
+
+cdef bint overlap(const Store* s, const Body* a, const Body* b) noexcept nogil:
+    cdef Leaf la, lb
+    if a.kind == COMPOUND:
+        return _compound_overlap(s, a, b)
+    if b.kind == COMPOUND:
+        return _compound_overlap(s, b, a)
+    la = leaf_at(s, a.first)
+    lb = leaf_at(s, b.first)
+    return _leaf_overlap(&la, a.px, a.py, &lb, b.px, b.py)
+
+
+# ------------------------------------------------------------ the public functions
+#
+# They hold the GIL: the shapes live in the one public store, which another thread could grow
+# (moving its arrays) or empty while the pointers are read, and a call is far shorter than
+# what releasing and taking back the GIL would save.
+
+cdef object _contact_of(object a, object pos_a, object b, object pos_b, double tol):
+    if type(a) not in _KINDS or type(b) not in _KINDS:
+        raise TypeError(
+            f"no contact test for {type(a).__name__} against {type(b).__name__}")
+    store = public_store()
+    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
+    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
+    cdef Store s = store_of(store)
+    cdef CContact c
+    if not contact(&s, &ba, &bb, tol, &c):
+        return None
+    return Contact((c.nx, c.ny), c.depth, (c.px, c.py))
+
+
+@cython.embedsignature(False)
+def _contact(a, pos_a, b, pos_b):
+    """Exact contact of shape ``a`` at body position ``pos_a`` with ``b`` at ``pos_b``.
+
+    Returns ``None`` if they are apart, else a ``Contact`` whose unit ``normal`` points from
+    ``a`` to ``b``, whose ``depth`` separates them when ``b`` moves by ``normal * depth``
+    (``>= -TOUCH_TOLERANCE``: touching counts), and whose ``point`` lies in the overlap.
+    Raises ``TypeError`` for a pair of kinds without a test.
+    """
+    return _contact_of(a, pos_a, b, pos_b, TOUCH)
+
+
+def contact_tol(a, pos_a, b, pos_b, double tol):
+    """``contact`` with a chosen touching tolerance ``tol`` (used by time of impact)."""
+    return _contact_of(a, pos_a, b, pos_b, tol)
+
+
+def overlaps(a, pos_a, b, pos_b):
+    """True if ``a`` at ``pos_a`` and ``b`` at ``pos_b`` overlap or touch (within
+    ``TOUCH_TOLERANCE``); the same answer as ``contact(...) is not None``, often cheaper.
+    Raises ``TypeError`` for a pair of kinds without a test."""
+    if type(a) not in _KINDS or type(b) not in _KINDS:
+        raise TypeError(
+            f"no contact test for {type(a).__name__} against {type(b).__name__}")
+    store = public_store()
+    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
+    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
+    cdef Store s = store_of(store)
+    return overlap(&s, &ba, &bb)
+
+
+# The Python name `contact` belongs to the cdef routine inside this module (other modules
+# cimport it); the public function is put under that name in the module's namespace.
+_contact.__name__ = _contact.__qualname__ = "contact"
+globals()["contact"] = _contact
+del globals()["_contact"]

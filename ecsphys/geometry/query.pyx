@@ -1,0 +1,455 @@
+# Point, ray and line queries against shapes, compiled: mouse picking, line of sight, bullets,
+# picking along a line.
+#
+# Guarantees:
+# - `point_in(shape, pos, point)` is True for points inside the shape or within
+#   TOUCH_TOLERANCE of its boundary (a segment: within that distance of it), for every shape
+#   kind: Circle, Rect, OrientedRect, Segment, Polygon and Compound (any part);
+# - `raycast(shape, pos, origin, direction, max_t)` returns the smallest t in [0, max_t] at
+#   which origin + direction * t is on the shape, with the shape's outward unit normal there,
+#   or None; a ray that starts inside (or on) a shape returns t = 0 with the normal facing
+#   back along the ray. t is in units of direction (max_t = 1 with direction = p2 - p1 is the
+#   segment p1-p2). A ray along a segment (collinear) hits it where it first reaches it. A
+#   compound answers its nearest part's hit (the first such part in `parts` on a tie);
+#   `segment_hits(shape, pos, p1, p2)` is the boolean form (a point test when p1 == p2);
+# - `line_overlaps(line, shape, pos, shift)` is True exactly when the infinite line through
+#   `line.base + shift` along the line's direction touches the shape (within
+#   TOUCH_TOLERANCE): the shape's projection onto the line's normal contains the line;
+# - bad input raises what the pure-Python functions these replace raised: TypeError naming
+#   the type of anything that is not a shape, ValueError for a zero ray direction;
+# - on a single shape, for float arguments, the answers are those of the former pure-Python
+#   functions (point.py, raycast.py, line.py) bit for bit, up to the sign of a zero: the same
+#   operations in the same order, CPython 3.11's math.hypot and float `** 2` reproduced
+#   (_py_hypot, _py_square). A compound's parts are read from the store with the part offsets
+#   baked in, which rounds differently from adding each offset to the position: on a compound
+#   t can differ in the last bits, and a ray that is degenerate at the scale of an ulp (along
+#   a part's face, or starting or ending exactly on a part's boundary) can get another answer.
+#
+# Method: the public functions intern the shape in the public store (body_of, then
+# store_of(public_store())) and call the cdef functions, which read only C values: the body's
+# leaves [first, first + count) (one for a shape, one per part for a compound), each tested
+# by its own kind. point_in and line_overlaps answer True at the first leaf that does;
+# raycast casts at each leaf with max_t lowered to the best hit so far. Positions are made
+# relative to the body first (world point - body position), as the Python code did.
+
+cimport cython
+from libc.math cimport INFINITY, fabs, frexp, ldexp, pow, sqrt
+
+from .shape_data cimport (
+    CIRCLE, RECT, SEGMENT, Body, Leaf, Store, body_of, leaf_at, store_of,
+)
+
+import math
+
+from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
+from .contact import TOUCH_TOLERANCE
+from .shape_store import public_store
+
+__all__ = ["line_overlaps", "point_in", "raycast", "segment_hits"]
+
+cdef double TOL = TOUCH_TOLERANCE
+cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound)
+
+
+# ------------------------------------------------------------ CPython's float arithmetic
+
+cdef inline double _py_square(double x) noexcept nogil:
+    """x ** 2 as CPython computes it for a float: the C library's pow of |x| (which is not
+    always the correctly rounded x * x). The exponent is volatile so that the C compiler
+    does not turn the call into x * x."""
+    cdef volatile double two = 2.0
+    if x == 0.0:
+        return 0.0
+    return pow(fabs(x), two)
+
+
+cdef inline double _py_hypot(double a, double b) noexcept nogil:
+    """math.hypot(a, b) as CPython 3.11 computes it (Modules/mathmodule.c, vector_norm with
+    two coordinates: Veltkamp-Dekker squaring, compensated sums and a differential
+    correction of the square root), not the C library's hypot, which rounds differently."""
+    cdef double T27 = 134217729.0  # 2 ** 27 + 1
+    cdef double v0 = fabs(a), v1 = fabs(b), mx = 0.0
+    cdef double x, t, hi, lo, h, scale, oldcsum
+    cdef double csum = 1.0, frac1 = 0.0, frac2 = 0.0, frac3 = 0.0
+    cdef int max_e, i
+    cdef double vec[2]
+    vec[0] = v0
+    vec[1] = v1
+    if v0 > mx:
+        mx = v0
+    if v1 > mx:
+        mx = v1
+    if mx == INFINITY:
+        return mx
+    if v0 != v0 or v1 != v1:
+        return v0 + v1  # NaN
+    if mx == 0.0:
+        return mx
+    frexp(mx, &max_e)
+    if max_e >= -1023:
+        scale = ldexp(1.0, -max_e)
+        for i in range(2):
+            x = vec[i] * scale
+            t = x * T27
+            hi = t - (t - x)
+            lo = x - hi
+            x = hi * hi
+            oldcsum = csum
+            csum += x
+            frac1 += (oldcsum - csum) + x
+            x = 2.0 * hi * lo
+            oldcsum = csum
+            csum += x
+            frac2 += (oldcsum - csum) + x
+            frac3 += lo * lo
+        h = sqrt(csum - 1.0 + (frac1 + frac2 + frac3))
+        x = h
+        t = x * T27
+        hi = t - (t - x)
+        lo = x - hi
+        x = -hi * hi
+        oldcsum = csum
+        csum += x
+        frac1 += (oldcsum - csum) + x
+        x = -2.0 * hi * lo
+        oldcsum = csum
+        csum += x
+        frac2 += (oldcsum - csum) + x
+        x = -lo * lo
+        oldcsum = csum
+        csum += x
+        frac3 += (oldcsum - csum) + x
+        x = csum - 1.0 + (frac1 + frac2 + frac3)
+        return (h + x / (2.0 * h)) / scale
+    # subnormal extremes: ldexp(1.0, -max_e) would overflow, divide by the largest instead
+    for i in range(2):
+        x = vec[i] / mx
+        x = x * x
+        oldcsum = csum
+        csum += x
+        frac1 += (oldcsum - csum) + x
+    return mx * sqrt(csum - 1.0 + frac1)
+
+
+cdef inline void _back(double dx, double dy, double* nx, double* ny) noexcept nogil:
+    """The unit vector facing back along (dx, dy) (not zero)."""
+    cdef double d = _py_hypot(dx, dy)
+    nx[0] = -dx / d
+    ny[0] = -dy / d
+
+
+# ------------------------------------------------------------ points (lx, ly relative to the body)
+
+cdef inline bint _point_circle(const Leaf* c, double lx, double ly) noexcept nogil:
+    cdef double dx = lx - c.cx, dy = ly - c.cy
+    cdef double r = c.radius + TOL
+    return dx * dx + dy * dy <= r * r
+
+
+cdef inline bint _point_rect(const Leaf* r, double lx, double ly) noexcept nogil:
+    return fabs(lx - r.cx) <= r.hx + TOL and fabs(ly - r.cy) <= r.hy + TOL
+
+
+cdef inline bint _point_segment(const Leaf* s, double lx, double ly) noexcept nogil:
+    # closest_on_segment (circle_pairs.py), then the squared distance
+    cdef double x1 = s.v[0], y1 = s.v[1], x2 = s.v[2], y2 = s.v[3]
+    cdef double ex = x2 - x1, ey = y2 - y1
+    cdef double ee = ex * ex + ey * ey
+    cdef double t = ((lx - x1) * ex + (ly - y1) * ey) / ee if ee > 0.0 else 0.0
+    t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+    cdef double qx = x1 + ex * t, qy = y1 + ey * t
+    return _py_square(qx - lx) + _py_square(qy - ly) <= TOL * TOL
+
+
+cdef inline bint _point_convex(const Leaf* p, double lx, double ly) noexcept nogil:
+    cdef const double* f = p.f
+    cdef int i
+    for i in range(p.nf):
+        if not (f[3 * i] * lx + f[3 * i + 1] * ly - f[3 * i + 2] <= TOL):
+            return False
+    return True
+
+
+cdef inline bint _point_leaf(const Leaf* leaf, double lx, double ly) noexcept nogil:
+    if leaf.kind == CIRCLE:
+        return _point_circle(leaf, lx, ly)
+    if leaf.kind == RECT:
+        return _point_rect(leaf, lx, ly)
+    if leaf.kind == SEGMENT:
+        return _point_segment(leaf, lx, ly)
+    return _point_convex(leaf, lx, ly)
+
+
+cdef bint point_in(const Store* s, const Body* b, double x, double y) noexcept nogil:
+    cdef double lx = x - b.px, ly = y - b.py
+    cdef Leaf leaf
+    cdef int i
+    for i in range(b.first, b.first + b.count):
+        leaf = leaf_at(s, i)
+        if _point_leaf(&leaf, lx, ly):
+            return True
+    return False
+
+
+# ------------------------------------------------------------ rays (ox, oy relative to the body)
+
+cdef inline bint _ray_circle(const Leaf* c, double ox, double oy, double dx, double dy,
+                             double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    cdef double px = ox - c.cx, py = oy - c.cy
+    cdef double r = c.radius
+    cdef double cc = px * px + py * py - r * r
+    if cc <= 0.0:
+        t[0] = 0.0
+        _back(dx, dy, nx, ny)
+        return True
+    cdef double a = dx * dx + dy * dy
+    cdef double b = px * dx + py * dy
+    if b >= 0.0:
+        return False
+    cdef double disc = b * b - a * cc
+    if disc < 0.0:
+        return False
+    cdef double th = cc / (-b + sqrt(disc))
+    if th > max_t:
+        return False
+    t[0] = th
+    nx[0] = (px + dx * th) / r
+    ny[0] = (py + dy * th) / r
+    return True
+
+
+cdef inline bint _ray_segment(const Leaf* s, double ox, double oy, double dx, double dy,
+                              double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    cdef double x1 = s.v[0], y1 = s.v[1], x2 = s.v[2], y2 = s.v[3]
+    cdef double ex = x2 - x1, ey = y2 - y1
+    cdef double wx = x1 - ox, wy = y1 - oy
+    cdef double den = dx * ey - dy * ex
+    cdef double th, u, fx, fy, dd, t1, t2, lo, hi
+    if den != 0.0:
+        th = (wx * ey - wy * ex) / den
+        u = (wx * dy - wy * dx) / den
+        if th < 0.0 or th > max_t or u < 0.0 or u > 1.0:
+            return False
+        fx = s.f[0]
+        fy = s.f[1]
+        t[0] = th
+        if fx * dx + fy * dy < 0.0:
+            nx[0] = fx
+            ny[0] = fy
+        else:
+            nx[0] = -fx
+            ny[0] = -fy
+        return True
+    if wx * dy - wy * dx != 0.0:  # parallel, not on the same line
+        return False
+    dd = dx * dx + dy * dy
+    t1 = (wx * dx + wy * dy) / dd
+    t2 = ((x2 - ox) * dx + (y2 - oy) * dy) / dd
+    lo = t2 if t2 < t1 else t1  # Python's min(t1, t2) and max(t1, t2)
+    hi = t2 if t2 > t1 else t1
+    if hi < 0.0 or lo > max_t:
+        return False
+    t[0] = 0.0 if 0.0 > lo else lo  # max(lo, 0.0)
+    _back(dx, dy, nx, ny)
+    return True
+
+
+cdef inline bint _ray_convex(const Leaf* p, double ox, double oy, double dx, double dy,
+                             double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    cdef double t_in = -INFINITY, t_out = INFINITY
+    cdef double bx = 0.0, by = 0.0, fx, fy, num, den, th
+    cdef const double* f = p.f
+    cdef int i
+    for i in range(p.nf):
+        fx = f[3 * i]
+        fy = f[3 * i + 1]
+        num = f[3 * i + 2] - (fx * ox + fy * oy)  # >= 0: origin inside this face's half-plane
+        den = fx * dx + fy * dy
+        if den == 0.0:
+            if num < 0.0:
+                return False
+            continue
+        th = num / den
+        if den < 0.0:
+            if th > t_in:
+                t_in = th
+                bx = fx
+                by = fy
+        elif th < t_out:
+            t_out = th
+        if t_in > t_out:
+            return False
+    if t_out < 0.0 or t_in > max_t:
+        return False
+    if t_in <= 0.0:
+        t[0] = 0.0
+        _back(dx, dy, nx, ny)
+        return True
+    t[0] = t_in
+    nx[0] = bx
+    ny[0] = by
+    return True
+
+
+cdef inline bint _ray_leaf(const Leaf* leaf, double ox, double oy, double dx, double dy,
+                           double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    if leaf.kind == CIRCLE:
+        return _ray_circle(leaf, ox, oy, dx, dy, max_t, t, nx, ny)
+    if leaf.kind == SEGMENT:
+        return _ray_segment(leaf, ox, oy, dx, dy, max_t, t, nx, ny)
+    return _ray_convex(leaf, ox, oy, dx, dy, max_t, t, nx, ny)
+
+
+cdef bint raycast(const Store* s, const Body* b, double ox, double oy, double dx, double dy,
+                  double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    cdef double lx = ox - b.px, ly = oy - b.py
+    cdef double ht, hx, hy
+    cdef bint found = False
+    cdef Leaf leaf
+    cdef int i
+    for i in range(b.first, b.first + b.count):
+        leaf = leaf_at(s, i)
+        if _ray_leaf(&leaf, lx, ly, dx, dy, max_t, &ht, &hx, &hy):
+            if not found or ht < t[0]:
+                found = True
+                t[0] = ht
+                nx[0] = hx
+                ny[0] = hy
+                max_t = ht
+    return found
+
+
+cdef bint segment_hits(const Store* s, const Body* b, double x1, double y1, double x2,
+                       double y2) noexcept nogil:
+    cdef double dx = x2 - x1, dy = y2 - y1
+    cdef double t, nx, ny
+    if dx == 0.0 and dy == 0.0:
+        return point_in(s, b, x1, y1)
+    return raycast(s, b, x1, y1, dx, dy, 1.0, &t, &nx, &ny)
+
+
+# ------------------------------------------------------------ infinite lines
+
+cdef inline bint _line_leaf(const Leaf* leaf, double nx, double ny, double k) noexcept nogil:
+    cdef double p, lo, hi
+    cdef int i
+    if leaf.kind == CIRCLE:
+        return fabs(nx * leaf.cx + ny * leaf.cy - k) <= leaf.radius + TOL
+    lo = hi = nx * leaf.v[0] + ny * leaf.v[1]
+    for i in range(1, leaf.nv):
+        p = nx * leaf.v[2 * i] + ny * leaf.v[2 * i + 1]
+        if p < lo:  # Python's min and max of the projections
+            lo = p
+        if p > hi:
+            hi = p
+    return lo - TOL <= k and k <= hi + TOL
+
+
+cdef bint line_overlaps(const Store* s, const Body* b, double nx, double ny, double bx,
+                        double by) noexcept nogil:
+    # the line's offset along its normal, relative to the body
+    cdef double k = nx * (bx - b.px) + ny * (by - b.py)
+    cdef Leaf leaf
+    cdef int i
+    for i in range(b.first, b.first + b.count):
+        leaf = leaf_at(s, i)
+        if _line_leaf(&leaf, nx, ny, k):
+            return True
+    return False
+
+
+# ------------------------------------------------------------ the public functions
+#
+# The def functions cannot share the cdef functions' names in this module: they are defined
+# under private names and published under the public ones (module attributes, __name__).
+# They index their arguments with bounds checks on (the package turns them off), so a short
+# sequence raises IndexError as in Python instead of reading past a tuple.
+
+cdef inline _check(object shape, str name):
+    if not isinstance(shape, _KINDS):
+        raise TypeError(f"{name} does not know {type(shape).__name__}")
+
+
+@cython.embedsignature(False)
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def _point_in(shape, pos, point):
+    """True if ``point`` (world) lies in ``shape`` placed at body position ``pos``.
+
+    Raises ``TypeError`` for an unknown shape kind.
+    """
+    cdef double x = point[0], y = point[1], px = pos[0], py = pos[1]
+    _check(shape, "point_in")
+    store = public_store()
+    cdef Body b = body_of(store, shape, px, py)
+    cdef Store s = store_of(store)
+    return point_in(&s, &b, x, y)
+
+
+@cython.embedsignature(False)
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def _raycast(shape, pos, origin, direction, max_t=math.inf):
+    """First hit ``(t, normal)`` of the ray ``origin + direction * t`` (``0 <= t <= max_t``)
+    on ``shape`` at body position ``pos``, or ``None``. ``normal`` is the shape's outward
+    unit normal at the hit. Raises ``ValueError`` for a zero ``direction``."""
+    ddx, ddy = direction
+    cdef double dx = ddx, dy = ddy
+    if dx == 0.0 and dy == 0.0:
+        raise ValueError(f"raycast direction must not be zero, got {direction!r}")
+    cdef double ox = origin[0], oy = origin[1], px = pos[0], py = pos[1], mt = max_t
+    _check(shape, "raycast")
+    store = public_store()
+    cdef Body b = body_of(store, shape, px, py)
+    cdef Store s = store_of(store)
+    cdef double t, nx, ny
+    if not raycast(&s, &b, ox, oy, dx, dy, mt, &t, &nx, &ny):
+        return None
+    return (t, (nx, ny))
+
+
+@cython.embedsignature(False)
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def _segment_hits(shape, pos, p1, p2):
+    """True if the segment ``p1``-``p2`` (world) touches ``shape`` at ``pos`` (line of sight
+    is blocked); a zero-length segment is a point test."""
+    cdef double x1 = p1[0], y1 = p1[1], x2 = p2[0], y2 = p2[1], px = pos[0], py = pos[1]
+    _check(shape, "point_in" if x2 - x1 == 0.0 and y2 - y1 == 0.0 else "raycast")
+    store = public_store()
+    cdef Body b = body_of(store, shape, px, py)
+    cdef Store s = store_of(store)
+    return segment_hits(&s, &b, x1, y1, x2, y2)
+
+
+@cython.embedsignature(False)
+@cython.boundscheck(True)
+@cython.wraparound(True)
+def _line_overlaps(line, shape, pos, shift=(0.0, 0.0)):
+    """True if ``line`` (moved by ``shift``) touches ``shape`` at body position ``pos``.
+
+    Raises ``TypeError`` for an unknown shape kind.
+    """
+    nx_, ny_ = line.normal
+    base = line.base
+    cdef double nx = nx_, ny = ny_
+    cdef double bx = base[0] + shift[0], by = base[1] + shift[1]
+    cdef double px = pos[0], py = pos[1]
+    _check(shape, "line_overlaps")
+    store = public_store()
+    cdef Body b = body_of(store, shape, px, py)
+    cdef Store s = store_of(store)
+    return line_overlaps(&s, &b, nx, ny, bx, by)
+
+
+def _publish():
+    g = globals()
+    for name in __all__:
+        f = g.pop("_" + name)
+        f.__name__ = name
+        f.__qualname__ = name
+        g[name] = f
+
+
+_publish()
+del _publish

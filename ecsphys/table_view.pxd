@@ -1,0 +1,45 @@
+# The C view of the body table (ecsphys/body_table.py): pointers into its NumPy columns.
+#
+# Guarantees: `rows_of(table)` gives pointers valid until the table adds a row, grows or
+# replaces a shape (no Python runs between taking them and the end of the compiled call);
+# `row_body` is the shape of a row placed at a position, as the geometry routines read it.
+
+from libc.stdint cimport int64_t
+
+from .geometry.shape_data cimport Body
+
+cdef struct Rows:
+    int n
+    const int* leaf0
+    const int* nleaf
+    const signed char* code          # shape kind, -1 without a shape
+    const double* lo                 # shape bounds relative to the position (n * 2)
+    const double* hi
+    const int64_t* hash
+    const signed char* kind          # STATIC 0, PASSIVE 1, ACTIVE 2
+    const unsigned char* sensor
+    const unsigned char* collides
+    const int64_t* layer
+    const int64_t* mask
+    const int64_t* entity
+    const double* mass
+    const double* inv_mass
+    const double* restitution
+    const signed char* slide         # 0 project, 1 tangent
+    const double* acc                # n * 2
+
+cdef Rows rows_of(object table) except *
+
+cdef inline Body row_body(const Rows* r, int64_t row, const double* pos) noexcept nogil:
+    cdef Body b
+    b.first = r.leaf0[row]
+    b.count = r.nleaf[row]
+    b.kind = r.code[row]
+    b.px = pos[2 * row]
+    b.py = pos[2 * row + 1]
+    b.x0 = r.lo[2 * row]
+    b.y0 = r.lo[2 * row + 1]
+    b.x1 = r.hi[2 * row]
+    b.y1 = r.hi[2 * row + 1]
+    b.hash = r.hash[row]
+    return b

@@ -1,0 +1,46 @@
+# The C view of the body table (see table_view.pxd for the guarantees).
+
+import numpy as np
+
+from libc.stdint cimport int64_t
+
+
+cdef Rows rows_of(object t) except *:
+    """Pointers into the columns of body table ``t``."""
+    cdef const int[::1] leaf0 = t.leaf0
+    cdef const int[::1] nleaf = t.nleaf
+    cdef const signed char[::1] code = t.shape_code
+    cdef const double[:, ::1] lo = t.lo
+    cdef const double[:, ::1] hi = t.hi
+    cdef const int64_t[::1] h = t.shape_hash
+    cdef const signed char[::1] kind = t.kind
+    cdef const unsigned char[::1] sensor = t.sensor.view(np.uint8)
+    cdef const unsigned char[::1] collides = t.collides.view(np.uint8)
+    cdef const int64_t[::1] layer = t.layer
+    cdef const int64_t[::1] mask = t.mask
+    cdef const int64_t[::1] entity = t.entity
+    cdef const double[::1] mass = t.mass
+    cdef const double[::1] inv_mass = t.inv_mass
+    cdef const double[::1] restitution = t.restitution
+    cdef const signed char[::1] slide = t.slide
+    cdef const double[:, ::1] acc = t.acc
+    cdef Rows r
+    r.n = t.n
+    r.leaf0 = &leaf0[0]
+    r.nleaf = &nleaf[0]
+    r.code = &code[0]
+    r.lo = &lo[0, 0]
+    r.hi = &hi[0, 0]
+    r.hash = &h[0]
+    r.kind = &kind[0]
+    r.sensor = &sensor[0]
+    r.collides = &collides[0]
+    r.layer = &layer[0]
+    r.mask = &mask[0]
+    r.entity = &entity[0]
+    r.mass = &mass[0]
+    r.inv_mass = &inv_mass[0]
+    r.restitution = &restitution[0]
+    r.slide = &slide[0]
+    r.acc = &acc[0, 0]
+    return r
