@@ -148,7 +148,8 @@ class Physics:
         self._integrate = IntegrateSystem(self.table)
         self._broadphase = BroadphaseSystem(
             self.table, broadphase, contact_offset=self.contact_offset, **options)
-        self._response = ResponseSystem(self.table, max_slides=self.max_slides)
+        self._response = ResponseSystem(
+            self.table, max_slides=self.max_slides, contact_offset=self.contact_offset)
         self._narrowphase = NarrowphaseSystem(self.table, contact_offset=self.contact_offset)
         self.handlers = EventHandlers(layers)
         self._events = EventsSystem(self.table, self.handlers)

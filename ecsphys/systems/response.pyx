@@ -1,0 +1,680 @@
+# cython: embedsignature=True
+"""Stage 4 of the step: the sphere slide, one body at a time, compiled; momentum; no tunneling.
+
+Guarantees (for the solid pairs: neither side a sensor):
+- bodies that start the step overlapping are pushed apart along the contact normal, shared by
+  inverse mass (a static side never moves), so a body spawned in a wall leaves it the short
+  way;
+- bodies move one at a time (seed 002: "update one movement at a time"), each against the
+  others where they are at that moment: a body's move is cut at its first time of impact
+  (``geometry.impact``: analytic for circles and boxes, conservative advancement for the
+  rest, nothing tunnels), leaving a ``skin`` gap, and the rest of the move slides along the
+  tangent (``slide="project"`` keeps the rest's tangential part; ``slide="tangent"`` carries
+  the rest at full length along the tangent, exact head-on ties turning each body to its own
+  right, and a body wedged between two turning the other way); slid moves are checked again,
+  up to ``max_slides`` times. So no body ends the step overlapping a solid one by more than
+  the impact tolerance, however fast it moved;
+- the order is fixed: rows in ascending order, except that a body whose first impact is with
+  a body that has not moved yet in this step lets that one move first (followers in a queue
+  are not stopped by a leader that has not moved yet); a body met again while it waits for
+  its own leaders counts as standing where it is. The same scene gives the same result, bit
+  for bit;
+- velocities lose their part into each impact, or reflect it scaled by restitution, with
+  momentum shared by mass (each impact an exact exchange, one after the other, so impacts
+  never add energy); a PASSIVE body resting on another takes on its tangential velocity (it
+  is carried);
+- a body blocked by a PASSIVE one pushes it: the blocked part of its move, shared by mass,
+  is handed to the PASSIVE body, which moves it against what lies beyond (and stops there),
+  and the pusher follows; a body resting on the PASSIVE one (the contact normal within ~45
+  degrees of its own acceleration) does not push it down, so a stack of crates can be
+  pushed;
+- a body that gets further than the box the broadphase swept for it (pushed, or pushed
+  apart) gets its pairs looked up again among every solid body, layers, masks and
+  ``filter_pair`` applying, so a pushed crate is stopped by what lies beyond like any move;
+  those pairs go to the narrowphase too (``extra``);
+- per pair, the time of impact (fraction of the move in which the pair met, ``inf`` if it did
+  not) and the approach speed along the normal (units per second) for the events.
+
+Python orchestrates: ``ResponseSystem.process`` is one compiled call per step (two only when
+``filter_pair`` is set and a body leaves its box); buffers are kept between steps.
+"""
+
+import numpy as np
+
+from libc.math cimport INFINITY, fabs, isinf, sqrt
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, realloc
+from cpython.ref cimport PyObject
+
+from ..geometry.impact cimport time_of_impact
+from ..geometry.manifold cimport contact
+from ..geometry.shape_data cimport Body, CContact, Store, store_of
+from ..table_view cimport Rows, row_body, rows_of
+
+from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
+
+#: Overlap deeper than this (world units) counts as overlapping for the response.
+OVERLAP_TOL = 1e-6
+
+cdef double TOUCH = _TOUCH_TOLERANCE
+cdef double OVERLAP = OVERLAP_TOL
+cdef double TIE_EPS = 1e-12
+cdef double SWEEP_MARGIN = 1e-3     # world units: swept boxes this far apart may still meet
+cdef double SUPPORT_COS = 0.7       # a contact normal within ~45 degrees of "down" supports
+cdef int STATIC = 0
+cdef int PASSIVE = 1
+
+# row states of a step
+cdef enum:
+    PENDING = 0      # has not moved yet (or was pushed after it moved)
+    WAITING = 1      # on the stack: moving, or waiting for the leaders it met
+    DONE = 2
+
+
+cdef struct Ctx:
+    Store store
+    Rows rows
+    int n
+    double dt
+    double skin
+    int max_slides
+    const double* start
+    double* pos
+    double* rest
+    double* vel
+    double* prev_n
+    double* covered
+    signed char* state
+    int* slides
+    int* stack
+    int* head
+    # adjacency: edges of a row in a linked list (head, enext), both directions per pair
+    int* enext
+    int* eother
+    int* epair
+    int ne
+    int cap_e
+    # pairs: the broadphase's (index < np0) and those found beyond the boxes
+    int64_t* pa
+    int64_t* pb
+    double* ptoi
+    double* pspeed
+    int npairs
+    int np0
+    int cap_p
+    int hits
+    int widened
+    PyObject* filter_pair   # a Python callable, or NULL: called with the GIL
+
+
+cdef class _Buffers:
+    """Per-row and per-pair C arrays kept between steps (grown, never shrunk)."""
+    cdef double* pos
+    cdef double* rest
+    cdef double* prev_n
+    cdef double* covered
+    cdef signed char* state
+    cdef int* slides
+    cdef int* stack
+    cdef int* head
+    cdef int cap_n
+    cdef int* enext
+    cdef int* eother
+    cdef int* epair
+    cdef int cap_e
+    cdef int64_t* pa
+    cdef int64_t* pb
+    cdef double* ptoi
+    cdef double* pspeed
+    cdef int cap_p
+
+    def __dealloc__(self):
+        free(self.pos); free(self.rest); free(self.prev_n); free(self.covered)
+        free(self.state); free(self.slides); free(self.stack); free(self.head)
+        free(self.enext); free(self.eother); free(self.epair)
+        free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
+
+    cdef int rows(self, int n) except -1:
+        if n <= self.cap_n:
+            return 0
+        cdef int cap = max(n, 2 * self.cap_n, 64)
+        self.pos = <double*> _grow(self.pos, cap * 2 * sizeof(double))
+        self.rest = <double*> _grow(self.rest, cap * 2 * sizeof(double))
+        self.prev_n = <double*> _grow(self.prev_n, cap * 2 * sizeof(double))
+        self.covered = <double*> _grow(self.covered, cap * sizeof(double))
+        self.state = <signed char*> _grow(self.state, cap * sizeof(signed char))
+        self.slides = <int*> _grow(self.slides, cap * sizeof(int))
+        self.stack = <int*> _grow(self.stack, cap * sizeof(int))
+        self.head = <int*> _grow(self.head, cap * sizeof(int))
+        self.cap_n = cap
+        return 0
+
+    cdef int pairs(self, int p) except -1:
+        if p > self.cap_p:
+            cap = max(p, 2 * self.cap_p, 64)
+            self.pa = <int64_t*> _grow(self.pa, cap * sizeof(int64_t))
+            self.pb = <int64_t*> _grow(self.pb, cap * sizeof(int64_t))
+            self.ptoi = <double*> _grow(self.ptoi, cap * sizeof(double))
+            self.pspeed = <double*> _grow(self.pspeed, cap * sizeof(double))
+            self.cap_p = cap
+        if 2 * p > self.cap_e:
+            cap = max(2 * p, 2 * self.cap_e, 128)
+            self.enext = <int*> _grow(self.enext, cap * sizeof(int))
+            self.eother = <int*> _grow(self.eother, cap * sizeof(int))
+            self.epair = <int*> _grow(self.epair, cap * sizeof(int))
+            self.cap_e = cap
+        return 0
+
+    cdef void into(self, Ctx* c) noexcept:
+        c.pos = self.pos; c.rest = self.rest; c.prev_n = self.prev_n; c.covered = self.covered
+        c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
+        c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
+        c.pa = self.pa; c.pb = self.pb; c.ptoi = self.ptoi; c.pspeed = self.pspeed
+        c.cap_p = self.cap_p
+
+    cdef void back(self, const Ctx* c) noexcept:
+        """Take over the pair and edge arrays the step grew."""
+        self.enext = c.enext; self.eother = c.eother; self.epair = c.epair; self.cap_e = c.cap_e
+        self.pa = c.pa; self.pb = c.pb; self.ptoi = c.ptoi; self.pspeed = c.pspeed
+        self.cap_p = c.cap_p
+
+
+cdef void* _grow(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+# ------------------------------------------------------------------ pairs and edges
+
+cdef int add_pair(Ctx* c, int64_t a, int64_t b, double toi) except -1 nogil:
+    """A new pair (rows a, b) and its two edges; grows the arrays when full."""
+    cdef int p = c.npairs
+    cdef bint ok = True
+    if p >= c.cap_p:
+        c.cap_p = 2 * c.cap_p + 64
+        ok = (_re(<void**> &c.pa, c.cap_p * sizeof(int64_t))
+              and _re(<void**> &c.pb, c.cap_p * sizeof(int64_t))
+              and _re(<void**> &c.ptoi, c.cap_p * sizeof(double))
+              and _re(<void**> &c.pspeed, c.cap_p * sizeof(double)))
+    if ok and c.ne + 2 > c.cap_e:
+        c.cap_e = 2 * c.cap_e + 128
+        ok = (_re(<void**> &c.enext, c.cap_e * sizeof(int))
+              and _re(<void**> &c.eother, c.cap_e * sizeof(int))
+              and _re(<void**> &c.epair, c.cap_e * sizeof(int)))
+    if not ok:
+        with gil:
+            raise MemoryError()
+    c.pa[p] = a
+    c.pb[p] = b
+    c.ptoi[p] = toi
+    c.pspeed[p] = 0.0
+    c.npairs = p + 1
+    link(c, <int> a, <int> b, p)
+    link(c, <int> b, <int> a, p)
+    return 0
+
+
+cdef inline bint _re(void** p, size_t size) noexcept nogil:
+    """realloc in place: False (and p untouched) when out of memory."""
+    cdef void* q = realloc(p[0], size)
+    if q == NULL:
+        return False
+    p[0] = q
+    return True
+
+
+cdef inline void link(Ctx* c, int row, int other, int pair) noexcept nogil:
+    cdef int e = c.ne
+    c.eother[e] = other
+    c.epair[e] = pair
+    c.enext[e] = c.head[row]
+    c.head[row] = e
+    c.ne = e + 1
+
+
+cdef inline bint solid(const Rows* r, int64_t a, int64_t b) noexcept nogil:
+    return not (r.sensor[a] or r.sensor[b])
+
+
+# ------------------------------------------------------------------ small vector helpers
+
+cdef inline double dot(double ax, double ay, double bx, double by) noexcept nogil:
+    return ax * bx + ay * by
+
+
+cdef inline bint moving(const Ctx* c, int r) noexcept nogil:
+    return c.rest[2 * r] != 0.0 or c.rest[2 * r + 1] != 0.0
+
+
+# ------------------------------------------------------------------ momentum
+
+cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
+    """The exact exchange of momentum along the normal (from a to b), with restitution."""
+    cdef double ia = c.rows.inv_mass[a]
+    cdef double ib = c.rows.inv_mass[b]
+    if ia + ib <= 0.0:
+        return
+    cdef double* v = c.vel
+    cdef double rel = (v[2 * b] - v[2 * a]) * nx + (v[2 * b + 1] - v[2 * a + 1]) * ny
+    if rel >= 0.0:
+        return
+    cdef double e = c.rows.restitution[a]
+    if c.rows.restitution[b] > e:
+        e = c.rows.restitution[b]
+    cdef double j = -(1.0 + e) * rel / (ia + ib)
+    v[2 * a] -= nx * j * ia
+    v[2 * a + 1] -= ny * j * ia
+    v[2 * b] += nx * j * ib
+    v[2 * b + 1] += ny * j * ib
+
+
+cdef inline bint supported(const Ctx* c, int p, double nx, double ny) noexcept nogil:
+    """The normal (from p to what it touches) is within ~45 degrees of p's acceleration: p
+    rests on it."""
+    cdef double ax = c.rows.acc[2 * p]
+    cdef double ay = c.rows.acc[2 * p + 1]
+    cdef double g = sqrt(ax * ax + ay * ay)
+    return g > 0.0 and nx * ax + ny * ay > SUPPORT_COS * g
+
+
+cdef void carry(Ctx* c, int p, int o, double nx, double ny) noexcept nogil:
+    """A PASSIVE body p resting on o (normal from p to o) takes on o's tangential velocity."""
+    if c.rows.kind[p] != PASSIVE or not supported(c, p, nx, ny):
+        return
+    cdef double tx = ny
+    cdef double ty = -nx
+    cdef double* v = c.vel
+    cdef double dv = (v[2 * o] - v[2 * p]) * tx + (v[2 * o + 1] - v[2 * p + 1]) * ty
+    v[2 * p] += tx * dv
+    v[2 * p + 1] += ty * dv
+
+
+# ------------------------------------------------------------------ the slide
+
+cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny) noexcept nogil:
+    """The slid rest of row r into c.rest: ``(lx, ly)`` the rest left at the impact, ``n``
+    the normal from r to what it hit. A tangent slide that would turn into what the row slid
+    along last (wedged between two bodies) turns the other way: it gives way instead of
+    pressing on, which breaks the arches a crowd forms in a doorway. A projected rest that
+    runs back into what the row slid along last is caught in a crease (a corner, a pocket
+    between two bodies) and stops there."""
+    cdef double px = c.prev_n[2 * r]
+    cdef double py = c.prev_n[2 * r + 1]
+    cdef double into = dot(lx, ly, nx, ny)
+    cdef double tx = ny
+    cdef double ty = -nx
+    cdef double u, d, length, sx, sy
+    if c.rows.slide[r] == 1 and into > 0.0:
+        u = dot(lx, ly, tx, ty)
+        d = 1.0 if u >= -TIE_EPS else -1.0
+        if dot(tx * d, ty * d, px, py) > TIE_EPS:
+            d = -d
+        length = sqrt(lx * lx + ly * ly)
+        c.rest[2 * r] = tx * d * length
+        c.rest[2 * r + 1] = ty * d * length
+        return
+    if into < 0.0:
+        into = 0.0
+    sx = lx - nx * into
+    sy = ly - ny * into
+    if dot(sx, sy, px, py) > TIE_EPS:
+        sx = 0.0
+        sy = 0.0
+    c.rest[2 * r] = sx
+    c.rest[2 * r + 1] = sy
+
+
+cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
+                   int* pair) noexcept nogil:
+    """The first impact of row r moving by its rest against its neighbours where they are
+    now (standing still): 1 with the time, contact (normal from r), row and pair; 0 if none.
+    Ties go to the neighbour met first in r's edge list."""
+    cdef double mx = c.rest[2 * r]
+    cdef double my = c.rest[2 * r + 1]
+    cdef Body br = row_body(&c.rows, r, c.pos)
+    cdef Body bo
+    # r's box swept by its rest
+    cdef double x0 = br.px + br.x0 + (mx if mx < 0.0 else 0.0) - SWEEP_MARGIN
+    cdef double x1 = br.px + br.x1 + (mx if mx > 0.0 else 0.0) + SWEEP_MARGIN
+    cdef double y0 = br.py + br.y0 + (my if my < 0.0 else 0.0) - SWEEP_MARGIN
+    cdef double y1 = br.py + br.y1 + (my if my > 0.0 else 0.0) + SWEEP_MARGIN
+    cdef double best = INFINITY
+    cdef double t
+    cdef CContact cc
+    cdef int e = c.head[r]
+    cdef int j
+    cdef int found = 0
+    while e >= 0:
+        j = c.eother[e]
+        bo = row_body(&c.rows, j, c.pos)
+        if (bo.px + bo.x0 <= x1 and x0 <= bo.px + bo.x1
+                and bo.py + bo.y0 <= y1 and y0 <= bo.py + bo.y1):
+            if time_of_impact(&c.store, &br, mx, my, &bo, 0.0, 0.0, &t, &cc) and t < best:
+                best = t
+                hit[0] = cc
+                other[0] = j
+                pair[0] = c.epair[e]
+                found = 1
+        e = c.enext[e]
+    when[0] = best
+    return found
+
+
+cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) noexcept nogil:
+    """Row r meets row j at fraction t of its rest: move to just before, exchange momentum,
+    carry, push a PASSIVE j, slide the rest."""
+    cdef double nx = hit.nx
+    cdef double ny = hit.ny
+    cdef double mx = c.rest[2 * r]
+    cdef double my = c.rest[2 * r + 1]
+    cdef double closing = dot(mx, my, nx, ny)
+    cdef double safe = t - c.skin / closing if closing > 0.0 else t
+    if safe < 0.0:
+        safe = 0.0
+    elif safe > 1.0:
+        safe = 1.0
+    c.pos[2 * r] += mx * safe
+    c.pos[2 * r + 1] += my * safe
+    cdef double lx = mx * (1.0 - safe)
+    cdef double ly = my * (1.0 - safe)
+    # what the events learn: the first time in the step, the fastest approach
+    cdef double* v = c.vel
+    cdef double speed = (v[2 * r] - v[2 * j]) * nx + (v[2 * r + 1] - v[2 * j + 1]) * ny
+    if t < c.ptoi[p]:
+        c.ptoi[p] = t
+    if speed > c.pspeed[p]:
+        c.pspeed[p] = speed
+    impulse(c, r, j, nx, ny)
+    carry(c, r, j, nx, ny)
+    carry(c, j, r, -nx, -ny)
+    # push a PASSIVE body: the blocked part of the move along the normal, shared by mass
+    cdef double into, share, cx = 0.0, cy = 0.0
+    if c.rows.kind[j] == PASSIVE and not supported(c, r, nx, ny):
+        into = dot(lx, ly, nx, ny)
+        if into > 0.0:
+            share = 1.0 if isinf(c.rows.mass[r]) else \
+                c.rows.mass[r] / (c.rows.mass[r] + c.rows.mass[j])
+            cx = nx * into * share
+            cy = ny * into * share
+            c.rest[2 * j] += cx
+            c.rest[2 * j + 1] += cy
+            if c.state[j] == DONE:
+                c.state[j] = PENDING
+    slide_rest(c, r, lx, ly, nx, ny)
+    c.rest[2 * r] += cx
+    c.rest[2 * r + 1] += cy
+    c.prev_n[2 * r] = nx
+    c.prev_n[2 * r + 1] = ny
+    c.slides[r] += 1
+    c.hits += 1
+
+
+# ------------------------------------------------------------------ beyond the swept box
+
+cdef inline double reach_needed(const Ctx* c, int r) noexcept nogil:
+    """How far (per axis) row r may get from its start box by the end of its rest."""
+    cdef double dx = fabs(c.pos[2 * r] - c.start[2 * r])
+    cdef double dy = fabs(c.pos[2 * r + 1] - c.start[2 * r + 1])
+    cdef double rx = fabs(c.rest[2 * r])
+    cdef double ry = fabs(c.rest[2 * r + 1])
+    return (dx if dx > dy else dy) + (rx if rx > ry else ry)
+
+
+cdef int widen(Ctx* c, int r) except -1 nogil:
+    """Row r may leave the box the broadphase swept for it: give it a reach twice what it
+    needs (so a body pushed on and on is looked up rarely) and a pair with every solid row
+    whose start box, grown by its own reach, meets r's grown box, layers, masks and
+    ``filter_pair`` allowing, that it does not pair with already."""
+    cdef double need = reach_needed(c, r)
+    if need <= c.covered[r] + SWEEP_MARGIN:
+        return 0
+    c.covered[r] = 2.0 * need
+    c.widened += 1
+    cdef const Rows* rw = &c.rows
+    cdef double g = c.covered[r] + SWEEP_MARGIN
+    cdef double x0 = c.start[2 * r] + rw.lo[2 * r] - g
+    cdef double y0 = c.start[2 * r + 1] + rw.lo[2 * r + 1] - g
+    cdef double x1 = c.start[2 * r] + rw.hi[2 * r] + g
+    cdef double y1 = c.start[2 * r + 1] + rw.hi[2 * r + 1] + g
+    cdef int s, e
+    cdef double h
+    cdef bint known, ok
+    cdef int64_t a, b
+    for s in range(c.n):
+        if s == r or not rw.collides[s] or rw.sensor[s]:
+            continue
+        if rw.kind[s] == STATIC and rw.kind[r] == STATIC:
+            continue
+        h = c.covered[s]
+        if (c.start[2 * s] + rw.lo[2 * s] - h > x1 or c.start[2 * s] + rw.hi[2 * s] + h < x0
+                or c.start[2 * s + 1] + rw.lo[2 * s + 1] - h > y1
+                or c.start[2 * s + 1] + rw.hi[2 * s + 1] + h < y0):
+            continue
+        if (rw.layer[r] & rw.mask[s]) == 0 or (rw.layer[s] & rw.mask[r]) == 0:
+            continue
+        known = False
+        e = c.head[r]
+        while e >= 0:
+            if c.eother[e] == s:
+                known = True
+                break
+            e = c.enext[e]
+        if known:
+            continue
+        a, b = r, s
+        if rw.entity[a] > rw.entity[b]:
+            a, b = s, r
+        if c.filter_pair != NULL:
+            with gil:
+                ok = bool((<object> c.filter_pair)(int(rw.entity[a]), int(rw.entity[b])))
+            if not ok:
+                continue
+        add_pair(c, a, b, INFINITY)
+    return 0
+
+
+# ------------------------------------------------------------------ the passes
+
+cdef void push_apart(Ctx* c) noexcept nogil:
+    """Separate the solid pairs that overlap at the start, along the normal, by inverse mass,
+    one pair after another; what moves into the contact no longer does."""
+    cdef int p
+    cdef int64_t a, b
+    cdef Body ba, bb
+    cdef CContact cc
+    cdef double wa, wb, total, k
+    for p in range(c.np0):
+        a = c.pa[p]
+        b = c.pb[p]
+        if not solid(&c.rows, a, b):
+            continue
+        wa = c.rows.inv_mass[a]
+        wb = c.rows.inv_mass[b]
+        total = wa + wb
+        if total <= 0.0:
+            continue
+        ba = row_body(&c.rows, a, c.pos)
+        bb = row_body(&c.rows, b, c.pos)
+        if not contact(&c.store, &ba, &bb, TOUCH, &cc) or cc.depth <= OVERLAP:
+            continue
+        k = cc.depth / total
+        c.pos[2 * a] -= cc.nx * k * wa
+        c.pos[2 * a + 1] -= cc.ny * k * wa
+        c.pos[2 * b] += cc.nx * k * wb
+        c.pos[2 * b + 1] += cc.ny * k * wb
+        impulse(c, <int> a, <int> b, cc.nx, cc.ny)
+
+
+cdef int run(Ctx* c) except -1 nogil:
+    """Every moving row, one at a time, leaders first (see the module notes)."""
+    cdef int i, r, j, p, top
+    cdef double t
+    cdef CContact hit
+    cdef long budget = 64 * (<long> c.n + c.npairs) * (c.max_slides + 1) + 1024
+    hit.nx = hit.ny = hit.depth = hit.px = hit.py = 0.0
+    for i in range(c.n):
+        if c.state[i] != PENDING or not moving(c, i):
+            continue
+        top = 0
+        c.stack[0] = i
+        c.state[i] = WAITING
+        while top >= 0:
+            budget -= 1
+            r = c.stack[top]
+            if budget < 0 or c.slides[r] >= c.max_slides or not moving(c, r):
+                c.rest[2 * r] = 0.0
+                c.rest[2 * r + 1] = 0.0
+                c.state[r] = DONE
+                top -= 1
+                continue
+            widen(c, r)
+            if not first_hit(c, r, &t, &hit, &j, &p):
+                c.pos[2 * r] += c.rest[2 * r]
+                c.pos[2 * r + 1] += c.rest[2 * r + 1]
+                c.rest[2 * r] = 0.0
+                c.rest[2 * r + 1] = 0.0
+                c.state[r] = DONE
+                top -= 1
+                continue
+            if c.state[j] == PENDING and moving(c, j) and c.rows.kind[j] != STATIC:
+                # a leader that has not moved yet goes first; r looks again after it
+                top += 1
+                c.stack[top] = j
+                c.state[j] = WAITING
+                continue
+            apply_hit(c, r, j, t, &hit, p)
+    return 0
+
+
+class ResponseSystem:
+    """Stage 4 of the step: turns desired moves into safe moves and adjusts velocities."""
+
+    def __init__(self, table, max_slides=4, skin=1e-4, contact_offset=0.01):
+        self.table = table
+        self.max_slides = max_slides
+        self.skin = skin
+        self.contact_offset = contact_offset
+        self.passes = 0  # impacts handled in the last step (diagnostics)
+        self.widened = 0  # rows looked up beyond their swept boxes in the last step
+        #: the game's pair veto (``Physics.filter_pair``), for pairs found here
+        self.filter_pair = None
+        #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
+        #: of impact), for the narrowphase: bodies pushed further than their own move
+        self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+        #: approach speed per broadphase pair of the last step (0 where it did not hit)
+        self.speed = np.zeros(0)
+        self._buffers = _Buffers()
+        # (table.layout_version, positions) at the end of the last step when no two solid
+        # bodies overlapped then: while both still hold, there is nothing to push apart
+        self._clean = None
+        self.pushed_apart = False  # whether the last step looked for overlaps
+
+    def note_end(self, contacts):
+        """Learn from the contacts at the end of a step whether any two solid bodies overlap
+        (the narrowphase tested every pair that can touch), so the next step can skip
+        looking for overlaps to push apart if nothing moved or changed in between."""
+        t = self.table
+        deep = contacts.depth[~contacts.sensor] > OVERLAP_TOL
+        self._clean = None if deep.any() else (t.layout_version, t.pos[:t.n].copy())
+
+    def forget_end(self):
+        """Look for overlaps to push apart in the next step whatever `note_end` learnt."""
+        self._clean = None
+
+    def _overlaps_possible(self):
+        t = self.table
+        clean, self._clean = self._clean, None
+        if clean is None or clean[0] != t.layout_version:
+            return True
+        return not np.array_equal(clean[1], t.pos[:t.n])
+
+    def process(self, ra, rb, dt=0.0):
+        """Turn ``table.move`` (desired moves) into safe moves and adjust ``table.vel``, for
+        the candidate pairs (ra, rb) of the broadphase. Returns each pair's time of impact
+        in this step (inf where it did not hit); ``self.speed`` holds the approach speeds
+        and ``self.extra`` the pairs found beyond the swept boxes."""
+        t = self.table
+        cdef int n = t.n
+        cdef int np0 = len(ra)
+        cdef _Buffers buf = self._buffers
+        buf.rows(n)
+        buf.pairs(np0 + 16)
+        cdef const int64_t[::1] a = np.ascontiguousarray(ra, dtype=np.int64)
+        cdef const int64_t[::1] b = np.ascontiguousarray(rb, dtype=np.int64)
+        cdef double[:, ::1] pos_col = t.pos
+        cdef double[:, ::1] move_col = t.move
+        cdef double[:, ::1] vel_col = t.vel
+        cdef Ctx c
+        buf.into(&c)
+        c.n = n
+        c.np0 = np0
+        c.npairs = 0
+        c.ne = 0
+        c.hits = 0
+        c.widened = 0
+        c.dt = dt
+        c.skin = self.skin
+        c.max_slides = self.max_slides
+        fp = self.filter_pair
+        c.filter_pair = NULL if fp is None else <PyObject*> fp
+        c.vel = &vel_col[0, 0]
+        c.start = &pos_col[0, 0]
+        c.rows = rows_of(t)
+        c.store = store_of(t.store)
+        cdef bint pushed = self._overlaps_possible()
+        self.pushed_apart = pushed
+        cdef int i
+        cdef double offset = self.contact_offset
+        cdef double mx, my
+        try:
+            with nogil:
+                for i in range(n):
+                    c.pos[2 * i] = pos_col[i, 0]
+                    c.pos[2 * i + 1] = pos_col[i, 1]
+                    mx = move_col[i, 0]
+                    my = move_col[i, 1]
+                    c.rest[2 * i] = mx
+                    c.rest[2 * i + 1] = my
+                    c.prev_n[2 * i] = 0.0
+                    c.prev_n[2 * i + 1] = 0.0
+                    c.state[i] = PENDING
+                    c.slides[i] = 0
+                    c.head[i] = -1
+                    # the broadphase grew each dynamic box by the move's length and the offset
+                    c.covered[i] = 0.0 if c.rows.kind[i] == STATIC else \
+                        sqrt(mx * mx + my * my) + offset
+                for i in range(np0):
+                    if solid(&c.rows, a[i], b[i]):
+                        add_pair(&c, a[i], b[i], INFINITY)
+                    else:  # sensors: kept in the pair list (events), no edges
+                        c.pa[c.npairs] = a[i]
+                        c.pb[c.npairs] = b[i]
+                        c.ptoi[c.npairs] = INFINITY
+                        c.pspeed[c.npairs] = 0.0
+                        c.npairs += 1
+                if pushed:
+                    push_apart(&c)
+                    for i in range(n):
+                        if c.rows.kind[i] != STATIC:
+                            widen(&c, i)
+                run(&c)
+                for i in range(n):
+                    move_col[i, 0] = c.pos[2 * i] - pos_col[i, 0]
+                    move_col[i, 1] = c.pos[2 * i + 1] - pos_col[i, 1]
+        finally:
+            buf.back(&c)
+        self.passes = c.hits
+        self.widened = c.widened
+        cdef int total = c.npairs
+        toi = np.asarray(<double[:total]> c.ptoi).copy() if total else np.zeros(0)
+        speed = np.asarray(<double[:total]> c.pspeed).copy() if total else np.zeros(0)
+        self.speed = speed[:np0]
+        if total > np0:
+            extra_a = np.asarray(<int64_t[:total]> c.pa)[np0:].copy()
+            extra_b = np.asarray(<int64_t[:total]> c.pb)[np0:].copy()
+            self.extra = (extra_a, extra_b, toi[np0:])
+        else:
+            self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+        return toi[:np0]
