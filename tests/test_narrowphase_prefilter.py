@@ -9,10 +9,10 @@ from pathlib import Path
 import esper
 import numpy as np
 import pytest
-from ecsphys.systems.narrowphase import contacts, touching_pairs
 
 import ecsphys as ep
 from ecsphys.body_table import BodyTable
+from ecsphys.systems.narrowphase import contacts, touching_pairs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root: benchmarks/
 

@@ -99,6 +99,7 @@ cdef struct Ctx:
     int64_t* pb
     double* ptoi
     double* pspeed
+    double* pinfo        # per pair: normal (from pa to pb) and point of the first impact
     int npairs
     int np0
     int cap_p
@@ -126,6 +127,7 @@ cdef class _Buffers:
     cdef int64_t* pb
     cdef double* ptoi
     cdef double* pspeed
+    cdef double* pinfo
     cdef int cap_p
 
     def __dealloc__(self):
@@ -133,6 +135,7 @@ cdef class _Buffers:
         free(self.state); free(self.slides); free(self.stack); free(self.head)
         free(self.enext); free(self.eother); free(self.epair)
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
+        free(self.pinfo)
 
     cdef int rows(self, int n) except -1:
         if n <= self.cap_n:
@@ -156,6 +159,7 @@ cdef class _Buffers:
             self.pb = <int64_t*> _grow(self.pb, cap * sizeof(int64_t))
             self.ptoi = <double*> _grow(self.ptoi, cap * sizeof(double))
             self.pspeed = <double*> _grow(self.pspeed, cap * sizeof(double))
+            self.pinfo = <double*> _grow(self.pinfo, 4 * cap * sizeof(double))
             self.cap_p = cap
         if 2 * p > self.cap_e:
             cap = max(2 * p, 2 * self.cap_e, 128)
@@ -170,12 +174,14 @@ cdef class _Buffers:
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
         c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
         c.pa = self.pa; c.pb = self.pb; c.ptoi = self.ptoi; c.pspeed = self.pspeed
+        c.pinfo = self.pinfo
         c.cap_p = self.cap_p
 
     cdef void back(self, const Ctx* c) noexcept:
         """Take over the pair and edge arrays the step grew."""
         self.enext = c.enext; self.eother = c.eother; self.epair = c.epair; self.cap_e = c.cap_e
         self.pa = c.pa; self.pb = c.pb; self.ptoi = c.ptoi; self.pspeed = c.pspeed
+        self.pinfo = c.pinfo
         self.cap_p = c.cap_p
 
 
@@ -197,7 +203,8 @@ cdef int add_pair(Ctx* c, int64_t a, int64_t b, double toi) except -1 nogil:
         ok = (_re(<void**> &c.pa, c.cap_p * sizeof(int64_t))
               and _re(<void**> &c.pb, c.cap_p * sizeof(int64_t))
               and _re(<void**> &c.ptoi, c.cap_p * sizeof(double))
-              and _re(<void**> &c.pspeed, c.cap_p * sizeof(double)))
+              and _re(<void**> &c.pspeed, c.cap_p * sizeof(double))
+              and _re(<void**> &c.pinfo, 4 * c.cap_p * sizeof(double)))
     if ok and c.ne + 2 > c.cap_e:
         c.cap_e = 2 * c.cap_e + 128
         ok = (_re(<void**> &c.enext, c.cap_e * sizeof(int))
@@ -362,6 +369,43 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     return found
 
 
+cdef inline void note_impact(Ctx* c, int p, int64_t first, double t,
+                             const CContact* hit) noexcept nogil:
+    """The first impact of pair p: its time, normal (turned to point from the pair's a to its
+    b; ``first`` is the row the normal points from) and point."""
+    cdef double sign = 1.0 if c.pa[p] == first else -1.0
+    c.ptoi[p] = t
+    c.pinfo[4 * p] = sign * hit.nx
+    c.pinfo[4 * p + 1] = sign * hit.ny
+    c.pinfo[4 * p + 2] = hit.px
+    c.pinfo[4 * p + 3] = hit.py
+
+
+cdef void sensor_impacts(Ctx* c) noexcept nogil:
+    """Pairs with a sensor do not respond, but a body that passes through a sensor within the
+    step meets it: the time of impact of the step's final moves from the start positions."""
+    cdef int p
+    cdef int64_t a, b
+    cdef Body ba, bb
+    cdef CContact hit
+    cdef double t, amx, amy, bmx, bmy
+    for p in range(c.np0):
+        a = c.pa[p]
+        b = c.pb[p]
+        if solid(&c.rows, a, b):
+            continue
+        amx = c.pos[2 * a] - c.start[2 * a]
+        amy = c.pos[2 * a + 1] - c.start[2 * a + 1]
+        bmx = c.pos[2 * b] - c.start[2 * b]
+        bmy = c.pos[2 * b + 1] - c.start[2 * b + 1]
+        ba = row_body(&c.rows, a, c.start)
+        bb = row_body(&c.rows, b, c.start)
+        if time_of_impact(&c.store, &ba, amx, amy, &bb, bmx, bmy, &t, &hit):
+            note_impact(c, p, a, t, &hit)
+            if c.dt > 0.0:
+                c.pspeed[p] = ((amx - bmx) * hit.nx + (amy - bmy) * hit.ny) / c.dt
+
+
 cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) noexcept nogil:
     """Row r meets row j at fraction t of its rest: move to just before, exchange momentum,
     carry, push a PASSIVE j, slide the rest."""
@@ -383,7 +427,7 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
     cdef double* v = c.vel
     cdef double speed = (v[2 * r] - v[2 * j]) * nx + (v[2 * r + 1] - v[2 * j + 1]) * ny
     if t < c.ptoi[p]:
-        c.ptoi[p] = t
+        note_impact(c, p, r, t, hit)
     if speed > c.pspeed[p]:
         c.pspeed[p] = speed
     impulse(c, r, j, nx, ny)
@@ -565,6 +609,7 @@ class ResponseSystem:
         self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
         #: approach speed per broadphase pair of the last step (0 where it did not hit)
         self.speed = np.zeros(0)
+        self.impacts = (np.zeros(0), np.zeros(0), np.zeros((0, 2)), np.zeros((0, 2)))
         self._buffers = _Buffers()
         # (table.layout_version, positions) at the end of the last step when no two solid
         # bodies overlapped then: while both still hold, there is nothing to push apart
@@ -660,6 +705,7 @@ class ResponseSystem:
                         if c.rows.kind[i] != STATIC:
                             widen(&c, i)
                 run(&c)
+                sensor_impacts(&c)
                 for i in range(n):
                     move_col[i, 0] = c.pos[2 * i] - pos_col[i, 0]
                     move_col[i, 1] = c.pos[2 * i + 1] - pos_col[i, 1]
@@ -671,6 +717,11 @@ class ResponseSystem:
         toi = np.asarray(<double[:total]> c.ptoi).copy() if total else np.zeros(0)
         speed = np.asarray(<double[:total]> c.pspeed).copy() if total else np.zeros(0)
         self.speed = speed[:np0]
+        info = np.asarray(<double[:4 * total]> c.pinfo).reshape(total, 4).copy() \
+            if total else np.zeros((0, 4))
+        #: per pair (the broadphase's, then ``extra``): time of impact (inf: none), approach
+        #: speed, normal (from a to b) and point of the first impact this step
+        self.impacts = (toi, speed, info[:, :2], info[:, 2:])
         if total > np0:
             extra_a = np.asarray(<int64_t[:total]> c.pa)[np0:].copy()
             extra_b = np.asarray(<int64_t[:total]> c.pb)[np0:].copy()
