@@ -17,10 +17,6 @@
 #   give contact()'s answer; shapes apart by at most `skin` a contact with depth = -distance,
 #   the separation's normal and the point halfway between the closest points; False beyond
 #   (the skin of the narrowphase: touching within contact_offset);
-# - on single shapes the answers are those of the Python functions (separation.py) bit for
-#   bit: the same operations in the same order, CPython's math.hypot and float `** 2`
-#   reproduced. On compounds they can differ in the last bits (the part offsets are baked
-#   into the stored vertices; see manifold.pyx).
 #
 # Method: a circle is its centre grown by its radius, so circle pairs are point-to-shape
 # distances. Two convex pieces (Rect, OrientedRect, Polygon, Segment) are first checked by
@@ -38,7 +34,8 @@
 cimport cython
 from libc.math cimport INFINITY, fabs
 
-from .manifold cimport closest_on_segment, contact, py_square, unit
+from .manifold cimport contact
+from .vec cimport closest_on_segment, norm, sq, unit
 from .shape_data cimport (
     CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Store, body_of,
     leaf_at, leaf_body, store_of,
@@ -81,13 +78,9 @@ cdef inline double _min2(double a, double b) noexcept nogil:
     return b if b < a else a
 
 
-cdef inline bint _py_d2_below(double x, double y, double best, double* d2) noexcept nogil:
-    """True if CPython's ``x ** 2 + y ** 2`` (set in *d2) is below ``best``. The pow calls
-    are made only near ``best``: x * x + y * y is within 1e-15 (relative) of it, each square
-    being within an ulp, so a value clearly above ``best`` is rejected without them."""
-    if x * x + y * y > best * (1.0 + 1e-15) + 1e-300:
-        return False
-    d2[0] = py_square(x) + py_square(y)
+cdef inline bint _d2_below(double x, double y, double best, double* d2) noexcept nogil:
+    """True if ``x * x + y * y`` (set in *d2) is below ``best``."""
+    d2[0] = x * x + y * y
     return d2[0] < best
 
 
@@ -175,7 +168,7 @@ cdef bint _closest_on(const Leaf* leaf, double px, double py, double x, double y
             continue
         j = (i + 1) % n
         closest_on_segment(lx, ly, v[2 * i], v[2 * i + 1], v[2 * j], v[2 * j + 1], &cx, &cy)
-        d2 = py_square(cx - lx) + py_square(cy - ly)
+        d2 = sq(cx - lx) + sq(cy - ly)
         if d2 < d2min:
             d2min, bqx, bqy = d2, cx, cy
     if d2min == INFINITY:
@@ -313,7 +306,7 @@ cdef bint _nearest(const Leaf* e, const Leaf* o, double sx, double sy, double* b
             u = (wx * ex + wy * ey) / ee  # closest point of the edge: x1 + e * clamp(u)
             u = 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
             cx, cy = x1 + ex * u, y1 + ey * u
-            if _py_d2_below(px - cx, py - cy, best[0], &d2):
+            if _d2_below(px - cx, py - cy, best[0], &d2):
                 best[0] = d2
                 qx[0], qy[0], vx[0], vy[0] = cx, cy, px, py
                 found = True

@@ -30,11 +30,6 @@
 #   move shorter than max(size / 4, 1/32), size the shape's smaller bounding-box side) is
 #   tested with the exact swept hull. Halves are searched earliest first, so the leaf returned
 #   is the first one where the shapes touch.
-# - The same numbers as the pure-Python reference (toi.py, impact_search.py, sat.py's
-#   sat_swept_overlaps) computed in the same order; they differ only where C's hypot rounds
-#   its last bit differently from Python's math.hypot, and where the compiled contact and
-#   distance (manifold.pyx, distance.pyx) do; compound parts carry their offsets baked into
-#   their leaves ((pos + part offset) + shape offset in Python, pos + (both offsets) here).
 # - Every cdef routine is `noexcept nogil`, touches no Python object and allocates nothing:
 #   the narrowphase calls `time_of_impact` for every moving pair, in a loop without the GIL.
 #
@@ -74,10 +69,11 @@
 """
 
 cimport cython
-from libc.math cimport INFINITY, copysign, fabs, hypot, sqrt
+from libc.math cimport INFINITY, copysign, fabs, sqrt
 
 from .distance cimport separation
 from .manifold cimport contact
+from .vec cimport norm
 from .shape_data cimport (
     CIRCLE,
     COMPOUND,
@@ -181,7 +177,7 @@ cdef bint circle_circle_toi(double cax, double cay, double ra, double max_, doub
     cdef double dx = max_ - mbx
     cdef double dy = may - mby
     cdef double rs = ra + rb
-    cdef double dist = hypot(px, py)
+    cdef double dist = norm(px, py)
     cdef double tt, qx, qy, q
     if dist <= rs + TOUCH:
         if dist > ON_TOL and px * dx + py * dy < 0.0:
@@ -194,7 +190,7 @@ cdef bint circle_circle_toi(double cax, double cay, double ra, double max_, doub
         return False
     qx = px + dx * tt
     qy = py + dy * tt
-    q = hypot(qx, qy)
+    q = norm(qx, qy)
     t[0] = tt
     nx[0] = -qx / q
     ny[0] = -qy / q
@@ -211,7 +207,7 @@ cdef bint circle_segment_toi(double cx, double cy, double radius, double mx, dou
     cdef double dy = my - mby
     cdef double ex = x2 - x1
     cdef double ey = y2 - y1
-    cdef double length = hypot(ex, ey)
+    cdef double length = norm(ex, ey)
     cdef double ee = length * length
     cdef double u, qx, qy, dist, cross, sx, sy, ux, uy, s0, sd, tt, along, hx, hy, h, vx, vy
     cdef double bt = 0.0, bnx = 0.0, bny = 0.0
@@ -222,13 +218,13 @@ cdef bint circle_segment_toi(double cx, double cy, double radius, double mx, dou
     u = 0.0 if u < 0.0 else (1.0 if u > 1.0 else u)
     qx = x1 + ex * u - cx
     qy = y1 + ey * u - cy
-    dist = hypot(qx, qy)
+    dist = norm(qx, qy)
     if dist <= radius + TOUCH:
         if length > 0.0 and dist <= ON_TOL:
             # centre on the segment: the perpendicular facing the move; every move across
             # the segment approaches it, a move along it (within PARALLEL_TOLERANCE) slides
             cross = ex * dy - ey * dx
-            if fabs(cross) <= PARALLEL * length * hypot(dx, dy):
+            if fabs(cross) <= PARALLEL * length * norm(dx, dy):
                 return False
             sx = ey / length
             sy = -ex / length
@@ -282,7 +278,7 @@ cdef bint circle_segment_toi(double cx, double cy, double radius, double mx, dou
                 not found or tt < bt):
             hx = vx - (cx + dx * tt)
             hy = vy - (cy + dy * tt)
-            h = hypot(hx, hy)
+            h = norm(hx, hy)
             found = True
             bt = tt
             bnx = hx / h
@@ -315,7 +311,7 @@ cdef bint circle_rect_toi(double cx, double cy, double radius, double mx, double
     qy = hh if ly > hh else (-hh if ly < -hh else ly)
     gx = qx - lx
     gy = qy - ly
-    dist = hypot(gx, gy)
+    dist = norm(gx, gy)
     if dist <= r + TOUCH:
         if dist > 0.0:
             sx = gx / dist
@@ -389,7 +385,7 @@ cdef bint circle_rect_toi(double cx, double cy, double radius, double mx, double
             return False
         kcx = kx - (lx + dx * tc)
         kcy = ky - (ly + dy * tc)
-        c = hypot(kcx, kcy)
+        c = norm(kcx, kcy)
         t[0] = tc
         nx[0] = kcx / c
         ny[0] = kcy / c
@@ -474,7 +470,7 @@ cdef bint swept_overlaps(const Leaf* a, double pax, double pay, double mx, doubl
         if lo + ext - nx * dx - ny * dy - sup > tol:
             return False
     # the hull's faces parallel to the move: the move's perpendicular
-    length = hypot(mx, my)
+    length = norm(mx, my)
     if length > 0.0:
         ux = -my / length
         uy = mx / length
@@ -563,11 +559,11 @@ cdef void bounding_circle(const Leaf* a, double* cx, double* cy, double* r) noex
     if a.kind == RECT or a.kind == ORECT:
         cx[0] = a.cx
         cy[0] = a.cy
-        r[0] = hypot(2.0 * a.hx, 2.0 * a.hy) / 2
+        r[0] = norm(2.0 * a.hx, 2.0 * a.hy) / 2
     elif a.kind == SEGMENT:
         cx[0] = (a.v[0] + a.v[2]) / 2
         cy[0] = (a.v[1] + a.v[3]) / 2
-        r[0] = hypot(a.v[2] - a.v[0], a.v[3] - a.v[1]) / 2
+        r[0] = norm(a.v[2] - a.v[0], a.v[3] - a.v[1]) / 2
     else:
         x = (a.x0 + a.x1) / 2
         y = (a.y0 + a.y1) / 2
@@ -575,7 +571,7 @@ cdef void bounding_circle(const Leaf* a, double* cx, double* cy, double* r) noex
         cy[0] = y
         r[0] = 0.0
         for i in range(a.nv):
-            d = hypot(a.v[2 * i] - x, a.v[2 * i + 1] - y)
+            d = norm(a.v[2 * i] - x, a.v[2 * i + 1] - y)
             if d > r[0]:
                 r[0] = d
 
@@ -584,7 +580,7 @@ cdef bint impact_leaf(const Store* s, const Body* a, double mx, double my, const
                       double min_step, double* t0, double* t1) noexcept nogil:
     cdef Leaf la = leaf_at(s, a.first)
     cdef Leaf lb = leaf_at(s, b.first)
-    cdef double length = hypot(mx, my)
+    cdef double length = norm(mx, my)
     cdef double bcx, bcy, br, ox, oy, lo, hi, tm, span, side
     cdef Span stack[STACK_SIZE]
     cdef int top = 0
@@ -695,7 +691,7 @@ cdef bint convex_toi(const Store* s, const Body* a, double mx, double my, const 
         return False
     la = leaf_at(s, a.first)
     lb = leaf_at(s, b.first)
-    length = hypot(mx, my)
+    length = norm(mx, my)
     # bisect for the first time within REACH (a graze that comes no closer than that but
     # within TOUCH_TOLERANCE: the first time within TOUCH_TOLERANCE)
     for round_ in range(2):

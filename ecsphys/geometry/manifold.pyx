@@ -10,28 +10,24 @@
 #   lower kind first) answers the other order by flipping the normal, exactly; a same-kind pair
 #   is computed in one canonical order (by body position, then the shape's hash), so
 #   contact(b, a) is contact(a, b) with the normal reversed, bit for bit;
-# - circle pairs: exact closest-feature contacts (circle_pairs.py): the circle touches a
+# - circle pairs: exact closest-feature contacts: the circle touches a
 #   convex shape when its centre is within its radius of it; the normal is the direction from
 #   the centre to the closest point (coincident circle centres: (1, 0)); a centre inside a
 #   shape leaves through the nearest face; the point is halfway through the overlap;
 # - two axis-aligned rects: the axis of least overlap (x on a tie), the centre of the overlap
 #   region (rect_pairs.py);
-# - two convex pieces (separating axes, sat.py): disjoint exactly when a face normal of one of
+# - two convex pieces (separating axes): disjoint exactly when a face normal of one of
 #   them separates their projections (a segment's "faces" are both normals and both
 #   directions, so collinear segments that do not meet are apart); the normal is the face
 #   normal of least overlap, the depth that overlap (the minimum translation), the point the
 #   middle of the touching features;
 # - a compound: nothing if the bounding boxes of the whole groups are apart, else the deepest
 #   part-pair contact (the first one found on a tie); `overlap` stops at the first touching
-#   part pair (compound.py);
+#   part pair;
 # - `overlap(s, a, b)` is `contact(..., TOUCH_TOLERANCE)` found, without the square roots;
-# - on single shapes the answers are those of the Python functions bit for bit: the same
-#   operations in the same order, CPython's math.hypot and float `** 2` reproduced (py_hypot,
-#   py_square in manifold.pxd). A compound's parts are read from the store with the part
-#   offsets baked into their vertices, which rounds differently from adding each part's
-#   offset to the body position (the last bits of a compound's answers can differ), and a
-#   same-kind part pair is put in canonical order by the body positions and the parts' store
-#   hashes rather than by the parts' own positions and Python hashes.
+# - a compound's parts are read from the store with the part offsets baked into their
+#   vertices; a same-kind part pair is put in canonical order by the body positions and the
+#   parts' store hashes.
 #
 # Method: every routine reads C values only (Leaf and Body structs, pointers into the shape
 # store) and allocates nothing; the public functions intern both shapes in the public store,
@@ -40,6 +36,8 @@
 
 cimport cython
 from libc.math cimport INFINITY, fabs
+
+from .vec cimport closest_on_segment, norm, sq, unit
 
 from .shape_data cimport (
     CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, Leaf, Store, body_of, leaf_at,
@@ -219,7 +217,7 @@ cdef inline bint _circle_segment_overlaps(const Leaf* a, double pax, double pay,
     cdef double lim = a.radius + TOUCH
     closest_on_segment(cx, cy, b.v[0] + pbx, b.v[1] + pby, b.v[2] + pbx, b.v[3] + pby,
                        &qx, &qy)
-    return py_square(qx - cx) + py_square(qy - cy) <= lim * lim
+    return sq(qx - cx) + sq(qy - cy) <= lim * lim
 
 
 # ------------------------------------------------------------ circle vs convex polygon
@@ -263,12 +261,14 @@ cdef bint _circle_convex(const Leaf* a, double pax, double pay, const Leaf* b, d
             qx, qy = x1, y1
         else:
             qx, qy = x2, y2
-        d2 = py_square(qx - lx) + py_square(qy - ly)
+        d2 = sq(qx - lx) + sq(qy - ly)
         if d2 < d2min:
             d2min, bqx, bqy = d2, qx, qy
     lim = r + tol
     if d2min > lim * lim:
         return False
+    if bqx == lx and bqy == ly:  # the centre on the outline, a rounding outside face bi
+        return _circle_result(cx, cy, r, -f[3 * bi], -f[3 * bi + 1], r - best, out)
     d = unit(bqx - lx, bqy - ly, &nx, &ny)
     return _circle_result(cx, cy, r, nx, ny, r - d, out)
 
@@ -292,7 +292,7 @@ cdef inline bint _circle_convex_overlaps(const Leaf* a, double pax, double pay, 
         inside = False
         j = (i + 1) % n
         closest_on_segment(lx, ly, v[2 * i], v[2 * i + 1], v[2 * j], v[2 * j + 1], &qx, &qy)
-        d2 = py_square(qx - lx) + py_square(qy - ly)
+        d2 = sq(qx - lx) + sq(qy - ly)
         if d2 < d2min:
             d2min = d2
     return inside or d2min <= lim * lim

@@ -15,15 +15,11 @@
 # - `line_overlaps(line, shape, pos, shift)` is True exactly when the infinite line through
 #   `line.base + shift` along the line's direction touches the shape (within
 #   TOUCH_TOLERANCE): the shape's projection onto the line's normal contains the line;
-# - bad input raises what the pure-Python functions these replace raised: TypeError naming
+# - bad input raises: TypeError naming
 #   the type of anything that is not a shape, ValueError for a zero ray direction;
-# - on a single shape, for float arguments, the answers are those of the former pure-Python
-#   functions (point.py, raycast.py, line.py) bit for bit, up to the sign of a zero: the same
-#   operations in the same order, CPython 3.11's math.hypot and float `** 2` reproduced
-#   (_py_hypot, _py_square). A compound's parts are read from the store with the part offsets
-#   baked in, which rounds differently from adding each offset to the position: on a compound
-#   t can differ in the last bits, and a ray that is degenerate at the scale of an ulp (along
-#   a part's face, or starting or ending exactly on a part's boundary) can get another answer.
+# - a compound's parts are read from the store with the part offsets baked in (a ray that is
+#   degenerate at the scale of an ulp, along a part's face or starting or ending exactly on a
+#   part's boundary, may get either answer).
 #
 # Method: the public functions intern the shape in the public store (body_of, then
 # store_of(public_store())) and call the cdef functions, which read only C values: the body's
@@ -33,7 +29,9 @@
 # relative to the body first (world point - body position), as the Python code did.
 
 cimport cython
-from libc.math cimport INFINITY, fabs, frexp, ldexp, pow, sqrt
+from libc.math cimport INFINITY, fabs, sqrt
+
+from .vec cimport norm, sq
 
 from .shape_data cimport (
     CIRCLE, RECT, SEGMENT, Body, Leaf, Store, body_of, leaf_at, store_of,
@@ -51,89 +49,9 @@ cdef double TOL = TOUCH_TOLERANCE
 cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound)
 
 
-# ------------------------------------------------------------ CPython's float arithmetic
-
-cdef inline double _py_square(double x) noexcept nogil:
-    """x ** 2 as CPython computes it for a float: the C library's pow of |x| (which is not
-    always the correctly rounded x * x). The exponent is volatile so that the C compiler
-    does not turn the call into x * x."""
-    cdef volatile double two = 2.0
-    if x == 0.0:
-        return 0.0
-    return pow(fabs(x), two)
-
-
-cdef inline double _py_hypot(double a, double b) noexcept nogil:
-    """math.hypot(a, b) as CPython 3.11 computes it (Modules/mathmodule.c, vector_norm with
-    two coordinates: Veltkamp-Dekker squaring, compensated sums and a differential
-    correction of the square root), not the C library's hypot, which rounds differently."""
-    cdef double T27 = 134217729.0  # 2 ** 27 + 1
-    cdef double v0 = fabs(a), v1 = fabs(b), mx = 0.0
-    cdef double x, t, hi, lo, h, scale, oldcsum
-    cdef double csum = 1.0, frac1 = 0.0, frac2 = 0.0, frac3 = 0.0
-    cdef int max_e, i
-    cdef double vec[2]
-    vec[0] = v0
-    vec[1] = v1
-    if v0 > mx:
-        mx = v0
-    if v1 > mx:
-        mx = v1
-    if mx == INFINITY:
-        return mx
-    if v0 != v0 or v1 != v1:
-        return v0 + v1  # NaN
-    if mx == 0.0:
-        return mx
-    frexp(mx, &max_e)
-    if max_e >= -1023:
-        scale = ldexp(1.0, -max_e)
-        for i in range(2):
-            x = vec[i] * scale
-            t = x * T27
-            hi = t - (t - x)
-            lo = x - hi
-            x = hi * hi
-            oldcsum = csum
-            csum += x
-            frac1 += (oldcsum - csum) + x
-            x = 2.0 * hi * lo
-            oldcsum = csum
-            csum += x
-            frac2 += (oldcsum - csum) + x
-            frac3 += lo * lo
-        h = sqrt(csum - 1.0 + (frac1 + frac2 + frac3))
-        x = h
-        t = x * T27
-        hi = t - (t - x)
-        lo = x - hi
-        x = -hi * hi
-        oldcsum = csum
-        csum += x
-        frac1 += (oldcsum - csum) + x
-        x = -2.0 * hi * lo
-        oldcsum = csum
-        csum += x
-        frac2 += (oldcsum - csum) + x
-        x = -lo * lo
-        oldcsum = csum
-        csum += x
-        frac3 += (oldcsum - csum) + x
-        x = csum - 1.0 + (frac1 + frac2 + frac3)
-        return (h + x / (2.0 * h)) / scale
-    # subnormal extremes: ldexp(1.0, -max_e) would overflow, divide by the largest instead
-    for i in range(2):
-        x = vec[i] / mx
-        x = x * x
-        oldcsum = csum
-        csum += x
-        frac1 += (oldcsum - csum) + x
-    return mx * sqrt(csum - 1.0 + frac1)
-
-
 cdef inline void _back(double dx, double dy, double* nx, double* ny) noexcept nogil:
     """The unit vector facing back along (dx, dy) (not zero)."""
-    cdef double d = _py_hypot(dx, dy)
+    cdef double d = norm(dx, dy)
     nx[0] = -dx / d
     ny[0] = -dy / d
 
@@ -151,14 +69,14 @@ cdef inline bint _point_rect(const Leaf* r, double lx, double ly) noexcept nogil
 
 
 cdef inline bint _point_segment(const Leaf* s, double lx, double ly) noexcept nogil:
-    # closest_on_segment (circle_pairs.py), then the squared distance
+    # the closest point of the segment, then the squared distance
     cdef double x1 = s.v[0], y1 = s.v[1], x2 = s.v[2], y2 = s.v[3]
     cdef double ex = x2 - x1, ey = y2 - y1
     cdef double ee = ex * ex + ey * ey
     cdef double t = ((lx - x1) * ex + (ly - y1) * ey) / ee if ee > 0.0 else 0.0
     t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
     cdef double qx = x1 + ex * t, qy = y1 + ey * t
-    return _py_square(qx - lx) + _py_square(qy - ly) <= TOL * TOL
+    return sq(qx - lx) + sq(qy - ly) <= TOL * TOL
 
 
 cdef inline bint _point_convex(const Leaf* p, double lx, double ly) noexcept nogil:

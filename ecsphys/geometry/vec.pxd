@@ -1,0 +1,61 @@
+# Small vector arithmetic shared by the compiled geometry (inline, C values only).
+#
+# Guarantees: `norm` is the Euclidean length of any finite vector, exact to rounding for tiny
+# and huge ones too (the plain sqrt(x*x + y*y) underflows once the squares are denormal and
+# overflows past 1e154: those rare cases are scaled first); `unit` gives a unit vector of a
+# nonzero vector and its length by the same rule; `closest_on_segment` clamps the projection.
+
+from libc.math cimport fabs, sqrt
+
+cdef inline double sq(double x) noexcept nogil:
+    return x * x
+
+
+cdef inline double norm(double x, double y) noexcept nogil:
+    cdef double h = sqrt(x * x + y * y)
+    cdef double s
+    if 1e-150 < h < 1e150:
+        return h
+    s = fabs(x) if fabs(x) > fabs(y) else fabs(y)
+    if s == 0.0 or s != s or s > 1.7976931348623157e308:
+        return h if s == 0.0 or s != s else s
+    x = x / s
+    y = y / s
+    return s * sqrt(x * x + y * y)
+
+
+cdef inline double unit(double x, double y, double* ux, double* uy) noexcept nogil:
+    """The unit vector ``(*ux, *uy)`` along a nonzero ``(x, y)``; returns its length."""
+    cdef double h = norm(x, y)
+    cdef double s
+    if h > 1e-150:
+        ux[0] = x / h
+        uy[0] = y / h
+        return h
+    # tiny: divide by the largest component first, so the direction keeps full precision
+    s = fabs(x) if fabs(x) > fabs(y) else fabs(y)
+    x = x / s
+    y = y / s
+    cdef double k = sqrt(x * x + y * y)
+    ux[0] = x / k
+    uy[0] = y / k
+    return h
+
+
+cdef inline double max2(double a, double b) noexcept nogil:
+    return a if a > b else b
+
+
+cdef inline double min2(double a, double b) noexcept nogil:
+    return a if a < b else b
+
+
+cdef inline void closest_on_segment(double px, double py, double x1, double y1, double x2,
+                                    double y2, double* qx, double* qy) noexcept nogil:
+    """The point ``(*qx, *qy)`` of segment (x1, y1)-(x2, y2) closest to (px, py)."""
+    cdef double ex = x2 - x1, ey = y2 - y1
+    cdef double ee = ex * ex + ey * ey
+    cdef double t = ((px - x1) * ex + (py - y1) * ey) / ee if ee > 0.0 else 0.0
+    t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+    qx[0] = x1 + ex * t
+    qy[0] = y1 + ey * t
