@@ -801,10 +801,30 @@ cdef bint primitive_toi(const Store* s, const Body* a, double mx, double my, con
                         double* t, CContact* out) noexcept nogil:
     """Time of impact of primitive a moving by (mx, my) against primitive b at rest; the
     contact is at a's position at that time."""
-    cdef Leaf la
+    cdef Leaf la, lb
     cdef CContact c
     cdef Body at
-    cdef double tt, nx, ny, cx, cy, k
+    cdef double tt, nx, ny, cx, cy, k, depth
+    if a.kind == CIRCLE and b.kind == CIRCLE:
+        # the common pair, directly: at t = 0 the start rule's contact is the centres' one
+        la = leaf_at(s, a.first)
+        lb = leaf_at(s, b.first)
+        cx = a.px + la.cx
+        cy = a.py + la.cy
+        if not circle_circle_toi(cx, cy, la.radius, mx, my, b.px + lb.cx, b.py + lb.cy,
+                                 lb.radius, 0.0, 0.0, &tt, &nx, &ny):
+            return False
+        depth = 0.0
+        if tt == 0.0:
+            depth = la.radius + lb.radius - norm(b.px + lb.cx - cx, b.py + lb.cy - cy)
+        k = la.radius - depth / 2
+        t[0] = tt
+        out.nx = nx
+        out.ny = ny
+        out.depth = depth
+        out.px = cx + mx * tt + nx * k
+        out.py = cy + my * tt + ny * k
+        return True
     if a.kind == CIRCLE:
         if not circle_vs(s, a, mx, my, b, &tt, &nx, &ny):
             return False
