@@ -79,7 +79,7 @@ cdef struct Ctx:
     double skin
     int max_slides
     const double* start
-    double* pos
+    Body* body           # every row's shape where it is now (px, py: the working position)
     double* rest
     double* vel
     double* prev_n
@@ -110,7 +110,7 @@ cdef struct Ctx:
 
 cdef class _Buffers:
     """Per-row and per-pair C arrays kept between steps (grown, never shrunk)."""
-    cdef double* pos
+    cdef Body* body
     cdef double* rest
     cdef double* prev_n
     cdef double* covered
@@ -131,7 +131,7 @@ cdef class _Buffers:
     cdef int cap_p
 
     def __dealloc__(self):
-        free(self.pos); free(self.rest); free(self.prev_n); free(self.covered)
+        free(self.body); free(self.rest); free(self.prev_n); free(self.covered)
         free(self.state); free(self.slides); free(self.stack); free(self.head)
         free(self.enext); free(self.eother); free(self.epair)
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
@@ -141,7 +141,7 @@ cdef class _Buffers:
         if n <= self.cap_n:
             return 0
         cdef int cap = max(n, 2 * self.cap_n, 64)
-        self.pos = <double*> _grow(self.pos, cap * 2 * sizeof(double))
+        self.body = <Body*> _grow(self.body, cap * sizeof(Body))
         self.rest = <double*> _grow(self.rest, cap * 2 * sizeof(double))
         self.prev_n = <double*> _grow(self.prev_n, cap * 2 * sizeof(double))
         self.covered = <double*> _grow(self.covered, cap * sizeof(double))
@@ -170,7 +170,7 @@ cdef class _Buffers:
         return 0
 
     cdef void into(self, Ctx* c) noexcept:
-        c.pos = self.pos; c.rest = self.rest; c.prev_n = self.prev_n; c.covered = self.covered
+        c.body = self.body; c.rest = self.rest; c.prev_n = self.prev_n; c.covered = self.covered
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
         c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
         c.pa = self.pa; c.pb = self.pb; c.ptoi = self.ptoi; c.pspeed = self.pspeed
@@ -340,8 +340,8 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     Ties go to the neighbour met first in r's edge list."""
     cdef double mx = c.rest[2 * r]
     cdef double my = c.rest[2 * r + 1]
-    cdef Body br = row_body(&c.rows, r, c.pos)
-    cdef Body bo
+    cdef const Body* br = &c.body[r]
+    cdef const Body* bo
     # r's box swept by its rest
     cdef double x0 = br.px + br.x0 + (mx if mx < 0.0 else 0.0) - SWEEP_MARGIN
     cdef double x1 = br.px + br.x1 + (mx if mx > 0.0 else 0.0) + SWEEP_MARGIN
@@ -355,10 +355,10 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     cdef int found = 0
     while e >= 0:
         j = c.eother[e]
-        bo = row_body(&c.rows, j, c.pos)
+        bo = &c.body[j]
         if (bo.px + bo.x0 <= x1 and x0 <= bo.px + bo.x1
                 and bo.py + bo.y0 <= y1 and y0 <= bo.py + bo.y1):
-            if time_of_impact(&c.store, &br, mx, my, &bo, 0.0, 0.0, &t, &cc) and t < best:
+            if time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc) and t < best:
                 best = t
                 hit[0] = cc
                 other[0] = j
@@ -394,12 +394,16 @@ cdef void sensor_impacts(Ctx* c) noexcept nogil:
         b = c.pb[p]
         if solid(&c.rows, a, b):
             continue
-        amx = c.pos[2 * a] - c.start[2 * a]
-        amy = c.pos[2 * a + 1] - c.start[2 * a + 1]
-        bmx = c.pos[2 * b] - c.start[2 * b]
-        bmy = c.pos[2 * b + 1] - c.start[2 * b + 1]
-        ba = row_body(&c.rows, a, c.start)
-        bb = row_body(&c.rows, b, c.start)
+        ba = c.body[a]
+        bb = c.body[b]
+        amx = ba.px - c.start[2 * a]
+        amy = ba.py - c.start[2 * a + 1]
+        bmx = bb.px - c.start[2 * b]
+        bmy = bb.py - c.start[2 * b + 1]
+        ba.px = c.start[2 * a]
+        ba.py = c.start[2 * a + 1]
+        bb.px = c.start[2 * b]
+        bb.py = c.start[2 * b + 1]
         if time_of_impact(&c.store, &ba, amx, amy, &bb, bmx, bmy, &t, &hit):
             note_impact(c, p, a, t, &hit)
             if c.dt > 0.0:
@@ -419,8 +423,8 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
         safe = 0.0
     elif safe > 1.0:
         safe = 1.0
-    c.pos[2 * r] += mx * safe
-    c.pos[2 * r + 1] += my * safe
+    c.body[r].px += mx * safe
+    c.body[r].py += my * safe
     cdef double lx = mx * (1.0 - safe)
     cdef double ly = my * (1.0 - safe)
     # what the events learn: the first time in the step, the fastest approach
@@ -459,8 +463,8 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
 
 cdef inline double reach_needed(const Ctx* c, int r) noexcept nogil:
     """How far (per axis) row r may get from its start box by the end of its rest."""
-    cdef double dx = fabs(c.pos[2 * r] - c.start[2 * r])
-    cdef double dy = fabs(c.pos[2 * r + 1] - c.start[2 * r + 1])
+    cdef double dx = fabs(c.body[r].px - c.start[2 * r])
+    cdef double dy = fabs(c.body[r].py - c.start[2 * r + 1])
     cdef double rx = fabs(c.rest[2 * r])
     cdef double ry = fabs(c.rest[2 * r + 1])
     return (dx if dx > dy else dy) + (rx if rx > ry else ry)
@@ -526,7 +530,6 @@ cdef void push_apart(Ctx* c) noexcept nogil:
     one pair after another; what moves into the contact no longer does."""
     cdef int p
     cdef int64_t a, b
-    cdef Body ba, bb
     cdef CContact cc
     cdef double wa, wb, total, k
     for p in range(c.np0):
@@ -539,15 +542,13 @@ cdef void push_apart(Ctx* c) noexcept nogil:
         total = wa + wb
         if total <= 0.0:
             continue
-        ba = row_body(&c.rows, a, c.pos)
-        bb = row_body(&c.rows, b, c.pos)
-        if not contact(&c.store, &ba, &bb, TOUCH, &cc) or cc.depth <= OVERLAP:
+        if not contact(&c.store, &c.body[a], &c.body[b], TOUCH, &cc) or cc.depth <= OVERLAP:
             continue
         k = cc.depth / total
-        c.pos[2 * a] -= cc.nx * k * wa
-        c.pos[2 * a + 1] -= cc.ny * k * wa
-        c.pos[2 * b] += cc.nx * k * wb
-        c.pos[2 * b + 1] += cc.ny * k * wb
+        c.body[a].px -= cc.nx * k * wa
+        c.body[a].py -= cc.ny * k * wa
+        c.body[b].px += cc.nx * k * wb
+        c.body[b].py += cc.ny * k * wb
         impulse(c, <int> a, <int> b, cc.nx, cc.ny)
 
 
@@ -575,8 +576,8 @@ cdef int run(Ctx* c) except -1 nogil:
                 continue
             widen(c, r)
             if not first_hit(c, r, &t, &hit, &j, &p):
-                c.pos[2 * r] += c.rest[2 * r]
-                c.pos[2 * r + 1] += c.rest[2 * r + 1]
+                c.body[r].px += c.rest[2 * r]
+                c.body[r].py += c.rest[2 * r + 1]
                 c.rest[2 * r] = 0.0
                 c.rest[2 * r + 1] = 0.0
                 c.state[r] = DONE
@@ -676,8 +677,7 @@ class ResponseSystem:
         try:
             with nogil:
                 for i in range(n):
-                    c.pos[2 * i] = pos_col[i, 0]
-                    c.pos[2 * i + 1] = pos_col[i, 1]
+                    c.body[i] = row_body(&c.rows, i, &pos_col[0, 0])
                     mx = move_col[i, 0]
                     my = move_col[i, 1]
                     c.rest[2 * i] = mx
@@ -707,8 +707,8 @@ class ResponseSystem:
                 run(&c)
                 sensor_impacts(&c)
                 for i in range(n):
-                    move_col[i, 0] = c.pos[2 * i] - pos_col[i, 0]
-                    move_col[i, 1] = c.pos[2 * i + 1] - pos_col[i, 1]
+                    move_col[i, 0] = c.body[i].px - pos_col[i, 0]
+                    move_col[i, 1] = c.body[i].py - pos_col[i, 1]
         finally:
             buf.back(&c)
         self.passes = c.hits
