@@ -87,8 +87,11 @@ cdef struct Ctx:
     signed char* state
     int* slides
     int* stack
+    # adjacency, both directions per pair: a row's edges of the broadphase's pairs are
+    # estart[row] .. estart[row + 1] (contiguous); those found beyond the boxes follow in a
+    # linked list per row (head, enext)
+    int* estart
     int* head
-    # adjacency: edges of a row in a linked list (head, enext), both directions per pair
     int* enext
     int* eother
     int* epair
@@ -118,6 +121,7 @@ cdef class _Buffers:
     cdef int* slides
     cdef int* stack
     cdef int* head
+    cdef int* estart
     cdef int cap_n
     cdef int* enext
     cdef int* eother
@@ -133,6 +137,7 @@ cdef class _Buffers:
     def __dealloc__(self):
         free(self.body); free(self.rest); free(self.prev_n); free(self.covered)
         free(self.state); free(self.slides); free(self.stack); free(self.head)
+        free(self.estart)
         free(self.enext); free(self.eother); free(self.epair)
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
         free(self.pinfo)
@@ -149,6 +154,7 @@ cdef class _Buffers:
         self.slides = <int*> _grow(self.slides, cap * sizeof(int))
         self.stack = <int*> _grow(self.stack, cap * sizeof(int))
         self.head = <int*> _grow(self.head, cap * sizeof(int))
+        self.estart = <int*> _grow(self.estart, (cap + 1) * sizeof(int))
         self.cap_n = cap
         return 0
 
@@ -172,6 +178,7 @@ cdef class _Buffers:
     cdef void into(self, Ctx* c) noexcept:
         c.body = self.body; c.rest = self.rest; c.prev_n = self.prev_n; c.covered = self.covered
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
+        c.estart = self.estart
         c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
         c.pa = self.pa; c.pb = self.pb; c.ptoi = self.ptoi; c.pspeed = self.pspeed
         c.pinfo = self.pinfo
@@ -243,6 +250,40 @@ cdef inline void link(Ctx* c, int row, int other, int pair) noexcept nogil:
 
 cdef inline bint solid(const Rows* r, int64_t a, int64_t b) noexcept nogil:
     return not (r.sensor[a] or r.sensor[b])
+
+
+cdef void build_edges(Ctx* c, const int64_t* a, const int64_t* b) noexcept nogil:
+    """The broadphase's pairs (sensor pairs too: events) and the contiguous edges of the
+    solid ones, row by row (counts, prefix sums, fill)."""
+    cdef int p, i, e
+    cdef int* start = c.estart
+    for i in range(c.n + 1):
+        start[i] = 0
+    for p in range(c.np0):
+        c.pa[p] = a[p]
+        c.pb[p] = b[p]
+        c.ptoi[p] = INFINITY
+        c.pspeed[p] = 0.0
+        if solid(&c.rows, a[p], b[p]):
+            start[a[p] + 1] += 1
+            start[b[p] + 1] += 1
+    for i in range(c.n):
+        start[i + 1] += start[i]
+        c.head[i] = start[i]  # the fill's cursor
+    for p in range(c.np0):
+        if solid(&c.rows, a[p], b[p]):
+            e = c.head[a[p]]
+            c.eother[e] = <int> b[p]
+            c.epair[e] = p
+            c.head[a[p]] = e + 1
+            e = c.head[b[p]]
+            c.eother[e] = <int> a[p]
+            c.epair[e] = p
+            c.head[b[p]] = e + 1
+    for i in range(c.n):
+        c.head[i] = -1
+    c.npairs = c.np0
+    c.ne = start[c.n]
 
 
 # ------------------------------------------------------------------ small vector helpers
@@ -350,10 +391,16 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     cdef double best = INFINITY
     cdef double t
     cdef CContact cc
-    cdef int e = c.head[r]
+    cdef int e = c.estart[r]
+    cdef int end = c.estart[r + 1]
     cdef int j
     cdef int found = 0
-    while e >= 0:
+    while True:
+        if e == end:  # past the contiguous edges: the linked ones, if any
+            e = c.head[r]
+            end = -2
+            if e < 0:
+                break
         j = c.eother[e]
         bo = &c.body[j]
         if (bo.px + bo.x0 <= x1 and x0 <= bo.px + bo.x1
@@ -364,7 +411,12 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
                 other[0] = j
                 pair[0] = c.epair[e]
                 found = 1
-        e = c.enext[e]
+        if end == -2:
+            e = c.enext[e]
+            if e < 0:
+                break
+        else:
+            e += 1
     when[0] = best
     return found
 
@@ -503,11 +555,13 @@ cdef int widen(Ctx* c, int r) except -1 nogil:
         if (rw.layer[r] & rw.mask[s]) == 0 or (rw.layer[s] & rw.mask[r]) == 0:
             continue
         known = False
-        e = c.head[r]
-        while e >= 0:
+        for e in range(c.estart[r], c.estart[r + 1]):
             if c.eother[e] == s:
                 known = True
                 break
+        e = c.head[r]
+        while e >= 0 and not known:
+            known = c.eother[e] == s
             e = c.enext[e]
         if known:
             continue
@@ -690,15 +744,7 @@ class ResponseSystem:
                     # the broadphase grew each dynamic box by the move's length and the offset
                     c.covered[i] = 0.0 if c.rows.kind[i] == STATIC else \
                         sqrt(mx * mx + my * my) + offset
-                for i in range(np0):
-                    if solid(&c.rows, a[i], b[i]):
-                        add_pair(&c, a[i], b[i], INFINITY)
-                    else:  # sensors: kept in the pair list (events), no edges
-                        c.pa[c.npairs] = a[i]
-                        c.pb[c.npairs] = b[i]
-                        c.ptoi[c.npairs] = INFINITY
-                        c.pspeed[c.npairs] = 0.0
-                        c.npairs += 1
+                build_edges(&c, &a[0] if np0 else NULL, &b[0] if np0 else NULL)
                 if pushed:
                     push_apart(&c)
                     for i in range(n):
