@@ -96,6 +96,8 @@ class BodyTable:
         self.comps: list[Comps] = []
         self.row_of: dict[int, int] = {}
         self.static_version = 0
+        #: changes whenever the columns are reallocated (they grew)
+        self.columns_version = 0
         #: changes whenever a row is added or removed or a collider or shape is written
         self.layout_version = 0
         self.changed: set[int] = set()
@@ -119,6 +121,7 @@ class BodyTable:
                 new[:old_n] = getattr(self, name)[:old_n]
             setattr(self, name, new)
         self.capacity = capacity
+        self.columns_version += 1  # the compiled views of the columns must be taken again
 
     def _copy_row(self, src: int, dst: int) -> None:
         for name in _VEC_COLUMNS:

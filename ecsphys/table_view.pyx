@@ -5,8 +5,27 @@ import numpy as np
 from libc.stdint cimport int64_t
 
 
+cdef class _RowsCache:
+    """The pointers of a table's columns, valid while its ``columns_version`` stays."""
+    cdef Rows rows
+    cdef long version
+
+
 cdef Rows rows_of(object t) except *:
-    """Pointers into the columns of body table ``t``."""
+    """Pointers into the columns of body table ``t`` (taken again only after they grew)."""
+    cdef _RowsCache cache = getattr(t, "_rows_cache", None)
+    cdef long version = t.columns_version
+    if cache is not None and cache.version == version:
+        cache.rows.n = t.n
+        return cache.rows
+    cache = _RowsCache()
+    cache.rows = _take_rows(t)
+    cache.version = version
+    t._rows_cache = cache
+    return cache.rows
+
+
+cdef Rows _take_rows(object t) except *:
     cdef const int[::1] leaf0 = t.leaf0
     cdef const int[::1] nleaf = t.nleaf
     cdef const signed char[::1] code = t.shape_code

@@ -4,8 +4,27 @@
 from libc.stdint cimport int64_t
 
 
+cdef class _StoreCache:
+    """The pointers of a store's arrays, valid while its ``version`` stays."""
+    cdef Store store
+    cdef long version
+
+
 cdef Store store_of(object store) except *:
-    """Pointers into ``store``'s arrays (valid until a shape is added to it)."""
+    """Pointers into ``store``'s arrays (valid until a shape is added to it); taken again
+    only after the arrays grew."""
+    cdef _StoreCache cache = getattr(store, "_c_cache", None)
+    cdef long version = store.version
+    if cache is not None and cache.version == version:
+        return cache.store
+    cache = _StoreCache()
+    cache.store = _take_store(store)
+    cache.version = version
+    store._c_cache = cache
+    return cache.store
+
+
+cdef Store _take_store(object store) except *:
     cdef int[:, ::1] li = store.leaf_i
     cdef double[:, ::1] lf = store.leaf_f
     cdef int64_t[::1] lh = store.leaf_h

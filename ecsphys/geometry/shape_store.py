@@ -36,6 +36,8 @@ class ShapeStore:
 
     def __init__(self, capacity: int = 16) -> None:
         self._ranges: dict[Shape, tuple[int, int, int]] = {}
+        #: changes whenever the arrays may have been reallocated
+        self.version = 0
         self.leaves = 0
         self.nverts = 0
         self.nfaces = 0
@@ -76,6 +78,7 @@ class ShapeStore:
     # ---------------------------------------------------------------- packing
 
     def _grow(self, leaves: int, verts: int, faces: int) -> None:
+        self.version += 1  # arrays may be reallocated: compiled views must be taken again
         if leaves > len(self.leaf_i):
             cap = max(leaves, 2 * len(self.leaf_i))
             for name in ("leaf_i", "leaf_f", "leaf_h"):
