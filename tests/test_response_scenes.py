@@ -111,9 +111,9 @@ def test_project_ball_rolling_on_floor_keeps_horizontal_speed(world):
                                ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.5)))
     for _ in range(300):
         physics.step()
-        # tile seams may tilt a contact normal by a hair, never more
+        # tile seams may tilt a contact normal by a hair, never more: no bounce, no sinking
         assert vel(ball).x == pytest.approx(4.0, abs=2e-3)
-        assert vel(ball).y == 0.0
+        assert abs(vel(ball).y) <= 1e-12
     assert pos(ball).x == pytest.approx(-30 + 4 * 5, abs=0.01)
     assert pos(ball).y == pytest.approx(1.0, abs=0.01)
 

@@ -81,8 +81,10 @@ cdef struct Ctx:
     const double* start
     Body* body           # every row's shape where it is now (px, py: the working position)
     double* rest
+    double* want         # per row: its own move of the step (what it wanted)
     double* vel
     double* prev_n
+    unsigned char* bounced  # per row: met something with restitution this step
     double* covered
     signed char* state
     int* slides
@@ -115,7 +117,9 @@ cdef class _Buffers:
     """Per-row and per-pair C arrays kept between steps (grown, never shrunk)."""
     cdef Body* body
     cdef double* rest
+    cdef double* want
     cdef double* prev_n
+    cdef unsigned char* bounced
     cdef double* covered
     cdef signed char* state
     cdef int* slides
@@ -135,7 +139,8 @@ cdef class _Buffers:
     cdef int cap_p
 
     def __dealloc__(self):
-        free(self.body); free(self.rest); free(self.prev_n); free(self.covered)
+        free(self.body); free(self.rest); free(self.want); free(self.prev_n); free(self.covered)
+        free(self.bounced)
         free(self.state); free(self.slides); free(self.stack); free(self.head)
         free(self.estart)
         free(self.enext); free(self.eother); free(self.epair)
@@ -143,12 +148,15 @@ cdef class _Buffers:
         free(self.pinfo)
 
     cdef int rows(self, int n) except -1:
-        if n <= self.cap_n:
+        """Room for n rows (and for the row count + 1 of the edge starts, so never none)."""
+        if n < self.cap_n:
             return 0
         cdef int cap = max(n, 2 * self.cap_n, 64)
         self.body = <Body*> _grow(self.body, cap * sizeof(Body))
         self.rest = <double*> _grow(self.rest, cap * 2 * sizeof(double))
+        self.want = <double*> _grow(self.want, cap * 2 * sizeof(double))
         self.prev_n = <double*> _grow(self.prev_n, cap * 2 * sizeof(double))
+        self.bounced = <unsigned char*> _grow(self.bounced, cap * sizeof(unsigned char))
         self.covered = <double*> _grow(self.covered, cap * sizeof(double))
         self.state = <signed char*> _grow(self.state, cap * sizeof(signed char))
         self.slides = <int*> _grow(self.slides, cap * sizeof(int))
@@ -176,7 +184,8 @@ cdef class _Buffers:
         return 0
 
     cdef void into(self, Ctx* c) noexcept:
-        c.body = self.body; c.rest = self.rest; c.prev_n = self.prev_n; c.covered = self.covered
+        c.body = self.body; c.rest = self.rest; c.want = self.want; c.prev_n = self.prev_n; c.covered = self.covered
+        c.bounced = self.bounced
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
         c.estart = self.estart
         c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
@@ -487,6 +496,9 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
     if speed > c.pspeed[p]:
         c.pspeed[p] = speed
     impulse(c, r, j, nx, ny)
+    if c.rows.restitution[r] > 0.0 or c.rows.restitution[j] > 0.0:
+        c.bounced[r] = 1
+        c.bounced[j] = 1
     carry(c, r, j, nx, ny)
     carry(c, j, r, -nx, -ny)
     # push a PASSIVE body: the blocked part of the move along the normal, shared by mass
@@ -604,6 +616,42 @@ cdef void push_apart(Ctx* c) noexcept nogil:
         c.body[b].px += cc.nx * k * wb
         c.body[b].py += cc.ny * k * wb
         impulse(c, <int> a, <int> b, cc.nx, cc.ny)
+
+
+cdef void match_motion(Ctx* c) noexcept nogil:
+    """Velocities that match what the bodies did, along their acceleration: a body that got
+    less far than its own move along its acceleration (gravity: it landed, or it rests in a
+    pile) keeps at most the speed it actually moved at that way. Without this, a body held
+    up by bodies that are themselves held up keeps what gravity added each step (the impacts
+    between bodies moving alike exchange nothing), and a settled pile reads ever larger
+    velocities while it does not move. Bodies that bounced (restitution) keep what their
+    impacts left them; bodies without acceleration, and moves across the acceleration (a
+    player pushing a crate), are left as the impacts made them. One pass over the rows."""
+    cdef int r
+    cdef double gx, gy, g, bg, vg, ag
+    cdef double* v = c.vel
+    if c.dt <= 0.0:
+        return
+    for r in range(c.n):
+        if c.slides[r] == 0 or c.bounced[r] or c.rows.kind[r] == STATIC:
+            continue
+        gx = c.rows.acc[2 * r]
+        gy = c.rows.acc[2 * r + 1]
+        g = sqrt(gx * gx + gy * gy)
+        if g == 0.0:
+            continue
+        gx /= g
+        gy /= g
+        # blocked along the acceleration: wanted further that way than it got
+        ag = ((c.body[r].px - c.start[2 * r]) * gx + (c.body[r].py - c.start[2 * r + 1]) * gy)
+        bg = c.want[2 * r] * gx + c.want[2 * r + 1] * gy - ag
+        if bg <= 1e-12:
+            continue
+        ag = ag / c.dt if ag > 0.0 else 0.0
+        vg = v[2 * r] * gx + v[2 * r + 1] * gy
+        if vg > ag:
+            v[2 * r] -= gx * (vg - ag)
+            v[2 * r + 1] -= gy * (vg - ag)
 
 
 cdef int run(Ctx* c) except -1 nogil:
@@ -736,10 +784,13 @@ class ResponseSystem:
                     my = move_col[i, 1]
                     c.rest[2 * i] = mx
                     c.rest[2 * i + 1] = my
+                    c.want[2 * i] = mx
+                    c.want[2 * i + 1] = my
                     c.prev_n[2 * i] = 0.0
                     c.prev_n[2 * i + 1] = 0.0
                     c.state[i] = PENDING
                     c.slides[i] = 0
+                    c.bounced[i] = 0
                     c.head[i] = -1
                     # the broadphase grew each dynamic box by the move's length and the offset
                     c.covered[i] = 0.0 if c.rows.kind[i] == STATIC else \
@@ -751,6 +802,7 @@ class ResponseSystem:
                         if c.rows.kind[i] != STATIC:
                             widen(&c, i)
                 run(&c)
+                match_motion(&c)
                 sensor_impacts(&c)
                 for i in range(n):
                     move_col[i, 0] = c.body[i].px - pos_col[i, 0]
