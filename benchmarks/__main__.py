@@ -10,16 +10,24 @@ Guarantees:
   its better broadphase (tree or spatial hash, by median);
 - each row also shows what the engines did (contacts, touches/separates, escapes, bullets
   through walls, crowd progress) from the last run;
-- writes ``benchmarks/results/last_run.md`` (the table) and ``benchmarks/results/rain.png``
-  (ms per step against N, log-log).
+- the full plan has rain at 10, 100, 1,000 ... 50,000 bodies; the small rains run thousands
+  of steps (about 0.5 s of ecsphys steps per run), the big ones 120;
+- writes ``benchmarks/results/last_run.md`` (the table), ``last_run.json`` (every run's
+  numbers; ``--replot last_run.json`` draws the plot again) and ``benchmarks/results/rain.png``
+  (rain: ms per step against N, log-log, ecsphys and pymunk's better broadphase, and the ratio
+  ecsphys / pymunk below); ``--quick`` and ``--scenes`` runs write ``quick_run.md`` /
+  ``partial_run.md`` (and ``.json``, ``*_rain.png``) instead, so a partial run never overwrites the
+  full one (``--name`` picks another name).
 
-    python -m benchmarks [--quick] [--scenes rain,crowd] [--runs 3] [--no-plot]
+    python -m benchmarks [--quick] [--scenes rain,crowd] [--runs 3] [--no-plot] [--name NAME]
+    python -m benchmarks --replot benchmarks/results/last_run.json
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import json
 import platform
 import statistics
 import sys
@@ -61,13 +69,19 @@ class Result:
 
 
 def cases(quick: bool, only: list[str] | None) -> list[Case]:
-    """The benchmark plan; ``--quick`` runs fewer and shorter cases."""
+    """The benchmark plan; ``--quick`` runs fewer and shorter cases.
+
+    The small rains (10 and 100 bodies, what many games have) take far more steps than the big
+    ones: a step is a fraction of a millisecond there, so a run needs thousands of steps to be
+    timed well (about 0.5 s of ecsphys steps per run; pymunk's runs are shorter).
+    """
     if quick:
-        plan = [Case("rain", 1_000, 10, 30), Case("rain", 10_000, 10, 30),
-                Case("events", 1_000, 10, 30), Case("crowd", 2_000, 10, 30),
-                Case("bullets", 500, 0, 30)]
+        plan = [Case("rain", 100, 50, 300), Case("rain", 1_000, 10, 30),
+                Case("rain", 10_000, 10, 30), Case("events", 1_000, 10, 30),
+                Case("crowd", 2_000, 10, 30), Case("bullets", 500, 0, 30)]
     else:
-        plan = [Case("rain", n, 30, 120) for n in (1_000, 5_000, 10_000, 20_000)]
+        plan = [Case("rain", 10, 300, 4_000), Case("rain", 100, 200, 1_200)]
+        plan += [Case("rain", n, 30, 120) for n in (1_000, 5_000, 10_000, 20_000)]
         plan += [Case("rain", 50_000, 30, 120, ("ecsphys", "pymunk-hash")),
                  Case("events", 10_000, 30, 120), Case("crowd", 2_000, 30, 120),
                  Case("bullets", 500, 0, 120)]
@@ -149,10 +163,17 @@ def run_all(plan: list[Case], runs: int) -> list[Result]:
     return results
 
 
+def _ms(value: float) -> str:
+    """Two decimals from 1 ms up, else three significant digits (0.209, 0.00980)."""
+    if value >= 1.0 or value == 0.0 or value != value:
+        return f"{value:.2f}"
+    return f"{value:#.3g}"
+
+
 def _fmt_ms(values: list[float] | None) -> str:
     if not values:
         return "–"
-    return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
+    return f"{_ms(statistics.median(values))} ({_ms(min(values))}–{_ms(max(values))})"
 
 
 def _fmt_stats(stats: dict[str, float | int] | None) -> str:
@@ -189,29 +210,80 @@ def table(results: list[Result], runs: int) -> str:
     return "\n".join(lines)
 
 
+def _best_pymunk_points(rain: list[Result]) -> list[tuple[int, str, list[float]]]:
+    """Per rain case: (N, pymunk's better broadphase there, its ms per run)."""
+    out = []
+    for r in rain:
+        best = r.best_pymunk()
+        if best:
+            out.append((r.case.n, best, r.ms[best]))
+    return out
+
+
 def plot(results: list[Result], path: Path) -> bool:
-    """ms per step against N of the rain scene, log-log; False if there is nothing to plot."""
-    rain = [r for r in results if r.case.scene == "rain"]
+    """The rain scene against N, log-log: ms per step of ecsphys and of pymunk's better
+    broadphase at each N (median, bars from min to max of the runs), and below it the ratio
+    ecsphys / pymunk (log y, a line at 1.0). False if there are fewer than two rain cases."""
+    rain = sorted((r for r in results if r.case.scene == "rain"), key=lambda r: r.case.n)
     if len(rain) < 2:
         return False
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import ticker
 
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for engine, style in (("ecsphys", "o-"), ("pymunk", "s--"), ("pymunk-hash", "^--")):
-        pts = [(r.case.n, r.median(engine)) for r in rain if r.ms.get(engine)]
-        if pts:
-            ax.plot(*zip(*pts, strict=True), style, label=engine)
-    ax.axhline(1000 / 60, color="grey", lw=0.8, ls=":", label="60 steps/s")
+    fig, (ax, axr) = plt.subplots(2, 1, figsize=(7.0, 7.5), sharex=True,
+                                  gridspec_kw={"height_ratios": (2, 1)})
+
+    def series(points: list[tuple[int, list[float]]], style: str, color: str,
+               label: str) -> None:
+        ns = [n for n, _ in points]
+        med = [statistics.median(v) for _, v in points]
+        lo = [m - min(v) for m, (_, v) in zip(med, points, strict=True)]
+        hi = [max(v) - m for m, (_, v) in zip(med, points, strict=True)]
+        ax.errorbar(ns, med, yerr=(lo, hi), fmt=style, color=color, label=label, capsize=3,
+                    lw=1.5, ms=6)
+
+    series([(r.case.n, r.ms["ecsphys"]) for r in rain if r.ms.get("ecsphys")], "o-",
+           "tab:blue", "ecsphys")
+    best = _best_pymunk_points(rain)
+    if best:
+        series([(n, v) for n, _, v in best], "s--", "tab:orange",
+               "pymunk, better broadphase at each N")
+        for n, engine, v in best:  # which broadphase won, under each point
+            ax.annotate("tree" if engine == "pymunk" else "hash", (n, statistics.median(v)),
+                        textcoords="offset points", xytext=(0, -14), ha="center",
+                        fontsize=7, color="tab:orange")
+    ax.axhline(1000 / 60, color="grey", lw=0.8, ls=":", label="16.7 ms (60 steps/s)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("bodies (N)")
-    ax.set_ylabel("ms per step (median)")
+    ax.margins(y=0.08)
+    ax.set_ylabel("ms per step (median, min–max)")
     ax.set_title("rain: N circles falling in a box")
-    ax.legend()
+    ax.legend(loc="upper left", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
+
+    ratios = [(r.case.n, r.median("ecsphys") / r.median(b)) for r in rain
+              if r.ms.get("ecsphys") and (b := r.best_pymunk())]
+    if ratios:
+        axr.plot(*zip(*ratios, strict=True), "o-", color="tab:purple")
+        for n, q in ratios:
+            axr.annotate(f"{q:.2f}", (n, q), textcoords="offset points", xytext=(0, 6),
+                         ha="center", fontsize=8)
+        lo, hi = min(q for _, q in ratios), max(q for _, q in ratios)
+        axr.set_ylim(min(lo, 1.0) / 2, max(hi, 1.0) * 2.5)
+    axr.axhline(1.0, color="black", lw=1.0)
+    axr.text(0.99, 0.03, "below 1: ecsphys faster", transform=axr.transAxes, ha="right",
+             fontsize=8, color="grey")
+    axr.set_yscale("log")
+    axr.yaxis.set_major_locator(ticker.LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
+    axr.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    axr.yaxis.set_minor_formatter(ticker.NullFormatter())
+    axr.set_xscale("log")
+    axr.set_xlabel("bodies (N)")
+    axr.set_ylabel("ecsphys / pymunk")
+    axr.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -219,8 +291,44 @@ def plot(results: list[Result], path: Path) -> bool:
     return True
 
 
+def save_json(results: list[Result], runs: int, path: Path) -> None:
+    """Every run's ms per step and the last run's stats, per case and engine (for re-plotting
+    and for comparing runs)."""
+    rows = [{"scene": r.case.scene, "n": r.case.n, "warmup": r.case.warmup,
+             "steps": r.case.steps, "engines": list(r.case.engines), "ms": r.ms,
+             "stats": r.stats, "errors": r.errors} for r in results]
+    lines = ",\n  ".join(json.dumps(row) for row in rows)  # one case a line
+    path.write_text(f'{{"runs": {runs}, "results": [\n  {lines}\n]}}\n')
+
+
+def load_json(path: Path) -> list[Result]:
+    """The results `save_json` wrote."""
+    out = []
+    for row in json.loads(path.read_text())["results"]:
+        case = Case(row["scene"], row["n"], row["warmup"], row["steps"], tuple(row["engines"]))
+        out.append(Result(case, row["ms"], row["stats"], row["errors"]))
+    return out
+
+
+def _png_for(md_or_json: Path) -> Path:
+    name = md_or_json.stem
+    return md_or_json.with_name("rain.png" if name == "last_run" else f"{name}_rain.png")
+
+
+def _plot_or_say(results: list[Result], png_path: Path, json_path: Path) -> bool:
+    try:
+        plotted = plot(results, png_path)
+    except ImportError as exc:  # matplotlib is in the ``bench`` extra
+        print(f"no plot ({exc}): pip install matplotlib (or -e '.[bench]'), then "
+              f"python -m benchmarks --replot {json_path}", file=sys.stderr)
+        return False
+    if plotted:
+        print(f"plot: {png_path}")
+    return plotted
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the plan, print the table, write the markdown and the plot."""
+    """Run the plan, print the table, write the markdown, the JSON and the plot."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer, shorter cases")
@@ -229,22 +337,41 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenes", default="", help="comma-separated subset of " +
                         ",".join(S.SCENES))
     parser.add_argument("--no-plot", action="store_true")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results")
+    parser.add_argument("--name", default=None, help="results file names: NAME.md, NAME.json "
+                        "and NAME_rain.png (default: last_run.md, last_run.json and rain.png "
+                        "for the full plan, quick_run for --quick, partial_run for a --scenes "
+                        "subset)")
+    parser.add_argument("--replot", type=Path, default=None, metavar="JSON",
+                        help="only draw the plot of a saved run (NAME.json) and exit")
     args = parser.parse_args(argv)
+    if args.replot:
+        plotted = _plot_or_say(load_json(args.replot), _png_for(args.replot), args.replot)
+        return 0 if plotted else 1
     runs = args.runs or (1 if args.quick else 3)
     only = [s for s in args.scenes.split(",") if s] or None
+    name = args.name or ("quick_run" if args.quick else "partial_run" if only else "last_run")
+    md_path = args.out / f"{name}.md"
+    png_path = _png_for(md_path)
     plan = cases(args.quick, only)
     results = run_all(plan, runs)
     text = table(results, runs)
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
-    header = (f"# Last benchmark run\n\n`python -m benchmarks{' --quick' if args.quick else ''}`"
-              f" on {platform.machine()} / Python {platform.python_version()}, "
-              f"{time.strftime('%Y-%m-%d %H:%M')}.\n\n")
-    (args.out / "last_run.md").write_text(header + text + "\n\n![rain](rain.png)\n")
-    if not args.no_plot and plot(results, args.out / "rain.png"):
-        print(f"plot: {args.out / 'rain.png'}")
-    print(f"table: {args.out / 'last_run.md'}")
+    command = "python -m benchmarks" + "".join(
+        f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    title = "Last benchmark run" if name == "last_run" else f"Benchmark run: {name}"
+    header = (f"# {title}\n\n`{command}` on {platform.machine()} / Python "
+              f"{platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}.\n\n")
+    has_plot = sum(r.case.scene == "rain" for r in results) >= 2
+    # the table and the numbers first: a failing plot never loses a run
+    md_path.write_text(header + text + "\n" +
+                       (f"\n![rain]({png_path.name})\n" if has_plot else ""))
+    json_path = md_path.with_suffix(".json")
+    save_json(results, runs, json_path)
+    print(f"table: {md_path}")
+    if has_plot and not args.no_plot:
+        _plot_or_say(results, png_path, json_path)
     return 0
 
 

@@ -83,3 +83,35 @@ def test_events_scene_counts_touches_and_separates(built):
     stats = scene.stats()
     assert stats["touches"] > 0
     assert stats["touches"] >= stats["separates"]
+
+
+@pytest.mark.parametrize("engine", S.ENGINES)
+@pytest.mark.parametrize("n", [10, 100])
+def test_small_rains_settle_in_the_box(built, engine, n):
+    # the small scenes games have: the runner times them over thousands of steps
+    scene = built("rain", engine, n)
+    S.run(scene, 300)
+    stats = scene.stats()
+    assert stats["escaped"] == 0
+    assert stats["contacts"] >= n // 2  # resting on the floor and on each other
+
+
+def test_runner_plan_has_the_small_rains_and_writes_what_it_ran(tmp_path):
+    from benchmarks import __main__ as runner
+
+    full = {(c.scene, c.n) for c in runner.cases(False, None)}
+    assert {("rain", n) for n in (10, 100, 1_000, 5_000, 10_000, 20_000, 50_000)} <= full
+    assert {("events", 10_000), ("crowd", 2_000), ("bullets", 500)} <= full
+    quick = runner.cases(True, None)
+    assert ("rain", 100) in {(c.scene, c.n) for c in quick}
+    # a tiny plan end to end: timings, stats, table, and the JSON read back
+    plan = [runner.Case("rain", 10, 2, 5), runner.Case("bullets", 20, 0, 5)]
+    results = runner.run_all(plan, 1)
+    assert all(len(r.ms[e]) == 1 and r.ms[e][0] > 0 for r in results for e in S.ENGINES)
+    assert results[1].stats["ecsphys"]["passed"] == 0
+    text = runner.table(results, 1)
+    assert "| rain | 10 |" in text and "| bullets | 20 |" in text
+    runner.save_json(results, 1, tmp_path / "run.json")
+    again = runner.load_json(tmp_path / "run.json")
+    assert [r.ms for r in again] == [r.ms for r in results]
+    assert [r.stats for r in again] == [r.stats for r in results]
