@@ -2,10 +2,16 @@
 
 Guarantees:
 - pairs are unique, ``a < b`` (entity ids), sorted by ``key = a * 2**32 + b``;
+- a pair is in the set when its shapes end the step within the contact offset (a pair that
+  touched in the previous step: within the wider separation offset, so resting pairs do not
+  flicker), or when it met during the step (a finite ``toi``) even if it ends the step apart;
 - ``normal`` is a unit vector from ``a``'s shape to ``b``'s, ``depth`` the penetration
-  (``>= -contact_offset``: touching within the skin counts), ``point`` a world point of contact,
-  ``toi`` the time of impact in [0, 1] of this step's move (``inf`` if the pair did not hit
-  while moving);
+  (``>= -separation_offset``: touching within the skin counts; ``0.0`` for a pair that met
+  during the step and ends it beyond its tolerance, whose ``normal`` and ``point`` are then
+  the impact's), ``point``
+  a world point of contact, ``toi`` the time of impact in [0, 1] of this step's move (``inf``
+  if the pair did not hit while moving), ``speed`` the approach speed of that impact along the
+  normal (units per second; ``0.0`` where the pair did not hit while moving);
 - ``sensor`` is True where either side is a sensor.
 """
 
@@ -38,6 +44,12 @@ class ContactSet:
     point: np.ndarray = field(default_factory=lambda: _empty((0, 2)))
     toi: np.ndarray = field(default_factory=_empty)
     sensor: np.ndarray = field(default_factory=lambda: _empty(dtype=np.bool_))
+    #: approach speed of the step's impact (0.0 without one); left out: zeros
+    speed: np.ndarray = field(default_factory=_empty)
+
+    def __post_init__(self) -> None:
+        if len(self.speed) == 0 and len(self.a):
+            self.speed = np.zeros(len(self.a), dtype=np.float64)
 
     @property
     def keys(self) -> np.ndarray:
@@ -49,7 +61,8 @@ class ContactSet:
     def take(self, index: np.ndarray) -> ContactSet:
         """The rows at ``index`` (an int array or a bool mask), as a new ContactSet."""
         return ContactSet(self.a[index], self.b[index], self.normal[index], self.depth[index],
-                          self.point[index], self.toi[index], self.sensor[index])
+                          self.point[index], self.toi[index], self.sensor[index],
+                          self.speed[index])
 
     def find(self, a: int, b: int) -> int:
         """Row of the pair (a, b) in either order, or -1."""

@@ -4,7 +4,11 @@ Guarantees:
 - a `BodyContact` is a plain value of Python numbers: ``a < b`` (entity ids), ``normal`` a unit
   tuple from ``a`` to ``b``, ``depth`` the penetration (``>= -contact_offset``), ``point`` a
   world point, ``duration`` the seconds since the pair's touch (``0.0`` on the touch itself),
-  ``steps`` the fixed steps since the touch, ``sensor`` True where either side is a sensor;
+  ``steps`` the fixed steps since the touch, ``sensor`` True where either side is a sensor,
+  ``speed`` the approach speed along the normal (units per second) of the impact of the
+  pair in that step (``0.0`` in a step where the pair only touched: resting, or overlapping
+  sensors without a crossing). A pair that met during the step and ends it apart has
+  ``depth == 0.0`` and the impact's ``normal`` and ``point``;
 - `EventHandlers` keeps STRONG references (a lambda stays registered, unlike
   ``esper.set_handler``), works as a plain call and as a decorator (bare or with filters) and
   returns the handler; removing compares with ``==`` so a bound method given again is found;
@@ -53,7 +57,7 @@ class BodyContact:
     BodyContact(a=3, b=7, normal=(1, 0), depth=0.01, point=(0.5, 0), duration=0, steps=0)
     """
 
-    __slots__ = ("a", "b", "normal", "depth", "point", "duration", "steps", "sensor")
+    __slots__ = ("a", "b", "normal", "depth", "point", "duration", "steps", "sensor", "speed")
 
     a: int
     b: int
@@ -63,9 +67,11 @@ class BodyContact:
     duration: float
     steps: int
     sensor: bool
+    #: approach speed of this step's impact along the normal (units/s); 0.0 without one
+    speed: float
 
     def __init__(self, a: int, b: int, normal: Vec, depth: float, point: Vec,
-                 duration: float, steps: int, sensor: bool) -> None:
+                 duration: float, steps: int, sensor: bool, speed: float = 0.0) -> None:
         self.a = a
         self.b = b
         self.normal = normal
@@ -74,6 +80,7 @@ class BodyContact:
         self.duration = duration
         self.steps = steps
         self.sensor = sensor
+        self.speed = speed
 
     def other(self, entity: int) -> int:
         """The other side of the pair; ``ValueError`` if ``entity`` is not in the pair."""
@@ -98,7 +105,7 @@ class BodyContact:
 
     def _fields(self) -> tuple[object, ...]:
         return (self.a, self.b, self.normal, self.depth, self.point, self.duration, self.steps,
-                self.sensor)
+                self.sensor, self.speed)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BodyContact):
@@ -114,9 +121,10 @@ class BodyContact:
         nx, ny = self.normal
         px, py = self.point
         sensor = ", sensor=True" if self.sensor else ""
+        speed = f", speed={g(self.speed)}" if self.speed else ""
         return (f"BodyContact(a={self.a}, b={self.b}, normal=({g(nx)}, {g(ny)}), "
                 f"depth={g(self.depth)}, point=({g(px)}, {g(py)}), "
-                f"duration={g(self.duration)}, steps={self.steps}{sensor})")
+                f"duration={g(self.duration)}, steps={self.steps}{speed}{sensor})")
 
 
 class HandlerEntry:

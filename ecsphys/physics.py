@@ -33,7 +33,7 @@ from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.events import EventsSystem
 from .systems.integrate import IntegrateSystem
-from .systems.narrowphase import NarrowphaseSystem
+from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem
 from .systems.response import ResponseSystem
 
 
@@ -48,13 +48,14 @@ class PhysicsProcessor(esper.Processor):
 
 
 def _merge_pairs(
-    t: BodyTable, *parts: tuple[np.ndarray, np.ndarray, np.ndarray],
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Concatenate (rows a, rows b, times) pair lists, ordered by entity pair like the
-    broadphase's output."""
-    ra, rb, toi = (np.concatenate(cols) for cols in zip(*parts, strict=True))
+    t: BodyTable, *parts: tuple[np.ndarray, ...],
+) -> tuple[np.ndarray, ...]:
+    """Concatenate pair lists (rows a, rows b, then any per-pair columns: times, speeds...),
+    ordered by entity pair like the broadphase's output."""
+    cols = [np.concatenate(c) for c in zip(*parts, strict=True)]
+    ra, rb = cols[0], cols[1]
     order = np.argsort(pair_keys(t.entity[ra], t.entity[rb]), kind="stable")
-    return ra[order], rb[order], toi[order]
+    return tuple(c[order] for c in cols)
 
 
 def _check_fixed_dt(value: object) -> float | None:
@@ -96,7 +97,9 @@ class Physics:
         priority: the esper processor priority (higher runs first).
         broadphase: ``"grid"`` (default), ``"sweep"``, ``"quadtree"`` or ``"brute"``.
         cell_size: the grid's cell size (None: chosen from the typical body size).
-        contact_offset: bodies closer than this count as touching (events, contacts).
+        contact_offset: bodies closer than this start touching (events, contacts); a pair
+            already touching stops only beyond ``separation_offset``, twice as far
+            (hysteresis, so resting pairs do not flicker).
         max_slides: slide passes per step for a blocked move (see the response system).
         layers: optional `Layers`, so handlers can filter by layer names.
     """
@@ -146,11 +149,17 @@ class Physics:
         self.timings: dict[str, float] = {}
         self._adopt = AdoptSystem(self.table)
         self._integrate = IntegrateSystem(self.table)
+        #: a pair already touching stops only when its shapes are apart by more than this
+        #: (hysteresis: resting pairs must not flicker); new pairs touch within contact_offset
+        self.separation_offset = SEPARATION_FACTOR * self.contact_offset
+        # the swept boxes reach the separation offset: a touching pair stays a candidate
         self._broadphase = BroadphaseSystem(
-            self.table, broadphase, contact_offset=self.contact_offset, **options)
+            self.table, broadphase, contact_offset=self.separation_offset, **options)
         self._response = ResponseSystem(
             self.table, max_slides=self.max_slides, contact_offset=self.contact_offset)
-        self._narrowphase = NarrowphaseSystem(self.table, contact_offset=self.contact_offset)
+        self._narrowphase = NarrowphaseSystem(
+            self.table, contact_offset=self.contact_offset,
+            separation_offset=self.separation_offset)
         self.handlers = EventHandlers(layers)
         self._events = EventsSystem(self.table, self.handlers)
         #: Register event callbacks (strong references; usable as decorators; optional
@@ -227,13 +236,19 @@ class Physics:
         response.filter_pair = bp.filter_pair
         if bp.filter_pair is not None:  # its answers may change between steps
             response.forget_end()
-        toi = response.process(bp.ra, bp.rb, dt)
+        response.process(bp.ra, bp.rb, dt)
         t.pos[:n] += t.move[:n]
         t3 = clock()
+        # every pair's first impact of the step: the broadphase's pairs, then the extra ones
+        toi, speed, normal, point = response.impacts
         ra, rb = bp.ra, bp.rb
-        if len(response.extra[0]):  # pairs of bodies pushed beyond their boxes, in order
-            ra, rb, toi = _merge_pairs(t, (ra, rb, toi), response.extra)
-        self._narrowphase.process(ra, rb, toi)
+        extra = response.extra
+        if len(extra[0]):  # pairs of bodies pushed beyond their boxes, in order
+            k = len(ra)
+            ra, rb, toi, speed, normal, point = _merge_pairs(
+                t, (ra, rb, toi[:k], speed[:k], normal[:k], point[:k]),
+                (extra[0], extra[1], toi[k:], speed[k:], normal[k:], point[k:]))
+        self._narrowphase.process(ra, rb, toi, speed, normal, point, t.changed)
         self._response.note_end(self._narrowphase.result)
         t4 = clock()
         self.steps += 1
@@ -306,8 +321,16 @@ class Physics:
         return self.table.n
 
     def interpolated_position(self, entity: int) -> tuple[float, float]:
-        """Where to draw ``entity`` now: between its last two step positions by ``alpha``."""
-        row = self.table.row_of[entity]
+        """Where to draw ``entity`` now: between its last two step positions by ``alpha``.
+
+        ``KeyError`` naming the entity if it is not a body of this Physics (no Position, or
+        neither Velocity nor Collider, or not adopted yet: bodies are adopted at the next
+        ``esper.process``)."""
+        row = self.table.row_of.get(entity)
+        if row is None:
+            raise KeyError(
+                f"entity {entity!r} is not a body of this Physics: a body has a Position and a "
+                f"Velocity or a Collider, and is adopted at the next esper.process / step")
         prev = self.table.prev_pos[row]
         cur = self.table.pos[row]
         a = self.alpha
@@ -331,6 +354,7 @@ class Physics:
             esper.switch_world(previous)
         self.table.clear()
         self._events.reset()
+        self._narrowphase.reset()
 
     def __repr__(self) -> str:
         return (f"Physics(fixed_dt={self.fixed_dt!r}, world={self.world!r}, "

@@ -540,10 +540,6 @@ cdef bint separation(const Store* s, const Body* a, const Body* b, double limit,
 cdef bint contact_within(const Store* s, const Body* a, const Body* b, double skin,
                          CContact* out) noexcept nogil:
     cdef CSeparation sep
-    if a.kind == CIRCLE and b.kind == CIRCLE:
-        # two circles apart by at most the skin: contact()'s own answer with tol = skin is
-        # exactly this one (depth = -distance, the point halfway between the closest points)
-        return contact(s, a, b, skin if skin > TOUCH else TOUCH, out)
     if contact(s, a, b, TOUCH, out):
         return True
     if skin <= TOUCH:

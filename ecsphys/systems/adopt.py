@@ -7,7 +7,11 @@ Guarantees:
   costs one identity check (esper hands back the same cached query list);
 - otherwise entities that appeared, vanished or had a component added, removed or replaced
   are re-adopted; the others are left alone. Collider/Geometry changes are noted in
-  ``table.changed`` for the events system.
+  ``table.changed`` for the events system;
+- a body holding a shape as a component of its own (``create_entity(..., Circle(0.5))``
+  instead of ``Geometry(Circle(0.5))``) and no Geometry is a mistake that would make a body
+  without a boundary pass through everything: the sync raises ``TypeError`` naming the entity,
+  the shape and the fix, adopts nothing, and looks again at the next sync.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import esper
 
 from ..body_table import BodyTable
 from ..components import AccelerationMap, Collider, Geometry, Position, Velocity
+from ..shapes import Shape
 
 _TYPES = (Position, Velocity, AccelerationMap, Collider, Geometry)
 
@@ -32,15 +37,16 @@ class AdoptSystem(esper.Processor):
         positions = esper.get_component(Position)
         if positions is self._seen:
             return
-        self._seen = positions
         self.syncs += 1
         self._sync(positions)
+        self._seen = positions  # after the sync: one that raised is tried again
 
     def _sync(self, positions: list[tuple[int, Position]]) -> None:
         table = self.table
         maps = [dict(positions)] + [dict(esper.get_component(t)) for t in _TYPES[1:]]
         pos_d, vel_d, acc_d, col_d, geo_d = maps
         wanted = pos_d.keys() & (vel_d.keys() | col_d.keys())
+        _check_bare_shapes(wanted, geo_d)
         present = table.row_of.keys()
         gone = present - wanted
         new = wanted - present
@@ -62,3 +68,23 @@ class AdoptSystem(esper.Processor):
             table.add(e, (pos_d[e], vel_d.get(e), acc_d.get(e), col_d.get(e), geo_d.get(e)))
         table.changed |= collision_dirty
 
+
+
+def _check_bare_shapes(bodies: set[int], geometry: dict[int, Geometry]) -> None:
+    """``TypeError`` if a body without a Geometry holds a shape as a component of its own.
+
+    Cheap: esper indexes entities by component type, so this looks only at the shape types
+    some entity holds (usually none), not at every body."""
+    components = esper._components  # the current world's {type: entities}
+    for kind in list(components):
+        if not (isinstance(kind, type) and issubclass(kind, Shape)):
+            continue
+        for e in sorted(components[kind]):
+            if e in bodies and e not in geometry:
+                shape = esper.component_for_entity(e, kind)
+                raise TypeError(
+                    f"entity {e} has the shape {shape!r} as a component of its own, and no "
+                    f"Geometry: a body's shape goes inside a Geometry component, e.g. "
+                    f"esper.create_entity(Position(...), Collider(...), Geometry({shape!r})) "
+                    f"or esper.add_component({e}, Geometry({shape!r})) (and remove the bare "
+                    f"{kind.__name__})")

@@ -4,8 +4,14 @@ Guarantees:
 - events are computed exactly once per ``process`` call (once per fixed step) by diffing this
   step's sorted pair keys against the previous step's: a new pair gives ``touch``, a kept pair
   ``keep_touching`` (``duration`` grows by ``dt``, ``steps`` by 1), a vanished pair ``separate``
-  carrying its last known contact (normal, depth, point, duration, steps). A deleted entity's
-  pairs vanish from the contacts, so they separate;
+  carrying its last known contact (normal, depth, point, speed, duration, steps). A deleted
+  entity's pairs vanish from the contacts, so they separate. What touches is the
+  narrowphase's decision (its `ContactSet`): a pair that met during the step is in it even if
+  it ends the step apart, so an impact gives its ``touch`` in the step of the impact and, if
+  the pair is apart then, its ``separate`` in the next step; a pair already touching stays in
+  it up to the wider separation offset (hysteresis), so a resting pair does not flicker;
+- ``contact.speed`` is the approach speed of the step's impact (units per second along the
+  normal; ``0.0`` in a step where the pair only touched);
 - a pair of the previous step with an entity in ``changed`` (collider kind / layer / mask /
   sensor changed, Collider or Geometry replaced or removed) ends with a ``separate`` this step
   and, if it still touches, starts again with a ``touch``; ``changed`` is cleared when read;
@@ -54,12 +60,12 @@ class _Pairs:
     """The touching pairs of one step as columns (sorted by key), with their history."""
 
     __slots__ = ("keys", "a", "b", "normal", "depth", "point", "sensor", "duration", "steps",
-                 "layer_a", "layer_b")
+                 "layer_a", "layer_b", "speed")
 
     def __init__(self, keys: np.ndarray, a: np.ndarray, b: np.ndarray, normal: np.ndarray,
                  depth: np.ndarray, point: np.ndarray, sensor: np.ndarray,
                  duration: np.ndarray, steps: np.ndarray, layer_a: np.ndarray,
-                 layer_b: np.ndarray) -> None:
+                 layer_b: np.ndarray, speed: np.ndarray | None = None) -> None:
         self.keys = keys
         self.a = a
         self.b = b
@@ -71,6 +77,7 @@ class _Pairs:
         self.steps = steps
         self.layer_a = layer_a
         self.layer_b = layer_b
+        self.speed = np.zeros(len(keys)) if speed is None else speed
 
     @classmethod
     def empty(cls) -> _Pairs:
@@ -109,7 +116,8 @@ class _Batch:
                 list(zip(normal[:, 0].tolist(), normal[:, 1].tolist(), strict=True)),
                 src.depth[sel].tolist(),
                 list(zip(point[:, 0].tolist(), point[:, 1].tolist(), strict=True)),
-                src.duration[sel].tolist(), src.steps[sel].tolist(), src.sensor[sel].tolist())
+                src.duration[sel].tolist(), src.steps[sel].tolist(), src.sensor[sel].tolist(),
+                src.speed[sel].tolist())
 
 
 class _Deliveries:
@@ -141,7 +149,7 @@ class _Deliveries:
             if self.prepared is None:
                 self.prepared = self._prepare(self.batches[self.batch])
             cols, targets = self.prepared
-            a, b, normal, depth, point, duration, steps, sensor = cols
+            a, b, normal, depth, point, duration, steps, sensor, speed = cols
             start = self.row
             if self.contact is not None:  # resume a contact part-way through its targets
                 contact = self.contact
@@ -160,7 +168,7 @@ class _Deliveries:
                 for i in range(start, len(a)):
                     contact = None
                     contact = make(a[i], b[i], normal[i], depth[i], point[i], duration[i],
-                                   steps[i], sensor[i])
+                                   steps[i], sensor[i], speed[i])
                     for target in targets:
                         fn, entry, mk = target
                         if (mk is None or mk[i]) and (entry is None or entry.active):
@@ -279,7 +287,8 @@ class EventsSystem(esper.Processor):
                      np.array(contacts.depth, dtype=np.float64),
                      np.array(contacts.point, dtype=np.float64).reshape(m, 2),
                      np.array(contacts.sensor, dtype=np.bool_),
-                     duration, steps.astype(np.int64, copy=False), layer_a, layer_b)
+                     duration, steps.astype(np.int64, copy=False), layer_a, layer_b,
+                     _speeds(contacts, m))
         self._pairs = cur
         self.steps += 1
 
@@ -375,8 +384,9 @@ class EventsSystem(esper.Processor):
         n, pt = p.normal[sel].tolist(), p.point[sel].tolist()
         d, dur = p.depth[sel].tolist(), p.duration[sel].tolist()
         st, se = p.steps[sel].tolist(), p.sensor[sel].tolist()
+        sp = p.speed[sel].tolist()
         return [BodyContact(a[i], b[i], (n[i][0], n[i][1]), d[i], (pt[i][0], pt[i][1]),
-                            dur[i], st[i], se[i]) for i in range(len(sel))]
+                            dur[i], st[i], se[i], sp[i]) for i in range(len(sel))]
 
     def __len__(self) -> int:
         return len(self._pairs)
@@ -385,6 +395,14 @@ class EventsSystem(esper.Processor):
         """Forget every pair and pending delivery, without events (a fresh start)."""
         self._pairs = _Pairs.empty()
         self._pending.clear()
+
+
+def _speeds(contacts: ContactSet, m: int) -> np.ndarray:
+    """The contacts' approach speeds as a fresh float array (zeros where it has none)."""
+    speed = getattr(contacts, "speed", None)
+    if speed is None or len(speed) != m:
+        return np.zeros(m, dtype=np.float64)
+    return np.array(speed, dtype=np.float64)
 
 
 def _filter_mask(entry: HandlerEntry, a: np.ndarray, b: np.ndarray, src: _Pairs,

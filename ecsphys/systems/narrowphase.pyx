@@ -11,13 +11,19 @@ Guarantees:
 - times of impact are of the relative motion, in [0, 1], ``inf`` for no impact; pairs already
   touching (within ``TOUCH_TOLERANCE``) and approaching give 0;
 - ``NarrowphaseSystem.process`` tests only the candidate pairs whose boxes at the end of the
-  step are within the contact offset (plus rounding slack) and keeps the touching ones in a
-  ``ContactSet`` (stage 5 reads it for the events; games through ``physics.contacts()``).
+  step are within their tolerance (plus rounding slack) and keeps the touching ones in a
+  ``ContactSet`` (stage 5 reads it for the events; games through ``physics.contacts()``):
+  a new pair touches within the contact offset, a pair that touched in the previous step
+  until it is apart by more than the separation offset (hysteresis, ``2 * contact_offset``
+  by default: resting pairs must not flicker), and a pair that met during the step (the
+  response's impacts) touches in that step even if it ends it apart, so no impact goes
+  unreported; one compiled call, the previous step's keys merged with this step's pairs in C.
 """
 
 import esper
 import numpy as np
 
+from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 
 from ..geometry.distance cimport contact_within
@@ -119,12 +125,47 @@ def times_of_impact(t, ra, rb, pos, move):
     return toi_, normal_
 
 
-def touching_pairs(t, ra, rb, pos, double tol):
+cdef inline bint sorted_has(const int64_t[::1] keys, Py_ssize_t* j, int64_t key,
+                            int64_t last) noexcept nogil:
+    """Whether the sorted ``keys`` hold ``key``. ``j[0]`` is where the search for the previous
+    key (``last``) ended: keys asked for in increasing order walk the list once (a merge);
+    a key smaller than the last one is searched for from the start (binary search)."""
+    cdef Py_ssize_t n = keys.shape[0]
+    cdef Py_ssize_t lo, hi, mid
+    if key < last:
+        lo = 0
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if keys[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        j[0] = lo
+    else:
+        while j[0] < n and keys[j[0]] < key:
+            j[0] += 1
+    return j[0] < n and keys[j[0]] == key
+
+
+def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=None,
+                   toi=None, impact_normal=None, impact_point=None):
     """The pairs whose shapes at ``pos`` are at most ``tol`` apart, tested only where their
     bounding boxes are within ``tol`` (grown by ``2 * TOUCH_TOLERANCE`` so rounding never
     drops a touching pair). Returns ``(index, normal, depth, point, tested)``: the indices
     of the touching pairs into ``ra`` / ``rb`` in increasing order, their contacts, and how
-    many pairs got an exact test."""
+    many pairs got an exact test.
+
+    Hysteresis: a pair whose key (``entity[a] << 32 | entity[b]``) is in ``prev_keys`` (sorted;
+    the pairs that touched in the previous step) touches within ``keep_tol`` instead (if it is
+    larger than ``tol``). The pairs come in key order (the broadphase's), so this is a merge of
+    two sorted lists.
+
+    Impacts: with ``toi`` (per pair, ``inf`` where the pair did not meet during the step) and
+    the impacts' ``impact_normal`` / ``impact_point``, a pair that met during the step touches
+    even if it ends the step apart: where its shapes are within the pair's tolerance at the
+    end it gets that contact like any other pair, else the impact's normal and point and
+    depth ``0.0``."""
     cdef const int64_t[::1] a = _rows(ra)
     cdef const int64_t[::1] b = _rows(rb)
     cdef const double[:, ::1] p = _vectors(pos)
@@ -135,55 +176,133 @@ def touching_pairs(t, ra, rb, pos, double tol):
     point_ = np.empty((k, 2))
     if k == 0:
         return index_, normal_, depth_, point_, 0
+    cdef bint with_keep = prev_keys is not None and len(prev_keys) > 0 and keep_tol > tol
+    cdef bint with_impacts = toi is not None
+    cdef const int64_t[::1] keys = _rows(prev_keys if with_keep else ())
+    cdef const double[::1] when = _vectors(toi if with_impacts else np.full(k, np.inf))
+    cdef const double[:, ::1] inormal = _vectors(
+        impact_normal if with_impacts else np.zeros((k, 2))).reshape(-1, 2)
+    cdef const double[:, ::1] ipoint = _vectors(
+        impact_point if with_impacts else np.zeros((k, 2))).reshape(-1, 2)
+    if when.shape[0] != k or inormal.shape[0] != k or ipoint.shape[0] != k:
+        raise ValueError(f"toi, impact_normal and impact_point need one row per pair ({k})")
     cdef int64_t[::1] index = index_
     cdef double[:, ::1] normal = normal_
     cdef double[::1] depth = depth_
     cdef double[:, ::1] point = point_
     cdef Rows r = rows_of(t)
     cdef Store s = store_of(t.store)
-    cdef double grow = tol + 2 * TOUCH_TOLERANCE
-    cdef Py_ssize_t i, found = 0, tested = 0
+    cdef double slack = 2 * TOUCH_TOLERANCE
+    cdef double pair_tol
+    cdef Py_ssize_t i, found = 0, tested = 0, j = 0
+    cdef int64_t key, last = -1
+    cdef bint touches, met
     cdef Body ba, bb
     cdef CContact c
     with nogil:
         for i in range(k):
+            pair_tol = tol
+            if with_keep:
+                key = (r.entity[a[i]] << 32) | r.entity[b[i]]
+                if sorted_has(keys, &j, key, last):
+                    pair_tol = keep_tol
+                last = key
+            met = when[i] < INFINITY
             ba = row_body(&r, a[i], &p[0, 0])
             bb = row_body(&r, b[i], &p[0, 0])
-            if not boxes_within(&ba, &bb, grow):
+            touches = False
+            if boxes_within(&ba, &bb, pair_tol + slack):
+                tested += 1
+                touches = contact_within(&s, &ba, &bb, pair_tol, &c)
+            if not (touches or met):
                 continue
-            tested += 1
-            if contact_within(&s, &ba, &bb, tol, &c):
-                index[found] = i
+            index[found] = i
+            if touches:
                 normal[found, 0] = c.nx
                 normal[found, 1] = c.ny
                 depth[found] = c.depth
                 point[found, 0] = c.px
                 point[found, 1] = c.py
-                found += 1
+            else:  # met during the step, apart at its end: the impact's contact
+                normal[found, 0] = inormal[i, 0]
+                normal[found, 1] = inormal[i, 1]
+                depth[found] = 0.0
+                point[found, 0] = ipoint[i, 0]
+                point[found, 1] = ipoint[i, 1]
+            found += 1
     return index_[:found], normal_[:found], depth_[:found], point_[:found], tested
 
 
-class NarrowphaseSystem(esper.Processor):
-    """Stages 3 and 5: the exact contacts of the candidate pairs at the end of the step."""
+#: How much wider than the contact offset the separation offset is by default: a pair that
+#: touched in the previous step stops touching only when its shapes are apart by more than
+#: ``SEPARATION_FACTOR * contact_offset`` (hysteresis: "resting pairs must not flicker").
+SEPARATION_FACTOR = 2.0
 
-    def __init__(self, table, contact_offset=0.01):
+
+class NarrowphaseSystem(esper.Processor):
+    """Stages 3 and 5: the exact contacts of the candidate pairs at the end of the step.
+
+    Parameters:
+        table: the body table.
+        contact_offset: shapes this close start touching.
+        separation_offset: a pair already touching stops only beyond this gap (None:
+            ``SEPARATION_FACTOR * contact_offset``); not below ``contact_offset``.
+    """
+
+    def __init__(self, table, contact_offset=0.01, separation_offset=None):
         self.table = table
         self.contact_offset = contact_offset
+        if separation_offset is None:
+            separation_offset = SEPARATION_FACTOR * contact_offset
+        self.separation_offset = max(separation_offset, contact_offset)
         self.result = ContactSet()
         self.tests = 0  # exact pair tests run in the last step (diagnostics)
+        self.last_input = None
 
-    def process(self, ra, rb, toi=None):
+    def process(self, ra, rb, toi=None, speed=None, normal=None, point=None, changed=None):
         """Contacts of the pairs at the table's current positions into ``self.result``.
 
+        ``ra`` / ``rb`` come in entity-pair order (the broadphase's). The pairs that touched in
+        the last ``process`` (``self.result``) keep touching up to the separation offset,
+        except those with an entity in ``changed`` (collider or geometry changed: they start
+        again like new pairs). With ``toi`` (and the impacts' ``speed``, ``normal``, ``point``:
+        per pair, from the response), a pair that met during the step touches even if it
+        ends the step apart (see `touching_pairs`).
+
         The candidates come from swept boxes; pairs whose boxes at the end of the step are
-        apart by more than the contact offset cannot touch and are not tested (the same
-        result, fewer exact tests)."""
+        apart by more than their tolerance cannot touch and are not tested (the same result,
+        fewer exact tests)."""
         t = self.table
-        idx, normal, depth, point, self.tests = touching_pairs(
-            t, ra, rb, t.pos, self.contact_offset)
+        prev = self.result
+        prev_keys = None
+        if len(prev) and self.separation_offset > self.contact_offset:
+            prev_keys = prev.keys
+            if changed:
+                ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
+                prev_keys = prev_keys[~(np.isin(prev.a, ch) | np.isin(prev.b, ch))]
+        if toi is not None and normal is None:
+            normal = np.zeros((len(toi), 2))
+        if toi is not None and point is None:
+            point = np.zeros((len(toi), 2))
+        #: what the last step tested (tests and diagnostics): the pairs, the previous step's
+        #: keys that kept the wider tolerance, and the impacts
+        self.last_input = (ra, rb, prev_keys, toi, normal, point)
+        idx, normal_, depth, point_, self.tests = touching_pairs(
+            t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
+            toi, normal, point)
         a, b = ra[idx], rb[idx]
+        if toi is None:
+            when = np.full(len(idx), np.inf)
+            fast = np.zeros(len(idx))
+        else:
+            when = np.asarray(toi, dtype=np.float64)[idx]
+            fast = np.zeros(len(idx)) if speed is None else np.where(
+                when < np.inf, np.asarray(speed, dtype=np.float64)[idx], 0.0)
         self.result = ContactSet(
-            a=t.entity[a], b=t.entity[b], normal=normal, depth=depth, point=point,
-            toi=toi[idx] if toi is not None else np.full(len(idx), np.inf),
-            sensor=t.sensor[a] | t.sensor[b],
+            a=t.entity[a], b=t.entity[b], normal=normal_, depth=depth, point=point_,
+            toi=when, sensor=t.sensor[a] | t.sensor[b], speed=fast,
         )
+
+    def reset(self):
+        """Forget the last step's contacts (no hysteresis for them in the next step)."""
+        self.result = ContactSet()
