@@ -26,7 +26,6 @@ import numpy as np
 from .body_table import BodyTable
 from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
-from .heap import keep_freed_memory
 from .layers import Layers
 from .shapes import check_finite
 from .systems.adopt import AdoptSystem
@@ -138,7 +137,6 @@ class Physics:
         for proc in esper._processors:  # one Physics per world: a second one would double-step
             if isinstance(proc, PhysicsProcessor):
                 raise ValueError(f"esper world {self.world!r} already has a Physics")
-        keep_freed_memory()  # NumPy temporaries without page faults (see ecsphys.heap)
         self.table = BodyTable()
         self.accumulator = 0.0
         self.alpha = 0.0
