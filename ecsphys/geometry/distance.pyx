@@ -37,18 +37,16 @@ from libc.math cimport INFINITY, fabs
 from .manifold cimport contact
 from .vec cimport closest_on_segment, norm, sq, unit
 from .shape_data cimport (
-    CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Store, body_of,
-    leaf_at, leaf_body, store_of,
+    public_pair,
+    CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Store,
+    leaf_at, leaf_body,
 )
 
-from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
 from .contact import TOUCH_TOLERANCE, Contact, Separation
-from .shape_store import public_store
 
 __all__ = ["contact_within", "distance"]
 
 cdef double TOUCH = TOUCH_TOLERANCE
-cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound)
 
 # A vertex this far behind an edge's line still counts as in front of it (rounding slack:
 # measuring one pair too many is harmless, missing the closest pair is not).
@@ -563,12 +561,8 @@ def distance(a, pos_a, b, pos_b):
     Exact for shapes apart; ``distance == 0.0`` with ``contact``'s normal and point for shapes
     that overlap or touch. Raises ``TypeError`` for a shape kind it does not know.
     """
-    if type(a) not in _KINDS or type(b) not in _KINDS:
-        raise TypeError(f"no distance for {type(a).__name__} against {type(b).__name__}")
-    store = public_store()
-    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
-    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
-    cdef Store s = store_of(store)
+    cdef Body ba, bb
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no distance for")
     cdef CSeparation sep
     if not separation(&s, &ba, &bb, INFINITY, &sep):  # not reached: nothing is beyond infinity
         raise AssertionError(f"no separation of {a!r} at {pos_a!r} and {b!r} at {pos_b!r}")
@@ -581,13 +575,8 @@ def _contact_within(a, pos_a, b, pos_b, double skin):
     ``depth = -distance`` (negative), the unit normal from ``a`` to ``b`` along the closest
     points and the point halfway between them; ``None`` for shapes further apart.
     Raises ``TypeError`` for a pair of kinds without a test."""
-    if type(a) not in _KINDS or type(b) not in _KINDS:
-        raise TypeError(
-            f"no contact test for {type(a).__name__} against {type(b).__name__}")
-    store = public_store()
-    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
-    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
-    cdef Store s = store_of(store)
+    cdef Body ba, bb
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact test for")
     cdef CContact c
     if not contact_within(&s, &ba, &bb, skin, &c):
         return None

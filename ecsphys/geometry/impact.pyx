@@ -75,6 +75,7 @@ from .distance cimport separation
 from .manifold cimport contact
 from .vec cimport norm
 from .shape_data cimport (
+    public_pair,
     CIRCLE,
     COMPOUND,
     ORECT,
@@ -86,15 +87,12 @@ from .shape_data cimport (
     CSeparation,
     Leaf,
     Store,
-    body_of,
     leaf_at,
     leaf_body,
-    store_of,
 )
 
 from ..shapes import Shape
 from .contact import ON_TOLERANCE, PARALLEL_TOLERANCE, TOUCH_TOLERANCE, Contact
-from .shape_store import public_store
 
 #: Leaf length of the binary impact search at least this (world units), whatever the size.
 EPSILON = 1.0 / 32.0
@@ -964,13 +962,11 @@ def _time_of_impact(a, pos_a, move_a, b, pos_b, move_b=(0.0, 0.0)):
     Shapes touching at the start give ``t = 0`` only if they approach; see the module notes.
     Raises ``TypeError`` for a pair of kinds without a test.
     """
-    _check_shape("time_of_impact: a", a)
-    _check_shape("time_of_impact: b", b)
-    store = public_store()
-    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
-    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
-    cdef Store s = store_of(store)
-    cdef double amx = move_a[0], amy = move_a[1], bmx = move_b[0], bmy = move_b[1]
+    cdef Body ba, bb
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no time of impact for")
+    amx_, amy_ = move_a
+    bmx_, bmy_ = move_b
+    cdef double amx = amx_, amy = amy_, bmx = bmx_, bmy = bmy_
     cdef double t
     cdef CContact c
     if not time_of_impact(&s, &ba, amx, amy, &bb, bmx, bmy, &t, &c):
@@ -992,11 +988,10 @@ def binary_impact_search(a, pos_a, move, b, pos_b, min_step=None):
                 f"binary_impact_search: {what} must be convex (Rect, OrientedRect, Segment or "
                 f"Polygon), got {type(shape).__name__}"
             )
-    store = public_store()
-    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
-    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
-    cdef Store s = store_of(store)
-    cdef double mx = move[0], my = move[1]
+    cdef Body ba, bb
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no time of impact for")
+    mx_, my_ = move
+    cdef double mx = mx_, my = my_
     cdef double step = -1.0 if min_step is None else min_step
     cdef double t0, t1
     if min_step is not None and not step > 0.0:

@@ -40,18 +40,16 @@ from libc.math cimport INFINITY, fabs
 from .vec cimport closest_on_segment, norm, sq, unit
 
 from .shape_data cimport (
-    CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, Leaf, Store, body_of, leaf_at,
-    leaf_body, store_of,
+    public_pair,
+    CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, Leaf, Store, leaf_at,
+    leaf_body,
 )
 
-from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
 from .contact import TOUCH_TOLERANCE, Contact
-from .shape_store import public_store
 
 __all__ = ["contact", "contact_tol", "overlaps"]
 
 cdef double TOUCH = TOUCH_TOLERANCE
-cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound)
 
 
 # ------------------------------------------------------------ small helpers
@@ -602,13 +600,8 @@ cdef bint overlap(const Store* s, const Body* a, const Body* b) noexcept nogil:
 # what releasing and taking back the GIL would save.
 
 cdef object _contact_of(object a, object pos_a, object b, object pos_b, double tol):
-    if type(a) not in _KINDS or type(b) not in _KINDS:
-        raise TypeError(
-            f"no contact test for {type(a).__name__} against {type(b).__name__}")
-    store = public_store()
-    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
-    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
-    cdef Store s = store_of(store)
+    cdef Body ba, bb
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact test for")
     cdef CContact c
     if not contact(&s, &ba, &bb, tol, &c):
         return None
@@ -636,13 +629,8 @@ def overlaps(a, pos_a, b, pos_b):
     """True if ``a`` at ``pos_a`` and ``b`` at ``pos_b`` overlap or touch (within
     ``TOUCH_TOLERANCE``); the same answer as ``contact(...) is not None``, often cheaper.
     Raises ``TypeError`` for a pair of kinds without a test."""
-    if type(a) not in _KINDS or type(b) not in _KINDS:
-        raise TypeError(
-            f"no contact test for {type(a).__name__} against {type(b).__name__}")
-    store = public_store()
-    cdef Body ba = body_of(store, a, pos_a[0], pos_a[1])
-    cdef Body bb = body_of(store, b, pos_b[0], pos_b[1])
-    cdef Store s = store_of(store)
+    cdef Body ba, bb
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact test for")
     return overlap(&s, &ba, &bb)
 
 

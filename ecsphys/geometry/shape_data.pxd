@@ -142,3 +142,9 @@ cdef Store store_of(object store) except *
 
 # The Body of a Python shape at (px, py), its leaves interned in `store`.
 cdef Body body_of(object store, object shape, double px, double py) except *
+
+# For the public functions: shapes a at pos_a and b at pos_b interned in the public store
+# into *ba and *bb, and the store's pointers. TypeError `"{what} X against Y"` unless both
+# are shapes; positions must be (x, y) pairs.
+cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba, Body* bb,
+                       str what) except *

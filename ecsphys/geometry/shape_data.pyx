@@ -3,6 +3,9 @@
 
 from libc.stdint cimport int64_t
 
+from ..shapes import Shape
+from .shape_store import public_store
+
 
 cdef class _StoreCache:
     """The pointers of a store's arrays, valid while its ``version`` stays."""
@@ -55,3 +58,16 @@ cdef Body body_of(object store, object shape, double px, double py) except *:
     b.y1 = y1
     b.hash = key
     return b
+
+
+cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba, Body* bb,
+                       str what) except *:
+    """Both shapes interned in the public store (see shape_data.pxd)."""
+    if not isinstance(a, Shape) or not isinstance(b, Shape):
+        raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__}")
+    ax, ay = pos_a
+    bx, by = pos_b
+    store = public_store()
+    ba[0] = body_of(store, a, ax, ay)
+    bb[0] = body_of(store, b, bx, by)
+    return store_of(store)
