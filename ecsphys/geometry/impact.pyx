@@ -925,7 +925,12 @@ cdef bint time_of_impact(const Store* s, const Body* a, double amx, double amy,
     cdef double my = amy - bmy
     cdef double tt
     cdef CContact c
-    if not relative_toi(s, a, mx, my, b, &tt, &c):
+    cdef bint found
+    if a.kind == CIRCLE and b.kind == CIRCLE:  # the common pair: no box test, no dispatch
+        found = primitive_toi(s, a, mx, my, b, &tt, &c)
+    else:
+        found = relative_toi(s, a, mx, my, b, &tt, &c)
+    if not found:
         return False
     # the contact was computed with b at rest; shift it to where b is at time t
     t[0] = tt
