@@ -73,7 +73,7 @@ from libc.math cimport INFINITY, copysign, fabs, sqrt
 
 from .distance cimport separation
 from .manifold cimport contact
-from .vec cimport norm
+from .vec cimport min_proj, norm
 from .shape_data cimport (
     public_pair,
     CIRCLE,
@@ -456,11 +456,7 @@ cdef bint swept_overlaps(const Leaf* a, double pax, double pay, double mx, doubl
         sup = f[2]
         mn = nx * mx + ny * my
         ext = mn * t1 if mn > 0.0 else mn * t0
-        lo = INFINITY
-        for j in range(b.nv):
-            v = nx * b.v[2 * j] + ny * b.v[2 * j + 1]
-            if v < lo:
-                lo = v
+        lo = min_proj(b.v, b.nv, nx, ny)
         if lo + nx * dx + ny * dy - sup - ext > tol:
             return False
     # b's faces against the swept a (a's vertices at the end that is least along the face)
@@ -471,11 +467,7 @@ cdef bint swept_overlaps(const Leaf* a, double pax, double pay, double mx, doubl
         sup = f[2]
         mn = nx * mx + ny * my
         ext = mn * t0 if mn > 0.0 else mn * t1
-        lo = INFINITY
-        for j in range(a.nv):
-            v = nx * a.v[2 * j] + ny * a.v[2 * j + 1]
-            if v < lo:
-                lo = v
+        lo = min_proj(a.v, a.nv, nx, ny)
         if lo + ext - nx * dx - ny * dy - sup > tol:
             return False
     # the hull's faces parallel to the move: the move's perpendicular

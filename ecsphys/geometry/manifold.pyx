@@ -37,7 +37,7 @@
 cimport cython
 from libc.math cimport INFINITY, fabs
 
-from .vec cimport closest_on_segment, norm, sq, unit
+from .vec cimport closest_on_segment, min_proj, norm, sq, unit
 
 from .shape_data cimport (
     public_pair,
@@ -71,9 +71,12 @@ cdef inline void _flip(CContact* c) noexcept nogil:
 
 
 cdef inline bint _circle_result(double cx, double cy, double r, double nx, double ny,
-                                double depth, CContact* out) noexcept nogil:
+                                double depth, double tol, CContact* out) noexcept nogil:
     """A circle's contact: the point halfway through the overlap, along the normal from the
-    centre (cx, cy)."""
+    centre (cx, cy). The callers decided on squared distances: a depth a rounding below
+    -tol (the square root of a square within (r + tol)^2) is reported as -tol."""
+    if depth < -tol:
+        depth = -tol
     cdef double k = r - depth / 2
     out.nx = nx
     out.ny = ny
@@ -81,17 +84,6 @@ cdef inline bint _circle_result(double cx, double cy, double r, double nx, doubl
     out.px = cx + nx * k
     out.py = cy + ny * k
     return True
-
-
-cdef inline double _min_proj(const double* v, int nv, double nx, double ny) noexcept nogil:
-    """The least projection of the vertices v on (nx, ny)."""
-    cdef double m = nx * v[0] + ny * v[1], p
-    cdef int j
-    for j in range(1, nv):
-        p = nx * v[2 * j] + ny * v[2 * j + 1]
-        if p < m:
-            m = p
-    return m
 
 
 # ------------------------------------------------------------ circle vs circle
@@ -111,7 +103,7 @@ cdef bint _circle_circle(const Leaf* a, double pax, double pay, const Leaf* b, d
         d = unit(dx, dy, &nx, &ny)
     else:
         nx, ny, d = 1.0, 0.0, 0.0
-    return _circle_result(ax, ay, a.radius, nx, ny, rs - d, out)
+    return _circle_result(ax, ay, a.radius, nx, ny, rs - d, tol, out)
 
 
 cdef inline bint _circle_circle_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
@@ -141,7 +133,7 @@ cdef bint _circle_rect(const Leaf* a, double pax, double pay, const Leaf* b, dou
         if d2 > lim * lim:
             return False
         d = unit(dx, dy, &nx, &ny)
-        return _circle_result(cx, cy, r, nx, ny, r - d, out)
+        return _circle_result(cx, cy, r, nx, ny, r - d, tol, out)
     right, left, top, bottom = hw - lx, lx + hw, hh - ly, ly + hh
     m = right
     if left < m:
@@ -158,7 +150,7 @@ cdef bint _circle_rect(const Leaf* a, double pax, double pay, const Leaf* b, dou
         nx, ny = 0.0, -1.0
     else:
         nx, ny = 0.0, 1.0
-    return _circle_result(cx, cy, r, nx, ny, r + m, out)
+    return _circle_result(cx, cy, r, nx, ny, r + m, tol, out)
 
 
 cdef inline bint _circle_rect_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
@@ -191,8 +183,8 @@ cdef bint _circle_segment(const Leaf* a, double pax, double pay, const Leaf* b, 
         if side > lim or -side > lim:
             return False
         if side > 0.0:
-            return _circle_result(cx, cy, r, -nx, -ny, r - side, out)
-        return _circle_result(cx, cy, r, nx, ny, r + side, out)
+            return _circle_result(cx, cy, r, -nx, -ny, r - side, tol, out)
+        return _circle_result(cx, cy, r, nx, ny, r + side, tol, out)
     if u <= 0.0:
         qx, qy = x1, y1
     else:
@@ -205,7 +197,7 @@ cdef bint _circle_segment(const Leaf* a, double pax, double pay, const Leaf* b, 
         d = unit(dx, dy, &nx, &ny)
     else:
         nx, ny, d = b.f[0], b.f[1], 0.0
-    return _circle_result(cx, cy, r, nx, ny, r - d, out)
+    return _circle_result(cx, cy, r, nx, ny, r - d, tol, out)
 
 
 cdef inline bint _circle_segment_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
@@ -241,7 +233,7 @@ cdef bint _circle_convex(const Leaf* a, double pax, double pay, const Leaf* b, d
     if best > r + tol:
         return False
     if best <= 0.0:
-        return _circle_result(cx, cy, r, -f[3 * bi], -f[3 * bi + 1], r - best, out)
+        return _circle_result(cx, cy, r, -f[3 * bi], -f[3 * bi + 1], r - best, tol, out)
     for i in range(b.nf):
         nx, ny, sup = f[3 * i], f[3 * i + 1], f[3 * i + 2]
         s = nx * lx + ny * ly - sup
@@ -266,9 +258,9 @@ cdef bint _circle_convex(const Leaf* a, double pax, double pay, const Leaf* b, d
     if d2min > lim * lim:
         return False
     if bqx == lx and bqy == ly:  # the centre on the outline, a rounding outside face bi
-        return _circle_result(cx, cy, r, -f[3 * bi], -f[3 * bi + 1], r - best, out)
+        return _circle_result(cx, cy, r, -f[3 * bi], -f[3 * bi + 1], r - best, tol, out)
     d = unit(bqx - lx, bqy - ly, &nx, &ny)
-    return _circle_result(cx, cy, r, nx, ny, r - d, out)
+    return _circle_result(cx, cy, r, nx, ny, r - d, tol, out)
 
 
 cdef inline bint _circle_convex_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
@@ -412,7 +404,7 @@ cdef bint _sat_contact(const Leaf* a, double pax, double pay, const Leaf* b, dou
     f = a.f
     for i in range(a.nf):
         nx, ny = f[3 * i], f[3 * i + 1]
-        sep = _min_proj(b.v, b.nv, nx, ny) + nx * dx + ny * dy - f[3 * i + 2]
+        sep = min_proj(b.v, b.nv, nx, ny) + nx * dx + ny * dy - f[3 * i + 2]
         if sep > tol:
             return False
         if -sep < best:
@@ -420,7 +412,7 @@ cdef bint _sat_contact(const Leaf* a, double pax, double pay, const Leaf* b, dou
     f = b.f
     for i in range(b.nf):
         nx, ny = f[3 * i], f[3 * i + 1]
-        sep = _min_proj(a.v, a.nv, nx, ny) - nx * dx - ny * dy - f[3 * i + 2]
+        sep = min_proj(a.v, a.nv, nx, ny) - nx * dx - ny * dy - f[3 * i + 2]
         if sep > tol:
             return False
         if -sep < best:
@@ -441,12 +433,12 @@ cdef bint _sat_overlaps(const Leaf* a, double pax, double pay, const Leaf* b, do
     dx, dy = pbx - pax, pby - pay
     f = a.f
     for i in range(a.nf):
-        if (_min_proj(b.v, b.nv, f[3 * i], f[3 * i + 1]) + f[3 * i] * dx + f[3 * i + 1] * dy
+        if (min_proj(b.v, b.nv, f[3 * i], f[3 * i + 1]) + f[3 * i] * dx + f[3 * i + 1] * dy
                 - f[3 * i + 2] > TOUCH):
             return False
     f = b.f
     for i in range(b.nf):
-        if (_min_proj(a.v, a.nv, f[3 * i], f[3 * i + 1]) - f[3 * i] * dx - f[3 * i + 1] * dy
+        if (min_proj(a.v, a.nv, f[3 * i], f[3 * i + 1]) - f[3 * i] * dx - f[3 * i + 1] * dy
                 - f[3 * i + 2] > TOUCH):
             return False
     return True

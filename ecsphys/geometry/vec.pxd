@@ -59,3 +59,14 @@ cdef inline void closest_on_segment(double px, double py, double x1, double y1, 
     t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
     qx[0] = x1 + ex * t
     qy[0] = y1 + ey * t
+
+
+cdef inline double min_proj(const double* v, int nv, double nx, double ny) noexcept nogil:
+    """The least projection on (nx, ny) of the nv vertices v (x y pairs; nv >= 1)."""
+    cdef double m = nx * v[0] + ny * v[1], p
+    cdef int j
+    for j in range(1, nv):
+        p = nx * v[2 * j] + ny * v[2 * j + 1]
+        if p < m:
+            m = p
+    return m
