@@ -35,7 +35,7 @@ cimport cython
 from libc.math cimport INFINITY, fabs
 
 from .manifold cimport contact
-from .vec cimport closest_on_segment, norm, sq, unit
+from .vec cimport closest_on_segment, max2, min2, norm, sq, unit
 from .shape_data cimport (
     public_pair,
     CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Store,
@@ -66,16 +66,6 @@ cdef enum:
 
 # ------------------------------------------------------------ small helpers
 
-cdef inline double _max2(double a, double b) noexcept nogil:
-    """Python's max(a, b): the first of two equal values (the sign of a zero is kept)."""
-    return b if b > a else a
-
-
-cdef inline double _min2(double a, double b) noexcept nogil:
-    """Python's min(a, b)."""
-    return b if b < a else a
-
-
 cdef inline bint _d2_below(double x, double y, double best, double* d2) noexcept nogil:
     """True if ``x * x + y * y`` (set in *d2) is below ``best``."""
     d2[0] = x * x + y * y
@@ -98,9 +88,9 @@ cdef inline double _box_gap(const Body* a, const Body* b) noexcept nogil:
     their distance; <= 0 when the boxes meet)."""
     cdef double dx = b.px - a.px, dy = b.py - a.py
     cdef double g = b.x0 + dx - a.x1
-    g = _max2(g, a.x0 - b.x1 - dx)
-    g = _max2(g, b.y0 + dy - a.y1)
-    return _max2(g, a.y0 - b.y1 - dy)
+    g = max2(g, a.x0 - b.x1 - dx)
+    g = max2(g, b.y0 + dy - a.y1)
+    return max2(g, a.y0 - b.y1 - dy)
 
 
 cdef inline void _zero_of(const CContact* c, CSeparation* out) noexcept nogil:
@@ -150,8 +140,8 @@ cdef bint _closest_on(const Leaf* leaf, double px, double py, double x, double y
     if leaf.kind == RECT:
         # the point clamped to the box
         ox, oy, hw, hh = leaf.cx, leaf.cy, leaf.hx, leaf.hy
-        cx = _min2(_max2(lx, ox - hw), ox + hw)
-        cy = _min2(_max2(ly, oy - hh), oy + hh)
+        cx = min2(max2(lx, ox - hw), ox + hw)
+        cy = min2(max2(ly, oy - hh), oy + hh)
         qx[0], qy[0] = cx + px, cy + py
         return cx == lx and cy == ly
     if leaf.kind == SEGMENT:
@@ -375,8 +365,8 @@ cdef void _middle_of_parallel(const Leaf* a, const Leaf* b, double dx, double dy
             nb += 1
     if na < 2 or nb < 2:
         return
-    lo = _max2(ta_lo, tb_lo)
-    hi = _min2(ta_hi, tb_hi)
+    lo = max2(ta_lo, tb_lo)
+    hi = min2(ta_hi, tb_hi)
     if lo > hi:
         return
     tc = (lo + hi) / 2
@@ -395,7 +385,7 @@ cdef int _convex(const Store* s, const Body* a, const Body* b, double limit,
     cdef bint cert
     gap_a = _sat(la.f, la.nf, lb.v, lb.nv, dx, dy, &face_a, &wmin_a)  # b's vertices, a's frame
     gap_b = _sat(lb.f, lb.nf, la.v, la.nv, -dx, -dy, &face_b, &wmin_b)  # a's, b's frame
-    lower = _max2(gap_a, gap_b)
+    lower = max2(gap_a, gap_b)
     if lower <= 0.0:
         if fill:
             _overlapping(s, a, b, out)

@@ -177,24 +177,15 @@ cdef bint circle_circle_toi(double cax, double cay, double ra, double max_, doub
     cdef double rs = ra + rb
     cdef double lim = rs + TOUCH
     cdef double dist, tt, qx, qy, q
-    if px * px + py * py > lim * lim * (1.0 + 1e-12):  # apart (the square root only near)
-        if not ray_circle(px, py, dx, dy, rs, &tt) or tt > 1.0:
-            return False
-        qx = px + dx * tt
-        qy = py + dy * tt
-        q = norm(qx, qy)
-        t[0] = tt
-        nx[0] = -qx / q
-        ny[0] = -qy / q
-        return True
-    dist = norm(px, py)
-    if dist <= lim:
-        if dist > ON_TOL and px * dx + py * dy < 0.0:
-            t[0] = 0.0
-            nx[0] = -px / dist
-            ny[0] = -py / dist
-            return True
-        return False  # separating, sliding, or coincident centres (every move separates)
+    if px * px + py * py <= lim * lim * (1.0 + 1e-12):  # near: the square root decides
+        dist = norm(px, py)
+        if dist <= lim:
+            if dist > ON_TOL and px * dx + py * dy < 0.0:
+                t[0] = 0.0
+                nx[0] = -px / dist
+                ny[0] = -py / dist
+                return True
+            return False  # separating, sliding, or coincident centres (every move separates)
     if not ray_circle(px, py, dx, dy, rs, &tt) or tt > 1.0:
         return False
     qx = px + dx * tt

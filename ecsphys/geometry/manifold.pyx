@@ -37,7 +37,7 @@
 cimport cython
 from libc.math cimport INFINITY, fabs
 
-from .vec cimport closest_on_segment, min_proj, norm, sq, unit
+from .vec cimport closest_on_segment, max2, min2, min_proj, norm, sq, unit
 
 from .shape_data cimport (
     public_pair,
@@ -53,16 +53,6 @@ cdef double TOUCH = TOUCH_TOLERANCE
 
 
 # ------------------------------------------------------------ small helpers
-
-cdef inline double _max2(double a, double b) noexcept nogil:
-    """Python's max(a, b): the first of two equal values (the sign of a zero is kept)."""
-    return b if b > a else a
-
-
-cdef inline double _min2(double a, double b) noexcept nogil:
-    """Python's min(a, b)."""
-    return b if b < a else a
-
 
 cdef inline void _flip(CContact* c) noexcept nogil:
     """The same contact seen from the other shape: the normal reversed."""
@@ -308,11 +298,11 @@ cdef bint _rect_rect(const Leaf* a, double pax, double pay, const Leaf* b, doubl
         sx = 1.0 if dx >= 0.0 else -1.0
         out.nx, out.ny, out.depth = sx, 0.0, ox
         out.px = ax + sx * (ahw - ox / 2)
-        out.py = (_max2(ay - ahh, by - bhh) + _min2(ay + ahh, by + bhh)) / 2
+        out.py = (max2(ay - ahh, by - bhh) + min2(ay + ahh, by + bhh)) / 2
         return True
     sy = 1.0 if dy >= 0.0 else -1.0
     out.nx, out.ny, out.depth = 0.0, sy, oy
-    out.px = (_max2(ax - ahw, bx - bhw) + _min2(ax + ahw, bx + bhw)) / 2
+    out.px = (max2(ax - ahw, bx - bhw) + min2(ax + ahw, bx + bhw)) / 2
     out.py = ay + sy * (ahh - oy / 2)
     return True
 
@@ -383,8 +373,8 @@ cdef void _contact_point(const Leaf* a, const Leaf* b, double dx, double dy, dou
                     tb_lo = t
                 if t > tb_hi:
                     tb_hi = t
-    lo = _max2(ta_lo, tb_lo)
-    hi = _min2(ta_hi, tb_hi)
+    lo = max2(ta_lo, tb_lo)
+    hi = min2(ta_hi, tb_hi)
     tc = (lo + hi) / 2
     nc = (amax + bmin) / 2
     out.px = pax + nx * nc + tx * tc

@@ -43,11 +43,13 @@ cdef inline double unit(double x, double y, double* ux, double* uy) noexcept nog
 
 
 cdef inline double max2(double a, double b) noexcept nogil:
-    return a if a > b else b
+    """The larger; the first of two equal values (the sign of a zero is kept)."""
+    return b if b > a else a
 
 
 cdef inline double min2(double a, double b) noexcept nogil:
-    return a if a < b else b
+    """The smaller; the first of two equal values."""
+    return b if b < a else a
 
 
 cdef inline void closest_on_segment(double px, double py, double x1, double y1, double x2,

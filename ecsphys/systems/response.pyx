@@ -710,8 +710,6 @@ class ResponseSystem:
         #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
         #: of impact), for the narrowphase: bodies pushed further than their own move
         self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-        #: approach speed per broadphase pair of the last step (0 where it did not hit)
-        self.speed = np.zeros(0)
         self.impacts = (np.zeros(0), np.zeros(0), np.zeros((0, 2)), np.zeros((0, 2)))
         self._buffers = _Buffers()
         # (table.layout_version, positions) at the end of the last step when no two solid
@@ -741,8 +739,9 @@ class ResponseSystem:
     def process(self, ra, rb, dt=0.0):
         """Turn ``table.move`` (desired moves) into safe moves and adjust ``table.vel``, for
         the candidate pairs (ra, rb) of the broadphase. Returns each pair's time of impact
-        in this step (inf where it did not hit); ``self.speed`` holds the approach speeds
-        and ``self.extra`` the pairs found beyond the swept boxes."""
+        in this step (inf where it did not hit); ``self.impacts`` holds every pair's first
+        impact (time, approach speed, normal, point) and ``self.extra`` the pairs found beyond
+        the swept boxes."""
         t = self.table
         cdef int n = t.n
         cdef int np0 = len(ra)
@@ -814,7 +813,6 @@ class ResponseSystem:
         cdef int total = c.npairs
         toi = np.asarray(<double[:total]> c.ptoi).copy() if total else np.zeros(0)
         speed = np.asarray(<double[:total]> c.pspeed).copy() if total else np.zeros(0)
-        self.speed = speed[:np0]
         info = np.asarray(<double[:4 * total]> c.pinfo).reshape(total, 4).copy() \
             if total else np.zeros((0, 4))
         #: per pair (the broadphase's, then ``extra``): time of impact (inf: none), approach
