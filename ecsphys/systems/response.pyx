@@ -517,8 +517,13 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
     slide_rest(c, r, lx, ly, nx, ny)
     c.rest[2 * r] += cx
     c.rest[2 * r + 1] += cy
-    c.prev_n[2 * r] = nx
-    c.prev_n[2 * r + 1] = ny
+    if cx != 0.0 or cy != 0.0:
+        # j moves out of the way (the pusher follows it): not a wall to be caught against
+        c.prev_n[2 * r] = 0.0
+        c.prev_n[2 * r + 1] = 0.0
+    else:
+        c.prev_n[2 * r] = nx
+        c.prev_n[2 * r + 1] = ny
     c.slides[r] += 1
     c.hits += 1
 
