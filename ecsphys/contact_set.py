@@ -12,7 +12,9 @@ Guarantees:
   a world point of contact, ``toi`` the time of impact in [0, 1] of this step's move (``inf``
   if the pair did not hit while moving), ``speed`` the approach speed of that impact along the
   normal (units per second; ``0.0`` where the pair did not hit while moving);
-- ``sensor`` is True where either side is a sensor.
+- ``sensor`` is True where either side is a sensor; ``layer_a`` / ``layer_b`` the collider
+  layers of the two sides at that step (``None`` where the set was made without them);
+- the step's sets are fresh arrays each step; treat them as read-only.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ class ContactSet:
     sensor: np.ndarray = field(default_factory=lambda: _empty(dtype=np.bool_))
     #: approach speed of the step's impact (0.0 without one); left out: zeros
     speed: np.ndarray = field(default_factory=_empty)
+    #: collider layers of each side at the step (None: not known)
+    layer_a: np.ndarray | None = None
+    layer_b: np.ndarray | None = None
+    #: the pair keys when the maker already has them (else computed once, on first use)
+    _keys: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.speed) == 0 and len(self.a):
@@ -53,7 +60,10 @@ class ContactSet:
 
     @property
     def keys(self) -> np.ndarray:
-        return pair_keys(self.a, self.b)
+        """``a << 32 | b`` per pair (sorted, as the pairs are)."""
+        if self._keys is None or len(self._keys) != len(self.a):
+            self._keys = pair_keys(self.a, self.b)
+        return self._keys
 
     def __len__(self) -> int:
         return len(self.a)
@@ -62,7 +72,9 @@ class ContactSet:
         """The rows at ``index`` (an int array or a bool mask), as a new ContactSet."""
         return ContactSet(self.a[index], self.b[index], self.normal[index], self.depth[index],
                           self.point[index], self.toi[index], self.sensor[index],
-                          self.speed[index])
+                          self.speed[index],
+                          None if self.layer_a is None else self.layer_a[index],
+                          None if self.layer_b is None else self.layer_b[index])
 
     def find(self, a: int, b: int) -> int:
         """Row of the pair (a, b) in either order, or -1."""

@@ -223,9 +223,7 @@ class Physics:
         esper.clear_dead_entities()
         t = self.table
         self._adopt.process()
-        n = t.n
-        np.copyto(t.prev_pos[:n], t.pos[:n])
-        self._integrate.process(dt)
+        self._integrate.process(dt)  # keeps the start positions in prev_pos first
         t1 = clock()
         bp = self._broadphase
         bp.process()
@@ -234,8 +232,7 @@ class Physics:
         response.filter_pair = bp.filter_pair
         if bp.filter_pair is not None:  # its answers may change between steps
             response.forget_end()
-        response.process(bp.ra, bp.rb, dt)
-        t.pos[:n] += t.move[:n]
+        response.process(bp.ra, bp.rb, dt)  # moves the bodies
         t3 = clock()
         # every pair's first impact of the step: the broadphase's pairs, then the extra ones
         toi, speed, normal, point = response.impacts
@@ -247,7 +244,7 @@ class Physics:
                 t, (ra, rb, toi[:k], speed[:k], normal[:k], point[:k]),
                 (extra[0], extra[1], toi[k:], speed[k:], normal[k:], point[k:]))
         self._narrowphase.process(ra, rb, toi, speed, normal, point, t.changed)
-        self._response.note_end(self._narrowphase.result)
+        self._response.note_end(self._narrowphase.deepest)
         t4 = clock()
         self.steps += 1
         self.time += dt

@@ -29,13 +29,12 @@ Guarantees:
   change components while being called: a removed handler gets no further events, an added
   one gets events from the next step on, and changes show in the next step.
 
-Algorithm: ``keys`` are ``a << 32 | b`` (sorted, unique). One stable sort of the previous step's
-keys followed by this step's (two sorted runs: timsort merges them in linear time) puts each
-kept pair's two keys side by side, the previous one first; that gives which current rows existed
-before (kept, carrying duration / steps / layers over) and which previous rows are still there;
-the rest are touches and separates. Layers of new pairs are looked up once in
-the body table and kept with the pair, so a separate can be filtered by layer even after a side
-has left the table.
+Algorithm: ``keys`` are ``a << 32 | b`` (sorted, unique). One compiled merge of the previous
+step's keys with this step's (`pair_diff.diff`) gives which current rows existed before (kept,
+carrying duration / steps / layers over) and which previous rows are still there; the rest are
+touches and separates. Layers of new pairs come with the contact set (the narrowphase reads them
+from the body table) and are kept with the pair, so a separate can be filtered by layer even
+after a side has left the table.
 """
 
 from __future__ import annotations
@@ -51,6 +50,7 @@ import numpy as np
 from ..body_table import BodyTable
 from ..contact_set import ContactSet
 from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
+from .pair_diff import diff
 
 #: Below this many new entities, layers are looked up with the table's dict; above, vectorised.
 _DICT_LOOKUP_MAX = 128
@@ -234,82 +234,61 @@ class EventsSystem(esper.Processor):
 
     def _commit(self, contacts: ContactSet, changed: set[int],
                 dt: float) -> _Deliveries | None:
-        """Diff, store the new pairs, and return the step's deliveries (None: nobody listens)."""
+        """Diff, store the new pairs, and return the step's deliveries (None: nobody listens).
+
+        The contact set's columns are kept as they are (the narrowphase makes fresh arrays
+        each step); the diff itself is one compiled merge (`pair_diff.diff`)."""
         prev = self._pairs
-        keys = np.asarray(contacts.keys, dtype=np.int64)
+        keys = np.ascontiguousarray(contacts.keys, dtype=np.int64)
+        a = np.ascontiguousarray(contacts.a, dtype=np.int64)
+        b = np.ascontiguousarray(contacts.b, dtype=np.int64)
         m = len(keys)
-        pn = len(prev)
-        # idx[i]: the previous row of current row i, where found[i].
-        idx = np.zeros(m, dtype=np.intp)
-        found = np.zeros(m, dtype=np.bool_)
-        if pn and m:
-            # One stable sort of both sorted key arrays (timsort merges the two runs in linear
-            # time); equal keys end up adjacent, the previous step's first.
-            both = np.concatenate((prev.keys, keys))
-            order = np.argsort(both, kind="stable")
-            merged = both[order]
-            j = np.flatnonzero(merged[1:] == merged[:-1])
-            cur_rows = order[j + 1] - pn
-            idx[cur_rows] = order[j]
-            found[cur_rows] = True
+        forced = None
         if changed:
-            if pn:
+            if len(prev):
                 ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
                 forced = np.isin(prev.a, ch) | np.isin(prev.b, ch)
-                if m:
-                    found &= ~forced[idx]
             changed.clear()
-        present = np.zeros(pn, dtype=np.bool_)
-        present[idx[found]] = True
-        new = ~found
-
-        # The new state: copies (the ContactSet's buffers may be reused by the caller).
-        a = np.array(contacts.a, dtype=np.int64)
-        b = np.array(contacts.b, dtype=np.int64)
-        if pn:
-            duration = np.where(found, prev.duration[idx] + dt, 0.0)
-            steps = np.where(found, prev.steps[idx] + 1, 0)
-            layer_a = np.where(found, prev.layer_a[idx], 0)
-            layer_b = np.where(found, prev.layer_b[idx], 0)
-        else:
-            duration = np.zeros(m, dtype=np.float64)
-            steps = np.zeros(m, dtype=np.int64)
-            layer_a = np.zeros(m, dtype=np.int64)
-            layer_b = np.zeros(m, dtype=np.int64)
-        new_rows = np.flatnonzero(new)
-        if len(new_rows):
-            k = len(new_rows)
-            looked = self._layers_of(np.concatenate((a[new_rows], b[new_rows])))
-            layer_a[new_rows] = looked[:k]
-            layer_b[new_rows] = looked[k:]
+        layer_a, layer_b = contacts.layer_a, contacts.layer_b
+        if layer_a is None or layer_b is None:  # a set made without layers: the table's
+            looked = self._layers_of(np.concatenate((a, b)))
+            layer_a, layer_b = looked[:m], looked[m:]
+        duration, steps, layer_a, layer_b, kept, present = diff(
+            prev.keys, prev.duration, prev.steps, prev.layer_a, prev.layer_b, keys,
+            np.ascontiguousarray(layer_a, dtype=np.int64),
+            np.ascontiguousarray(layer_b, dtype=np.int64), forced, dt)
         cur = _Pairs(keys, a, b,
-                     np.array(contacts.normal, dtype=np.float64).reshape(m, 2),
-                     np.array(contacts.depth, dtype=np.float64),
-                     np.array(contacts.point, dtype=np.float64).reshape(m, 2),
-                     np.array(contacts.sensor, dtype=np.bool_),
-                     duration, steps.astype(np.int64, copy=False), layer_a, layer_b,
-                     _speeds(contacts, m))
+                     np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
+                     np.asarray(contacts.depth, dtype=np.float64),
+                     np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
+                     np.asarray(contacts.sensor, dtype=np.bool_),
+                     duration, steps, layer_a, layer_b, _speeds(contacts, m))
         self._pairs = cur
         self.steps += 1
 
-        # What somebody receives, decided now with vectorised masks.
+        # What somebody receives, decided now with vectorised masks (only for listened events).
         batches: list[_Batch] = []
-        for event, source, rows in (("separate", prev, ~present), ("touch", cur, new),
-                                    ("keep_touching", cur, found)):
-            batch = self._batch(event, source, rows)
+        for event, source, rows, invert in (("separate", prev, present, True),
+                                            ("touch", cur, kept, True),
+                                            ("keep_touching", cur, kept, False)):
+            batch = self._batch(event, source, rows, invert)
             if batch is not None:
                 batches.append(batch)
         return _Deliveries(batches) if batches else None
 
-    def _batch(self, event: str, src: _Pairs, rows: np.ndarray) -> _Batch | None:
-        """The rows (bool mask over ``src``) of ``event`` that somebody receives, or None."""
+    def _batch(self, event: str, src: _Pairs, rows: np.ndarray,
+               invert: bool = False) -> _Batch | None:
+        """The rows (bool mask over ``src``, or its complement with ``invert``) of ``event``
+        that somebody receives, or None."""
         listeners: list[HandlerEntry | None] = []
         if esper.event_registry.get(ESPER_NAMES[event]):
             listeners.append(None)  # esper's bus: every row
         listeners.extend(self.handlers.entries(event))
-        if not listeners or not rows.any():
+        if not listeners:
             return None
-        sel = np.flatnonzero(rows)
+        sel = np.flatnonzero(~rows if invert else rows)
+        if not len(sel):
+            return None
         a = src.a[sel]
         b = src.b[sel]
         masks = [None if entry is None else _filter_mask(entry, a, b, src, sel)
@@ -398,11 +377,11 @@ class EventsSystem(esper.Processor):
 
 
 def _speeds(contacts: ContactSet, m: int) -> np.ndarray:
-    """The contacts' approach speeds as a fresh float array (zeros where it has none)."""
+    """The contacts' approach speeds as a float array (zeros where it has none)."""
     speed = getattr(contacts, "speed", None)
     if speed is None or len(speed) != m:
         return np.zeros(m, dtype=np.float64)
-    return np.array(speed, dtype=np.float64)
+    return np.asarray(speed, dtype=np.float64)
 
 
 def _filter_mask(entry: HandlerEntry, a: np.ndarray, b: np.ndarray, src: _Pairs,

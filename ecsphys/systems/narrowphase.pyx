@@ -149,7 +149,8 @@ cdef inline bint sorted_has(const int64_t[::1] keys, Py_ssize_t* j, int64_t key,
 
 
 def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=None,
-                   toi=None, impact_normal=None, impact_point=None):
+                   toi=None, impact_normal=None, impact_point=None, speed=None,
+                   bint columns=False):
     """The pairs whose shapes at ``pos`` are at most ``tol`` apart, tested only where their
     bounding boxes are within ``tol`` (grown by ``2 * TOUCH_TOLERANCE`` so rounding never
     drops a touching pair). Returns ``(index, normal, depth, point, tested)``: the indices
@@ -165,51 +166,65 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     the impacts' ``impact_normal`` / ``impact_point``, a pair that met during the step touches
     even if it ends the step apart: where its shapes are within the pair's tolerance at the
     end it gets that contact like any other pair, else the impact's normal and point and
-    depth ``0.0``."""
+    depth ``0.0``.
+
+    With ``columns``, returns ``(contacts, tested, deepest)`` instead: the touching pairs as
+    a `ContactSet` (entities, keys, time of impact, the approach ``speed`` of pairs that met,
+    sensors, layers: every column, from the same pass) and the largest depth of a pair
+    without a sensor (``-inf`` if none)."""
     cdef const int64_t[::1] a = _rows(ra)
     cdef const int64_t[::1] b = _rows(rb)
     cdef const double[:, ::1] p = _vectors(pos)
     cdef Py_ssize_t k = a.shape[0]
-    index_ = np.empty(k, dtype=np.int64)
-    normal_ = np.empty((k, 2))
-    depth_ = np.empty(k)
-    point_ = np.empty((k, 2))
-    if k == 0:
-        return index_, normal_, depth_, point_, 0
     cdef bint with_keep = prev_keys is not None and len(prev_keys) > 0 and keep_tol > tol
     cdef bint with_impacts = toi is not None
+    cdef bint with_speed = with_impacts and speed is not None
+    index_ = np.empty(k, dtype=np.int64)
+    normal_ = np.empty((k, 2))
+    point_ = np.empty((k, 2))
+    floats_ = np.empty((3, k))  # depth, toi, speed
+    ints_ = np.empty((5 if columns else 0, k), dtype=np.int64)  # keys, a, b, layers a, b
+    sensor_ = np.empty(k if columns else 0, dtype=np.bool_)
     cdef const int64_t[::1] keys = _rows(prev_keys if with_keep else ())
-    cdef const double[::1] when = _vectors(toi if with_impacts else np.full(k, np.inf))
+    cdef const double[::1] when = _vectors(toi if with_impacts else ())
+    cdef const double[::1] approach = _vectors(speed if with_speed else ())
     cdef const double[:, ::1] inormal = _vectors(
-        impact_normal if with_impacts else np.zeros((k, 2))).reshape(-1, 2)
+        impact_normal if with_impacts else np.zeros((0, 2))).reshape(-1, 2)
     cdef const double[:, ::1] ipoint = _vectors(
-        impact_point if with_impacts else np.zeros((k, 2))).reshape(-1, 2)
-    if when.shape[0] != k or inormal.shape[0] != k or ipoint.shape[0] != k:
+        impact_point if with_impacts else np.zeros((0, 2))).reshape(-1, 2)
+    if with_impacts and (when.shape[0] != k or inormal.shape[0] != k
+                         or ipoint.shape[0] != k):
         raise ValueError(f"toi, impact_normal and impact_point need one row per pair ({k})")
+    if with_speed and approach.shape[0] != k:
+        raise ValueError(f"speed needs one row per pair ({k})")
     cdef int64_t[::1] index = index_
     cdef double[:, ::1] normal = normal_
-    cdef double[::1] depth = depth_
     cdef double[:, ::1] point = point_
+    cdef double[:, ::1] floats = floats_
+    cdef int64_t[:, ::1] ints = ints_
+    cdef unsigned char[::1] sensor = sensor_.view(np.uint8)
     cdef Rows r = rows_of(t)
     cdef Store s = store_of(t.store)
     cdef double slack = 2 * TOUCH_TOLERANCE
-    cdef double pair_tol
+    cdef double pair_tol, deepest = -INFINITY
     cdef Py_ssize_t i, found = 0, tested = 0, j = 0
-    cdef int64_t key, last = -1
+    cdef int64_t key, last = -1, ia, ib
     cdef bint touches, met
     cdef Body ba, bb
     cdef CContact c
     with nogil:
         for i in range(k):
+            ia = a[i]
+            ib = b[i]
             pair_tol = tol
+            key = (r.entity[ia] << 32) | r.entity[ib]
             if with_keep:
-                key = (r.entity[a[i]] << 32) | r.entity[b[i]]
                 if sorted_has(keys, &j, key, last):
                     pair_tol = keep_tol
                 last = key
-            met = when[i] < INFINITY
-            ba = row_body(&r, a[i], &p[0, 0])
-            bb = row_body(&r, b[i], &p[0, 0])
+            met = with_impacts and when[i] < INFINITY
+            ba = row_body(&r, ia, &p[0, 0])
+            bb = row_body(&r, ib, &p[0, 0])
             touches = False
             if boxes_within(&ba, &bb, pair_tol + slack):
                 tested += 1
@@ -220,17 +235,35 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
             if touches:
                 normal[found, 0] = c.nx
                 normal[found, 1] = c.ny
-                depth[found] = c.depth
+                floats[0, found] = c.depth
                 point[found, 0] = c.px
                 point[found, 1] = c.py
             else:  # met during the step, apart at its end: the impact's contact
                 normal[found, 0] = inormal[i, 0]
                 normal[found, 1] = inormal[i, 1]
-                depth[found] = 0.0
+                floats[0, found] = 0.0
                 point[found, 0] = ipoint[i, 0]
                 point[found, 1] = ipoint[i, 1]
+            floats[1, found] = when[i] if met else INFINITY
+            floats[2, found] = approach[i] if met and with_speed else 0.0
+            if columns:
+                ints[0, found] = key
+                ints[1, found] = r.entity[ia]
+                ints[2, found] = r.entity[ib]
+                ints[3, found] = r.layer[ia]
+                ints[4, found] = r.layer[ib]
+                sensor[found] = 1 if r.sensor[ia] or r.sensor[ib] else 0
+                if not sensor[found] and floats[0, found] > deepest:
+                    deepest = floats[0, found]
             found += 1
-    return index_[:found], normal_[:found], depth_[:found], point_[:found], tested
+    if not columns:
+        return index_[:found], normal_[:found], floats_[0, :found], point_[:found], tested
+    result = ContactSet(
+        a=ints_[1, :found], b=ints_[2, :found], normal=normal_[:found],
+        depth=floats_[0, :found], point=point_[:found], toi=floats_[1, :found],
+        sensor=sensor_[:found], speed=floats_[2, :found], layer_a=ints_[3, :found],
+        layer_b=ints_[4, :found], _keys=ints_[0, :found])
+    return result, tested, deepest
 
 
 #: How much wider than the contact offset the separation offset is by default: a pair that
@@ -257,6 +290,8 @@ class NarrowphaseSystem(esper.Processor):
         self.separation_offset = max(separation_offset, contact_offset)
         self.result = ContactSet()
         self.tests = 0  # exact pair tests run in the last step (diagnostics)
+        #: the largest depth of a touching pair without a sensor in the last step
+        self.deepest = -np.inf
         self.last_input = None
 
     def process(self, ra, rb, toi=None, speed=None, normal=None, point=None, changed=None):
@@ -287,21 +322,9 @@ class NarrowphaseSystem(esper.Processor):
         #: what the last step tested (tests and diagnostics): the pairs, the previous step's
         #: keys that kept the wider tolerance, and the impacts
         self.last_input = (ra, rb, prev_keys, toi, normal, point)
-        idx, normal_, depth, point_, self.tests = touching_pairs(
+        self.result, self.tests, self.deepest = touching_pairs(
             t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
-            toi, normal, point)
-        a, b = ra[idx], rb[idx]
-        if toi is None:
-            when = np.full(len(idx), np.inf)
-            fast = np.zeros(len(idx))
-        else:
-            when = np.asarray(toi, dtype=np.float64)[idx]
-            fast = np.zeros(len(idx)) if speed is None else np.where(
-                when < np.inf, np.asarray(speed, dtype=np.float64)[idx], 0.0)
-        self.result = ContactSet(
-            a=t.entity[a], b=t.entity[b], normal=normal_, depth=depth, point=point_,
-            toi=when, sensor=t.sensor[a] | t.sensor[b], speed=fast,
-        )
+            toi, normal, point, speed, columns=True)
 
     def reset(self):
         """Forget the last step's contacts (no hysteresis for them in the next step)."""

@@ -44,6 +44,7 @@ import numpy as np
 from libc.math cimport INFINITY, fabs, isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
+from libc.string cimport memcmp, memcpy
 from cpython.ref cimport PyObject
 
 from ..geometry.impact cimport time_of_impact
@@ -137,6 +138,10 @@ cdef class _Buffers:
     cdef double* pspeed
     cdef double* pinfo
     cdef int cap_p
+    # the positions at the end of the last step when no two solid bodies overlapped then
+    cdef double* end_pos
+    cdef int end_n
+    cdef object end_version   # the table's layout_version then; None: not clean
 
     def __dealloc__(self):
         free(self.body); free(self.rest); free(self.want); free(self.prev_n); free(self.covered)
@@ -146,6 +151,7 @@ cdef class _Buffers:
         free(self.enext); free(self.eother); free(self.epair)
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
         free(self.pinfo)
+        free(self.end_pos)
 
     cdef int rows(self, int n) except -1:
         """Room for n rows (and for the row count + 1 of the edge starts, so never none)."""
@@ -199,6 +205,31 @@ cdef class _Buffers:
         self.pa = c.pa; self.pb = c.pb; self.ptoi = c.ptoi; self.pspeed = c.pspeed
         self.pinfo = c.pinfo
         self.cap_p = c.cap_p
+
+
+    cdef int note_clean(self, t, bint clean) except -1:
+        """Remember the table's positions (and layout version) if ``clean``, else forget."""
+        self.end_version = None
+        if not clean:
+            return 0
+        cdef int n = t.n
+        self.end_pos = <double*> _grow(self.end_pos, (2 * n + 2) * sizeof(double))
+        cdef const double[:, ::1] pos = t.pos
+        if n:
+            memcpy(self.end_pos, &pos[0, 0], 2 * n * sizeof(double))
+        self.end_n = n
+        self.end_version = t.layout_version
+        return 0
+
+    cdef bint still_clean(self, t) except -1:
+        """Whether the table is as `note_clean` saw it clean (then forgets it either way)."""
+        version, self.end_version = self.end_version, None
+        if version is None or version != t.layout_version or t.n != self.end_n:
+            return False
+        if self.end_n == 0:
+            return True
+        cdef const double[:, ::1] pos = t.pos
+        return memcmp(self.end_pos, &pos[0, 0], 2 * self.end_n * sizeof(double)) == 0
 
 
 cdef void* _grow(void* p, size_t size) except NULL:
@@ -717,33 +748,23 @@ class ResponseSystem:
         self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
         self.impacts = (np.zeros(0), np.zeros(0), np.zeros((0, 2)), np.zeros((0, 2)))
         self._buffers = _Buffers()
-        # (table.layout_version, positions) at the end of the last step when no two solid
-        # bodies overlapped then: while both still hold, there is nothing to push apart
-        self._clean = None
         self.pushed_apart = False  # whether the last step looked for overlaps
 
-    def note_end(self, contacts):
-        """Learn from the contacts at the end of a step whether any two solid bodies overlap
-        (the narrowphase tested every pair that can touch), so the next step can skip
-        looking for overlaps to push apart if nothing moved or changed in between."""
-        t = self.table
-        deep = contacts.depth[~contacts.sensor] > OVERLAP_TOL
-        self._clean = None if deep.any() else (t.layout_version, t.pos[:t.n].copy())
+    def note_end(self, deepest):
+        """Learn from the deepest contact between solid bodies at the end of a step whether
+        any two overlap (the narrowphase tested every pair that can touch), so the next step
+        can skip looking for overlaps to push apart if nothing moved or changed in between."""
+        cdef _Buffers buf = self._buffers
+        buf.note_clean(self.table, not deepest > OVERLAP_TOL)
 
     def forget_end(self):
         """Look for overlaps to push apart in the next step whatever `note_end` learnt."""
-        self._clean = None
-
-    def _overlaps_possible(self):
-        t = self.table
-        clean, self._clean = self._clean, None
-        if clean is None or clean[0] != t.layout_version:
-            return True
-        return not np.array_equal(clean[1], t.pos[:t.n])
+        cdef _Buffers buf = self._buffers
+        buf.end_version = None
 
     def process(self, ra, rb, dt=0.0):
-        """Turn ``table.move`` (desired moves) into safe moves and adjust ``table.vel``, for
-        the candidate pairs (ra, rb) of the broadphase. Returns each pair's time of impact
+        """Turn ``table.move`` (desired moves) into safe moves, move ``table.pos`` by them and
+        adjust ``table.vel``, for the candidate pairs (ra, rb) of the broadphase. Returns each pair's time of impact
         in this step (inf where it did not hit); ``self.impacts`` holds every pair's first
         impact (time, approach speed, normal, point) and ``self.extra`` the pairs found beyond
         the swept boxes."""
@@ -775,7 +796,7 @@ class ResponseSystem:
         c.start = &pos_col[0, 0]
         c.rows = rows_of(t)
         c.store = store_of(t.store)
-        cdef bint pushed = self._overlaps_possible()
+        cdef bint pushed = not buf.still_clean(t)
         self.pushed_apart = pushed
         cdef int i
         cdef double offset = self.contact_offset
@@ -808,21 +829,33 @@ class ResponseSystem:
                 run(&c)
                 match_motion(&c)
                 sensor_impacts(&c)
-                for i in range(n):
+                for i in range(n):  # last: c.start is pos_col
                     move_col[i, 0] = c.body[i].px - pos_col[i, 0]
                     move_col[i, 1] = c.body[i].py - pos_col[i, 1]
+                    pos_col[i, 0] = c.body[i].px
+                    pos_col[i, 1] = c.body[i].py
         finally:
             buf.back(&c)
         self.passes = c.hits
         self.widened = c.widened
         cdef int total = c.npairs
-        toi = np.asarray(<double[:total]> c.ptoi).copy() if total else np.zeros(0)
-        speed = np.asarray(<double[:total]> c.pspeed).copy() if total else np.zeros(0)
-        info = np.asarray(<double[:4 * total]> c.pinfo).reshape(total, 4).copy() \
-            if total else np.zeros((0, 4))
+        times_ = np.empty((2, total))  # time of impact, approach speed
+        normal_ = np.empty((total, 2))
+        point_ = np.empty((total, 2))
+        cdef double[:, ::1] times = times_
+        cdef double[:, ::1] normal = normal_
+        cdef double[:, ::1] point = point_
+        for i in range(total):
+            times[0, i] = c.ptoi[i]
+            times[1, i] = c.pspeed[i]
+            normal[i, 0] = c.pinfo[4 * i]
+            normal[i, 1] = c.pinfo[4 * i + 1]
+            point[i, 0] = c.pinfo[4 * i + 2]
+            point[i, 1] = c.pinfo[4 * i + 3]
+        toi = times_[0]
         #: per pair (the broadphase's, then ``extra``): time of impact (inf: none), approach
         #: speed, normal (from a to b) and point of the first impact this step
-        self.impacts = (toi, speed, info[:, :2], info[:, 2:])
+        self.impacts = (toi, times_[1], normal_, point_)
         if total > np0:
             extra_a = np.asarray(<int64_t[:total]> c.pa)[np0:].copy()
             extra_b = np.asarray(<int64_t[:total]> c.pb)[np0:].copy()
