@@ -38,8 +38,8 @@ from .manifold cimport contact
 from .vec cimport closest_on_segment, max2, min2, norm, sq, unit
 from .shape_data cimport (
     public_pair,
-    CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Store,
-    leaf_at, leaf_body,
+    CIRCLE, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Near, Store, is_group,
+    faces_away, leaf_at, leaf_body, near_init, near_next,
 )
 
 from .contact import TOUCH_TOLERANCE, Contact, Separation
@@ -56,6 +56,10 @@ cdef double PARALLEL = 1e-12
 # The most part pairs of two compounds ordered in a stack array; more are ordered by scans.
 cdef enum:
     MAX_SORTED_PAIRS = 64
+# The most near parts of a group listed for a separation (a tile map's edges near a body);
+# with more, every part is looked at.
+cdef enum:
+    MAX_NEAR_PARTS = 128
 
 # what a separation of two primitives found
 cdef enum:
@@ -434,12 +438,41 @@ cdef int _primitives(const Store* s, const Body* a, const Body* b, double limit,
     return _convex(s, a, b, limit, out, fill)
 
 
-cdef inline void _part(const Store* s, const Body* body, int k, Body* out) noexcept nogil:
-    """Part k of a body: a compound's k-th leaf, or the body itself."""
-    if body.kind == COMPOUND:
-        out[0] = leaf_body(s, body.first + k, body.px, body.py)
-    else:
+cdef inline void _part(const Store* s, const Body* body, const int* ids, int k,
+                       Body* out) noexcept nogil:
+    """Part k of a body: the k-th of its listed leaves ``ids`` (or of its whole range when
+    NULL) for a group, or the body itself."""
+    if not is_group(body.kind):
         out[0] = body[0]
+    elif ids != NULL:
+        out[0] = leaf_body(s, ids[k], body.px, body.py)
+    else:
+        out[0] = leaf_body(s, body.first + k, body.px, body.py)
+
+
+cdef int _near_parts(const Store* s, const Body* body, const Body* other, double grow,
+                     int* ids, int cap) noexcept nogil:
+    """How many parts of ``body`` to look at against ``other``: 1 for a single shape; for a
+    group the leaves near ``other``'s box grown by ``grow``, listed in ``ids`` (their count),
+    or -1 if there are more than ``cap`` (then every part)."""
+    cdef Near it
+    cdef int n = 0, i
+    if not is_group(body.kind):
+        return 1
+    near_init(&it, s, body, other.px + other.x0 - grow, other.py + other.y0 - grow,
+              other.px + other.x1 + grow, other.py + other.y1 + grow)
+    i = near_next(&it)
+    while i >= 0:
+        if faces_away(s, body, i, other.px + (other.x0 + other.x1) * 0.5,
+                      other.py + (other.y0 + other.y1) * 0.5):
+            i = near_next(&it)
+            continue
+        if n == cap:
+            return -1
+        ids[n] = i
+        n += 1
+        i = near_next(&it)
+    return n
 
 
 cdef bint _pair_try(const Store* s, const Body* a, const Body* b, const Body* pa,
@@ -467,8 +500,16 @@ cdef bint _compound(const Store* s, const Body* a, const Body* b, double limit,
                     CSeparation* out) noexcept nogil:
     # Nearest part pair, the pairs taken nearest box first (a's parts outer, b's inner, on a
     # tie); pairs whose boxes are further than the best so far end the search.
-    cdef int na = a.count if a.kind == COMPOUND else 1
-    cdef int nb = b.count if b.kind == COMPOUND else 1
+    cdef int ids_a[MAX_NEAR_PARTS]
+    cdef int ids_b[MAX_NEAR_PARTS]
+    cdef int na = _near_parts(s, a, b, limit + TOUCH, ids_a, MAX_NEAR_PARTS)
+    cdef int nb = _near_parts(s, b, a, limit + TOUCH, ids_b, MAX_NEAR_PARTS)
+    cdef const int* la = ids_a
+    cdef const int* lb = ids_b
+    if na < 0:  # too many near parts to list: all of them
+        na, la = a.count, NULL
+    if nb < 0:
+        nb, lb = b.count, NULL
     cdef int n = na * nb, i, j, k, last_k
     cdef double gaps[MAX_SORTED_PAIRS]
     cdef int order[MAX_SORTED_PAIRS]
@@ -478,8 +519,8 @@ cdef bint _compound(const Store* s, const Body* a, const Body* b, double limit,
     if n <= MAX_SORTED_PAIRS:
         # box gaps in a stack array, sorted (stable: by gap, then pair index)
         for k in range(n):
-            _part(s, a, k // nb, &pa)
-            _part(s, b, k % nb, &pb)
+            _part(s, a, la, k // nb, &pa)
+            _part(s, b, lb, k % nb, &pb)
             g = _box_gap(&pa, &pb)
             i = k
             while i > 0 and gaps[i - 1] > g:
@@ -492,8 +533,8 @@ cdef bint _compound(const Store* s, const Body* a, const Body* b, double limit,
             if gaps[i] > limit:
                 break
             k = order[i]
-            _part(s, a, k // nb, &pa)
-            _part(s, b, k % nb, &pb)
+            _part(s, a, la, k // nb, &pa)
+            _part(s, b, lb, k % nb, &pb)
             if _pair_try(s, a, b, &pa, &pb, &limit, &found, out, &zero):
                 return True
         return found
@@ -502,16 +543,16 @@ cdef bint _compound(const Store* s, const Body* a, const Body* b, double limit,
     while True:
         best_g, j = INFINITY, -1
         for k in range(n):
-            _part(s, a, k // nb, &pa)
-            _part(s, b, k % nb, &pb)
+            _part(s, a, la, k // nb, &pa)
+            _part(s, b, lb, k % nb, &pb)
             g = _box_gap(&pa, &pb)
             if (g > last_g or (g == last_g and k > last_k)) and (j < 0 or g < best_g):
                 best_g, j = g, k
         if j < 0 or best_g > limit:
             return found
         last_g, last_k = best_g, j
-        _part(s, a, j // nb, &pa)
-        _part(s, b, j % nb, &pb)
+        _part(s, a, la, j // nb, &pa)
+        _part(s, b, lb, j % nb, &pb)
         if _pair_try(s, a, b, &pa, &pb, &limit, &found, out, &zero):
             return True
 
@@ -520,7 +561,7 @@ cdef bint separation(const Store* s, const Body* a, const Body* b, double limit,
                      CSeparation* out) noexcept nogil:
     if _box_gap(a, b) > limit:
         return False
-    if a.kind == COMPOUND or b.kind == COMPOUND:
+    if is_group(a.kind) or is_group(b.kind):
         return _compound(s, a, b, limit, out)
     return _primitives(s, a, b, limit, out, True) != BEYOND
 

@@ -73,11 +73,10 @@ from libc.math cimport INFINITY, copysign, fabs, sqrt
 
 from .distance cimport separation
 from .manifold cimport contact
-from .vec cimport min_proj, norm
+from .vec cimport max2, min2, min_proj, norm
 from .shape_data cimport (
     public_pair,
     CIRCLE,
-    COMPOUND,
     ORECT,
     POLYGON,
     RECT,
@@ -86,9 +85,14 @@ from .shape_data cimport (
     CContact,
     CSeparation,
     Leaf,
+    Near,
     Store,
+    faces_away,
+    is_group,
     leaf_at,
     leaf_body,
+    near_init,
+    near_next,
 )
 
 from ..shapes import Shape
@@ -884,19 +888,39 @@ cdef bint relative_toi(const Store* s, const Body* a, double mx, double my, cons
     cdef double tt
     cdef bint found = False
     cdef int i, j
+    cdef Near ia, ib
     if not boxes_meet(a, mx, my, b):
         return False
-    if a.kind == COMPOUND or b.kind == COMPOUND:
-        # every part pair: the earliest, the deeper contact on a tie
-        for i in range(a.first, a.first + a.count):
+    if is_group(a.kind) or is_group(b.kind):
+        # every part pair that may meet (a's parts near b's box swept back by the move, b's
+        # near the part's swept box): the earliest, the deeper contact on a tie
+        near_init(&ia, s, a, b.px + b.x0 - max2(mx, 0.0) - TOUCH,
+                  b.py + b.y0 - max2(my, 0.0) - TOUCH, b.px + b.x1 - min2(mx, 0.0) + TOUCH,
+                  b.py + b.y1 - min2(my, 0.0) + TOUCH)
+        i = near_next(&ia)
+        while i >= 0:
+            if faces_away(s, a, i, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5):
+                i = near_next(&ia)
+                continue
             pa = leaf_body(s, i, a.px, a.py)
-            for j in range(b.first, b.first + b.count):
+            near_init(&ib, s, b, pa.px + pa.x0 + min2(mx, 0.0) - TOUCH,
+                      pa.py + pa.y0 + min2(my, 0.0) - TOUCH,
+                      pa.px + pa.x1 + max2(mx, 0.0) + TOUCH,
+                      pa.py + pa.y1 + max2(my, 0.0) + TOUCH)
+            j = near_next(&ib)
+            while j >= 0:
+                if faces_away(s, b, j, pa.px + (pa.x0 + pa.x1) * 0.5,
+                              pa.py + (pa.y0 + pa.y1) * 0.5):
+                    j = near_next(&ib)
+                    continue
                 pb = leaf_body(s, j, b.px, b.py)
                 if relative_toi(s, &pa, mx, my, &pb, &tt, &c) and (
                         not found or tt < t[0] or (tt == t[0] and c.depth > out.depth)):
                     found = True
                     t[0] = tt
                     out[0] = c
+                j = near_next(&ib)
+            i = near_next(&ia)
         return found
     return primitive_toi(s, a, mx, my, b, t, out)
 

@@ -41,8 +41,8 @@ from .vec cimport closest_on_segment, max2, min2, min_proj, norm, sq, unit
 
 from .shape_data cimport (
     public_pair,
-    CIRCLE, COMPOUND, RECT, SEGMENT, Body, CContact, Leaf, Store, leaf_at,
-    leaf_body,
+    CIRCLE, RECT, SEGMENT, Body, CContact, Leaf, Near, Store, is_group, leaf_at,
+    faces_away, leaf_body, near_init, near_next,
 )
 
 from .contact import TOUCH_TOLERANCE, Contact
@@ -514,19 +514,27 @@ cdef inline bint _bodies_apart(const Body* a, const Body* b, double tol) noexcep
 
 cdef bint _compound_contact(const Store* s, const Body* a, const Body* b, double tol,
                             CContact* out) noexcept nogil:
-    # compound a against any body b: the groups' boxes first, then each part of a against b
+    # group a against any body b: the groups' boxes first, then each part of a near b's box
     # (each part pair rejects on its own boxes), the deepest contact (the first on a tie)
     cdef Body part
     cdef CContact c
     cdef bint found = False
     cdef int i
+    cdef Near it
     if _bodies_apart(a, b, tol):
         return False
-    for i in range(a.first, a.first + a.count):
+    near_init(&it, s, a, b.px + b.x0 - tol, b.py + b.y0 - tol, b.px + b.x1 + tol,
+              b.py + b.y1 + tol)
+    i = near_next(&it)
+    while i >= 0:
+        if faces_away(s, a, i, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5):
+            i = near_next(&it)
+            continue
         part = leaf_body(s, i, a.px, a.py)
         if contact(s, &part, b, tol, &c) and (not found or c.depth > out.depth):
             out[0] = c
             found = True
+        i = near_next(&it)
     return found
 
 
@@ -534,8 +542,8 @@ cdef bint contact(const Store* s, const Body* a, const Body* b, double tol,
                   CContact* out) noexcept nogil:
     cdef Leaf la, lb
     cdef bint found
-    if a.kind == COMPOUND or b.kind == COMPOUND:
-        if a.kind != COMPOUND or (b.kind == COMPOUND and _swap_first(a, b)):
+    if is_group(a.kind) or is_group(b.kind):
+        if not is_group(a.kind) or (is_group(b.kind) and _swap_first(a, b)):
             found = _compound_contact(s, b, a, tol, out)
             if found:
                 _flip(out)
@@ -552,23 +560,31 @@ cdef bint contact(const Store* s, const Body* a, const Body* b, double tol,
 
 
 cdef bint _compound_overlap(const Store* s, const Body* a, const Body* b) noexcept nogil:
-    # compound a against any body b: the groups' boxes, then the first touching part
+    # group a against any body b: the groups' boxes, then the first touching part near b
     cdef Body part
     cdef int i
+    cdef Near it
     if _bodies_apart(a, b, TOUCH):
         return False
-    for i in range(a.first, a.first + a.count):
+    near_init(&it, s, a, b.px + b.x0 - TOUCH, b.py + b.y0 - TOUCH, b.px + b.x1 + TOUCH,
+              b.py + b.y1 + TOUCH)
+    i = near_next(&it)
+    while i >= 0:
+        if faces_away(s, a, i, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5):
+            i = near_next(&it)
+            continue
         part = leaf_body(s, i, a.px, a.py)
         if overlap(s, &part, b):
             return True
+        i = near_next(&it)
     return False
 
 
 cdef bint overlap(const Store* s, const Body* a, const Body* b) noexcept nogil:
     cdef Leaf la, lb
-    if a.kind == COMPOUND:
+    if is_group(a.kind):
         return _compound_overlap(s, a, b)
-    if b.kind == COMPOUND:
+    if is_group(b.kind):
         return _compound_overlap(s, b, a)
     la = leaf_at(s, a.first)
     lb = leaf_at(s, b.first)

@@ -29,12 +29,13 @@
 # relative to the body first (world point - body position), as the Python code did.
 
 cimport cython
-from libc.math cimport INFINITY, fabs, sqrt
+from libc.math cimport INFINITY, copysign, fabs, sqrt
 
-from .vec cimport norm, sq
+from .vec cimport max2, min2, norm, sq
 
 from .shape_data cimport (
-    CIRCLE, RECT, SEGMENT, Body, Leaf, Store, body_of, leaf_at, store_of,
+    CIRCLE, RECT, SEGMENT, TILEMAP, Body, Leaf, Near, Store, body_of, leaf_at, near_init,
+    near_next, store_of, tile_kind_at,
 )
 
 import math
@@ -99,13 +100,20 @@ cdef inline bint _point_leaf(const Leaf* leaf, double lx, double ly) noexcept no
 
 
 cdef bint point_in(const Store* s, const Body* b, double x, double y) noexcept nogil:
+    # a tile map holds the points of its solid tiles and of its edges
     cdef double lx = x - b.px, ly = y - b.py
     cdef Leaf leaf
     cdef int i
-    for i in range(b.first, b.first + b.count):
+    cdef Near it
+    if b.kind == TILEMAP and tile_kind_at(s, b, x, y) > 0:
+        return True
+    near_init(&it, s, b, x - TOL, y - TOL, x + TOL, y + TOL)
+    i = near_next(&it)
+    while i >= 0:
         leaf = leaf_at(s, i)
         if _point_leaf(&leaf, lx, ly):
             return True
+        i = near_next(&it)
     return False
 
 
@@ -218,6 +226,15 @@ cdef inline bint _ray_leaf(const Leaf* leaf, double ox, double oy, double dx, do
     return _ray_convex(leaf, ox, oy, dx, dy, max_t, t, nx, ny)
 
 
+cdef inline double _reach(double d, double max_t) noexcept nogil:
+    """How far a ray goes along one axis: ``d * max_t`` (0 for no motion that way)."""
+    if d == 0.0:
+        return 0.0
+    if max_t < INFINITY:
+        return d * max_t
+    return copysign(INFINITY, d)
+
+
 cdef bint raycast(const Store* s, const Body* b, double ox, double oy, double dx, double dy,
                   double max_t, double* t, double* nx, double* ny) noexcept nogil:
     cdef double lx = ox - b.px, ly = oy - b.py
@@ -225,7 +242,13 @@ cdef bint raycast(const Store* s, const Body* b, double ox, double oy, double dx
     cdef bint found = False
     cdef Leaf leaf
     cdef int i
-    for i in range(b.first, b.first + b.count):
+    cdef Near it
+    cdef double ex = _reach(dx, max_t)
+    cdef double ey = _reach(dy, max_t)
+    near_init(&it, s, b, min2(ox, ox + ex) - TOL, min2(oy, oy + ey) - TOL,
+              max2(ox, ox + ex) + TOL, max2(oy, oy + ey) + TOL)
+    i = near_next(&it)
+    while i >= 0:
         leaf = leaf_at(s, i)
         if _ray_leaf(&leaf, lx, ly, dx, dy, max_t, &ht, &hx, &hy):
             if not found or ht < t[0]:
@@ -234,6 +257,7 @@ cdef bint raycast(const Store* s, const Body* b, double ox, double oy, double dx
                 nx[0] = hx
                 ny[0] = hy
                 max_t = ht
+        i = near_next(&it)
     return found
 
 

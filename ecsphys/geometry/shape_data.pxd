@@ -11,6 +11,10 @@
 #   vertices and 4 faces (both normals, both directions); its bounds x0 y0 x1 y1; and `hash`,
 #   which orders two leaves of one kind at one position (a same-kind pair is computed in one
 #   canonical order, so swapping the arguments flips the result exactly);
+# - a TILEMAP body is a group like a COMPOUND whose leaves are found by tile: `near_init` /
+#   `near_next` give the leaves of any body that may lie within a box (every leaf of a
+#   compound or a single shape; for a tile map those on the sides of the tiles the box
+#   covers, possibly more than once: callers keep the best, so repeats do not matter);
 # - a `Store` holds raw pointers into the ShapeStore's NumPy arrays: valid while no shape is
 #   added (no Python runs between taking it and the end of the compiled call).
 
@@ -23,6 +27,7 @@ cdef enum:
     SEGMENT = 3
     POLYGON = 4
     COMPOUND = 5
+    TILEMAP = 6          # a group of segment leaves indexed by tile (header leaf: first - 1)
 
 # columns of ShapeStore.leaf_i (int32) and ShapeStore.leaf_f (float64), per leaf
 cdef enum:
@@ -66,6 +71,7 @@ cdef struct Store:
     const int64_t* lh    # leaves
     const double* verts  # vertices * 2
     const double* faces  # faces * 3
+    const int* cells     # the tile maps' indexes (ShapeStore.cells)
 
 # A shape placed at a body position: leaves [first, first + count) of the store.
 cdef struct Body:
@@ -148,3 +154,115 @@ cdef Body body_of(object store, object shape, double px, double py) except *
 # are shapes; positions must be (x, y) pairs.
 cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba, Body* bb,
                        str what) except *
+
+cdef inline bint is_group(int kind) noexcept nogil:
+    """A body of several leaves (a compound or a tile map)."""
+    return kind == COMPOUND or kind == TILEMAP
+
+# The leaves of a body that may lie within a box (see the guarantees at the top).
+cdef struct Near:
+    int i                # a plain range: the next leaf, and the end
+    int end
+    bint tiled
+    const int* cells
+    int base             # the tile map's index start in cells
+    int cols
+    int c0               # the tiles covered: columns c0 .. c1, rows r .. r1 (from the bottom)
+    int c1
+    int c
+    int r
+    int r1
+    int k                # the current tile's leaves: cells[k] .. cells[kend - 1]
+    int kend
+
+cdef inline int _tile_of(double v, int n) noexcept nogil:
+    """Tile index of a coordinate in tile units, clamped to 0 .. n - 1 (NaN: 0)."""
+    if not v >= 0.0:
+        return 0
+    if v >= n - 1:
+        return n - 1
+    return <int> v
+
+cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, double y0,
+                           double x1, double y1) noexcept nogil:
+    """Start the leaves of ``b`` that may lie within the world box ``x0 .. x1, y0 .. y1``."""
+    cdef const int* li
+    cdef const double* lf
+    cdef double size, ox, oy
+    cdef int rows
+    it.tiled = b.kind == TILEMAP
+    if not it.tiled:
+        it.i = b.first
+        it.end = b.first + b.count
+        return
+    li = s.li + (b.first - 1) * LI_STRIDE
+    lf = s.lf + (b.first - 1) * LF_STRIDE
+    size = lf[LF_RADIUS]
+    ox = b.px + lf[LF_CX]
+    oy = b.py + lf[LF_CY]
+    it.cols = li[LI_NV]
+    rows = li[LI_NF]
+    it.base = li[LI_V0]
+    it.cells = s.cells
+    it.k = it.kend = 0
+    x0 = (x0 - ox) / size
+    x1 = (x1 - ox) / size
+    y0 = (y0 - oy) / size
+    y1 = (y1 - oy) / size
+    if x1 < 0.0 or y1 < 0.0 or x0 > it.cols or y0 > rows:  # beyond the map
+        it.r = 1
+        it.r1 = 0
+        return
+    it.c0 = _tile_of(x0, it.cols)
+    it.c1 = _tile_of(x1, it.cols)
+    it.r = _tile_of(y0, rows)
+    it.r1 = _tile_of(y1, rows)
+    if not x1 >= x0 or not y1 >= y0:  # NaN: the whole map
+        it.c0, it.c1, it.r, it.r1 = 0, it.cols - 1, 0, rows - 1
+    it.c = it.c0 - 1
+
+cdef inline int near_next(Near* it) noexcept nogil:
+    """The next leaf index, or -1 when done."""
+    cdef int tile
+    if not it.tiled:
+        if it.i < it.end:
+            it.i += 1
+            return it.i - 1
+        return -1
+    while it.k >= it.kend:
+        if it.r > it.r1:
+            return -1
+        it.c += 1
+        if it.c > it.c1:
+            it.c = it.c0
+            it.r += 1
+            if it.r > it.r1:
+                return -1
+        tile = it.base + it.r * it.cols + it.c
+        it.k = it.cells[tile]
+        it.kend = it.cells[tile + 1]
+    it.k += 1
+    return it.cells[it.k - 1]
+
+cdef inline int tile_kind_at(const Store* s, const Body* b, double x, double y) noexcept nogil:
+    """The kind of the tile of tile map ``b`` under the world point (x, y): 0 for an empty
+    tile, -1 outside the map (a point on a shared side belongs to the tile above / right)."""
+    cdef const int* li = s.li + (b.first - 1) * LI_STRIDE
+    cdef const double* lf = s.lf + (b.first - 1) * LF_STRIDE
+    cdef double u = (x - b.px - lf[LF_CX]) / lf[LF_RADIUS]
+    cdef double v = (y - b.py - lf[LF_CY]) / lf[LF_RADIUS]
+    cdef int cols = li[LI_NV]
+    cdef int rows = li[LI_NF]
+    if not (u >= 0.0 and v >= 0.0 and u < cols and v < rows):
+        return -1
+    return s.cells[li[LI_F0] + (<int> v) * cols + (<int> u)]
+
+cdef inline bint faces_away(const Store* s, const Body* group, int i, double cx,
+                            double cy) noexcept nogil:
+    """Leaf i of ``group`` is a tile map's edge with the world point (cx, cy) behind it (on
+    its closed side, beyond rounding): a body centred there cannot meet it. Tile map edges
+    are one-sided segments whose first face points to the open side."""
+    if group.kind != TILEMAP:
+        return False
+    cdef const double* f = s.faces + 3 * s.li[i * LI_STRIDE + LI_F0]
+    return f[0] * (cx - group.px) + f[1] * (cy - group.py) < f[2] - 1e-9

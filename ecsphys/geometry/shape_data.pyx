@@ -33,12 +33,14 @@ cdef Store _take_store(object store) except *:
     cdef int64_t[::1] lh = store.leaf_h
     cdef double[:, ::1] verts = store.verts
     cdef double[:, ::1] faces = store.faces
+    cdef int[::1] cells = store.cells
     cdef Store s
     s.li = &li[0, 0]
     s.lf = &lf[0, 0]
     s.lh = &lh[0]
     s.verts = &verts[0, 0]
     s.faces = &faces[0, 0]
+    s.cells = &cells[0]
     return s
 
 

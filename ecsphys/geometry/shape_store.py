@@ -10,6 +10,13 @@ Guarantees:
   layout is declared in ``shape_data.pxd``): circle centre and radius, rect centre and half
   extents, the counter-clockwise vertices and faces (outward unit normal, support) of every
   leaf but a circle, its bounds and a hash;
+- a `TileMap` is its merged edges as segment leaves, preceded by a *header* leaf just before
+  its range (``first - 1``: kind TILEMAP; columns, rows and the start of its cell index in
+  ``cells``; tile size and origin) and indexed by tile: ``cells[base + k]`` ..
+  ``cells[base + k + 1]`` (``k = up_row * columns + col``, rows counted from the bottom) are
+  the positions in ``cells`` of the leaves that lie on the sides of tile k, so the leaves
+  near a box are found from the few tiles it covers; the header's last column is where the
+  tiles' kinds follow in ``cells`` (same order, 0 empty);
 - arrays only grow while shapes are added (``clear()`` empties the store); the compiled code
   holds raw pointers into them only for the length of one call.
 """
@@ -19,9 +26,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..shapes import Circle, Compound, Shape
+from ..tilemap import TileMap
 
 LI_STRIDE = 5  # kind, nv, nf, v0, f0
 LF_STRIDE = 9  # radius, cx, cy, hx, hy, x0, y0, x1, y1
+TILEMAP = 6  # the kind of a tile map's header leaf (shape_data.pxd)
 _HASH_MASK = (1 << 63) - 1
 
 
@@ -46,6 +55,8 @@ class ShapeStore:
         self.leaf_h = np.zeros(capacity, dtype=np.int64)
         self.verts = np.zeros((4 * capacity, 2), dtype=np.float64)
         self.faces = np.zeros((4 * capacity, 3), dtype=np.float64)
+        self.ncells = 0
+        self.cells = np.zeros(capacity, dtype=np.intc)
 
     def __len__(self) -> int:
         return len(self._ranges)
@@ -53,7 +64,7 @@ class ShapeStore:
     def clear(self) -> None:
         """Forget every shape (ranges handed out before are no longer valid)."""
         self._ranges.clear()
-        self.leaves = self.nverts = self.nfaces = 0
+        self.leaves = self.nverts = self.nfaces = self.ncells = 0
 
     def intern(self, shape: Shape) -> tuple[int, int, int]:
         """``(first, count, key)`` of ``shape`` (its leaf range and ordering hash), adding it
@@ -65,6 +76,8 @@ class ShapeStore:
             return found
         if not isinstance(shape, Shape):
             raise TypeError(f"expected a shape (Circle, Rect, ...), got {shape!r}")
+        if isinstance(shape, TileMap):
+            self._add_tilemap(shape)
         first = self.leaves
         if isinstance(shape, Compound):
             for part, dx, dy in shape.parts:
@@ -76,6 +89,56 @@ class ShapeStore:
         return found
 
     # ---------------------------------------------------------------- packing
+
+    def _add_tilemap(self, tm: TileMap) -> None:
+        """The header leaf of ``tm`` and its tile index (its edges follow as leaves)."""
+        rows, cols = tm.shape
+        size = tm.tile_size
+        ox, oy = tm.origin
+        first = self.leaves + 1  # the edges' leaves
+        # each edge on the sides of the tiles it borders (both sides of its line, in the grid)
+        owners: list[np.ndarray] = []
+        tiles: list[np.ndarray] = []
+        for k, ((x0, y0), (x1, y1), _) in enumerate(tm.edges):
+            c0, c1 = round((x0 - ox) / size), round((x1 - ox) / size)
+            r0, r1 = round((y0 - oy) / size), round((y1 - oy) / size)
+            if r0 == r1:  # horizontal: the tiles below and above the line, columns c0 .. c1-1
+                cs = np.arange(c0, c1)
+                for r in (r0 - 1, r0):
+                    if 0 <= r < rows:
+                        tiles.append(r * cols + cs)
+                        owners.append(np.full(len(cs), first + k))
+            else:  # vertical: the tiles left and right of it, rows r0 .. r1-1
+                rs = np.arange(r0, r1)
+                for c in (c0 - 1, c0):
+                    if 0 <= c < cols:
+                        tiles.append(rs * cols + c)
+                        owners.append(np.full(len(rs), first + k))
+        tile = np.concatenate(tiles)
+        owner = np.concatenate(owners)
+        order = np.argsort(tile, kind="stable")
+        counts = np.bincount(tile, minlength=rows * cols)
+        base = self.ncells
+        n_index = rows * cols + 1
+        kinds_base = base + n_index + len(owner)
+        need = kinds_base + rows * cols
+        if need > len(self.cells):
+            self.version += 1
+            new = np.zeros(max(need, 2 * len(self.cells)), dtype=np.intc)
+            new[:base] = self.cells[:base]
+            self.cells = new
+        starts = base + n_index + np.concatenate(([0], np.cumsum(counts)))
+        self.cells[base : base + n_index] = starts
+        self.cells[base + n_index : kinds_base] = owner[order]
+        self.cells[kinds_base:need] = np.flipud(tm.grid).ravel()  # tile kinds, rows from the bottom
+        self.ncells = need
+        i = self.leaves
+        self._grow(i + 1, self.nverts, self.nfaces)
+        x0, y0, x1, y1 = tm.bounds()
+        self.leaf_i[i] = (TILEMAP, cols, rows, base, kinds_base)
+        self.leaf_f[i] = (size, ox, oy, 0.0, 0.0, x0, y0, x1, y1)
+        self.leaf_h[i] = _key(hash(tm))
+        self.leaves = i + 1
 
     def _grow(self, leaves: int, verts: int, faces: int) -> None:
         self.version += 1  # arrays may be reallocated: compiled views must be taken again

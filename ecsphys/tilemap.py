@@ -1,0 +1,207 @@
+"""A tile world as one shape: the merged outline of its solid tiles (seed 002's tile world).
+
+Guarantees:
+- ``TileMap(grid, tile_size, origin=(0, 0))`` accepts a 2D array (bool, or small non-negative
+  ints: 0 empty, any other value a solid tile of that kind) or a text map (one string with
+  one line per row, or a sequence of row strings: ``"."`` or ``" "`` empty, ``"#"`` solid of
+  kind 1, any other character a solid tile of its own kind, numbered from 2 in order of first
+  appearance; ``kinds`` maps each character to its number);
+- row 0 is the *top* row, for arrays as for text (as maps are drawn); column 0 the left one.
+  ``origin`` is the map's bottom-left corner relative to the body's position, so tile
+  ``(row, col)`` covers ``x`` in ``origin.x + [col, col + 1] * tile_size`` and ``y`` in
+  ``origin.y + [rows - 1 - row, rows - row] * tile_size`` (y grows upwards);
+- only boundary edges collide, the sides of solid tiles that face an empty tile or the
+  outside of the map; sides between two solid tiles never do. Collinear boundary edges facing
+  the same way are merged into one segment, so a body sliding along a row of tiles moves
+  exactly as along one long wall (no seams to snag on). The outline's corners are real
+  corners: a body slides off a ledge and stops against a step;
+- edges are one-sided, as Box2D's chain shapes: a body whose centre lies behind an edge's line
+  (on its closed side) does not meet that edge, so a body sliding along a floor is not caught
+  by the top end of the wall below the floor's end (it slides off the ledge), and a body
+  standing on a floor has one contact with the map, not a second with a wall it grazes;
+- the map is an immutable value like every shape: equal grids make equal maps. Its parts are
+  the merged edges as `Segment` s, so every routine that handles a `Compound` handles it.
+  A map without a solid tile is rejected (nothing could collide).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from .shapes import Compound, Segment, check_positive, check_vec
+
+#: Characters of a text map that mean "no tile".
+EMPTY_CHARS = frozenset(". ")
+
+
+def _parse_text(rows: Sequence[str]) -> tuple[np.ndarray, dict[str, int]]:
+    """A text map's kinds (int array, row 0 on top) and its character -> kind table."""
+    if not rows:
+        raise ValueError("TileMap.grid must have at least one row, got an empty text map")
+    width = max(len(r) for r in rows)
+    if width == 0:
+        raise ValueError("TileMap.grid must have at least one column, got empty rows")
+    kinds: dict[str, int] = {"#": 1}
+    grid = np.zeros((len(rows), width), dtype=np.int32)
+    for i, row in enumerate(rows):
+        for j, ch in enumerate(row):
+            if ch in EMPTY_CHARS:
+                continue
+            if ch not in kinds:
+                kinds[ch] = len(kinds) + 1
+            grid[i, j] = kinds[ch]
+    return grid, kinds
+
+
+def _as_grid(grid: object) -> tuple[np.ndarray, dict[str, int] | None]:
+    """The grid as a read-only int32 array of tile kinds, and the text map's kind table."""
+    if isinstance(grid, str):
+        return _parse_text(grid.strip("\n").split("\n"))
+    if isinstance(grid, Sequence) and grid and all(isinstance(r, str) for r in grid):
+        return _parse_text(list(grid))
+    try:
+        arr = np.asarray(grid)
+    except Exception as exc:  # noqa: BLE001 - any failure means "not a grid"
+        raise TypeError(f"TileMap.grid must be a 2D array or a text map, got {grid!r}") from exc
+    if arr.ndim != 2:
+        raise ValueError(f"TileMap.grid must be 2D (rows, columns), got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"TileMap.grid must have at least one row and column, got {arr.shape}")
+    if arr.dtype == np.bool_:
+        return arr.astype(np.int32), None
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"TileMap.grid must hold bools or ints (tile kinds), got {arr.dtype}")
+    if arr.min() < 0 or arr.max() > np.iinfo(np.int32).max:
+        raise ValueError(f"TileMap.grid kinds must be ints from 0 to 2**31 - 1, got "
+                         f"{int(arr.min())} .. {int(arr.max())}")
+    return arr.astype(np.int32), None
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """``(start, stop)`` of each run of True in a 1D bool array."""
+    padded = np.concatenate(([False], mask, [False]))
+    change = np.flatnonzero(padded[1:] != padded[:-1])
+    return list(zip(change[0::2].tolist(), change[1::2].tolist(), strict=True))
+
+
+def merged_edges(solid: np.ndarray) -> list[tuple[int, int, int, int, int]]:
+    """The boundary of the solid cells (row 0 on top) as merged runs, in grid units with y
+    up from the bottom of the map: ``(x0, y0, x1, y1, facing)``, facing 0 up, 1 down, 2 left,
+    3 right (the side of the tiles the edge bounds that is open)."""
+    rows, cols = solid.shape
+    up = np.flipud(solid)  # up[y] is the row whose bottom is at height y
+    pad = np.zeros((rows + 2, cols + 2), dtype=np.bool_)
+    pad[1:-1, 1:-1] = up
+    out: list[tuple[int, int, int, int, int]] = []
+    for y in range(rows + 1):  # the horizontal line at height y: below is pad[y], above pad[y+1]
+        below, above = pad[y, 1:-1], pad[y + 1, 1:-1]
+        for x0, x1 in _runs(below & ~above):  # tops of tiles open above
+            out.append((x0, y, x1, y, 0))
+        for x0, x1 in _runs(above & ~below):  # bottoms of tiles open below
+            out.append((x0, y, x1, y, 1))
+    for x in range(cols + 1):  # the vertical line at x: left is pad[:, x], right pad[:, x+1]
+        left, right = pad[1:-1, x], pad[1:-1, x + 1]
+        for y0, y1 in _runs(right & ~left):  # left sides of tiles open to the left
+            out.append((x, y0, x, y1, 2))
+        for y0, y1 in _runs(left & ~right):  # right sides of tiles open to the right
+            out.append((x, y0, x, y1, 3))
+    return out
+
+
+def _one_sided(p1: tuple[float, float], p2: tuple[float, float], facing: str) -> Segment:
+    """The edge as a segment whose first face (the normal on the right of p1 -> p2) points to
+    its open side: the compiled routines read it as one-sided (see `TileMap`)."""
+    if facing in ("up", "left"):  # up: right to left; left: top to bottom
+        p1, p2 = p2, p1
+    return Segment(p1, p2)
+
+
+class TileMap(Compound):
+    """A grid of solid and empty tiles as the shape of one STATIC entity (see the module
+    docstring for the conventions).
+
+    >>> m = TileMap(["###", "#.#", "###"], tile_size=2.0)
+    >>> m.shape, m.bounds()
+    ((3, 3), (0.0, 0.0, 6.0, 6.0))
+    >>> len(m.edges)  # the outer square and the hole's square, each side one segment
+    8
+    """
+
+    __slots__ = ("grid", "tile_size", "origin", "kinds", "edges")
+    type_code: ClassVar[int] = 6  # its edges are a group of segments, indexed by tile
+    #: tile kinds, row 0 on top (read-only; 0 is empty)
+    grid: np.ndarray
+    tile_size: float
+    origin: tuple[float, float]
+    #: character -> kind of a text map (None for an array)
+    kinds: dict[str, int] | None
+    #: merged edges ``((x0, y0), (x1, y1), facing)`` relative to the body, facing one of
+    #: ``"up"``, ``"down"``, ``"left"``, ``"right"`` (the open side)
+    edges: tuple[tuple[tuple[float, float], tuple[float, float], str], ...]
+
+    FACINGS: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
+
+    def __init__(self, grid: object, tile_size: float,
+                 origin: Iterable[float] = (0.0, 0.0)) -> None:
+        kinds_grid, kinds = _as_grid(grid)
+        size = check_positive("TileMap.tile_size", tile_size)
+        ox, oy = check_vec("TileMap.origin", origin)
+        solid = kinds_grid != 0
+        if not solid.any():
+            raise ValueError("TileMap.grid must have at least one solid tile, got none")
+        kinds_grid.setflags(write=False)
+        edges = tuple(
+            ((ox + x0 * size, oy + y0 * size), (ox + x1 * size, oy + y1 * size),
+             self.FACINGS[facing])
+            for x0, y0, x1, y1, facing in merged_edges(solid))
+        super().__init__([_one_sided(p1, p2, facing) for p1, p2, facing in edges])
+        self._set("grid", kinds_grid)
+        self._set("tile_size", size)
+        self._set("origin", (ox, oy))
+        self._set("kinds", kinds)
+        self._set("edges", edges)
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.grid.shape, self.grid.tobytes(), self.tile_size, self.origin)
+
+    def __repr__(self) -> str:
+        rows, cols = self.grid.shape
+        return (f"TileMap({rows}x{cols} tiles, tile_size={self.tile_size!r}, "
+                f"origin={self.origin!r}, {len(self.edges)} edges)")
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, columns)`` of the grid."""
+        return (int(self.grid.shape[0]), int(self.grid.shape[1]))
+
+    def cell_at(self, x: float, y: float) -> tuple[int, int] | None:
+        """The ``(row, col)`` of the tile under the point ``(x, y)`` (relative to the body's
+        position), or None outside the map. A point on a shared side belongs to the tile
+        above / to the right of it."""
+        rows, cols = self.shape
+        ox, oy = self.origin
+        col = int(np.floor((x - ox) / self.tile_size))
+        up = int(np.floor((y - oy) / self.tile_size))
+        if not (0 <= col < cols and 0 <= up < rows):
+            return None
+        return (rows - 1 - up, col)
+
+    def kind(self, row: int, col: int) -> int:
+        """The kind of tile ``(row, col)`` (0: empty). ``IndexError`` outside the grid."""
+        rows, cols = self.shape
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise IndexError(f"tile (row, col) = ({row}, {col}) is outside the "
+                             f"{rows}x{cols} grid")
+        return int(self.grid[row, col])
+
+    def tile_box(self, row: int, col: int) -> tuple[float, float, float, float]:
+        """``(x0, y0, x1, y1)`` of tile ``(row, col)`` relative to the body's position."""
+        rows, _ = self.shape
+        self.kind(row, col)  # checks the indices
+        ox, oy = self.origin
+        s = self.tile_size
+        return (ox + col * s, oy + (rows - 1 - row) * s, ox + (col + 1) * s,
+                oy + (rows - row) * s)
