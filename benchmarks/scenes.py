@@ -13,7 +13,9 @@ Scenes:
   walls, random velocities up to 5, gravity (0, -9.8), dt 1/60 (ecsphys: ACTIVE, sphere slide);
 - ``events``: ``rain`` with begin/separate (touch/separate) callbacks subscribed;
 - ``crowd``: N agents (radius 0.4, ACTIVE, ``slide="tangent"``) steered at speed 3 through the
-  doors of a maze of about 10,000 static unit tiles, no gravity;
+  doors of a maze of about 10,000 unit tiles, no gravity: in ecsphys one `TileMap`, in pymunk
+  one static segment per merged edge of the same outline (``tiles_as="rects"``: one static box
+  per tile in both);
 - ``bullets``: N bullets (radius 0.05, speed 200..2000, bouncing) in a closed box of thin
   walls (0.1 thick); every bullet outside the box passed through a wall.
 """
@@ -30,6 +32,7 @@ import numpy as np
 import pymunk
 
 import ecsphys as ep
+from ecsphys.tilemap import merged_edges
 
 DT = 1 / 60
 GRAVITY = (0.0, -9.8)
@@ -66,6 +69,19 @@ class Layout:
     slide: str = "project"
     restitution: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the statics are unit tiles at integer cells: "tilemap" builds them as one tile map
+    #: (pymunk: merged edge segments), "rects" as one box each, None: boxes (not tiles)
+    tiles_as: str | None = None
+
+    def tile_grid(self) -> tuple[np.ndarray, tuple[float, float]]:
+        """The unit tiles as a bool grid (row 0 on top) and the map's bottom-left corner."""
+        assert self.box is not None
+        x0, y0, x1, y1 = self.box
+        cols, rows = math.ceil(x1 - x0), math.ceil(y1 - y0)
+        cell = np.floor(self.static_centre - (x0, y0)).astype(np.int64)
+        grid = np.zeros((rows, cols), dtype=np.bool_)
+        grid[rows - 1 - cell[:, 1], cell[:, 0]] = True
+        return grid, (x0, y0)
 
 
 def rain_layout(n: int, seed: int = 0) -> Layout:
@@ -87,9 +103,11 @@ def rain_layout(n: int, seed: int = 0) -> Layout:
     return Layout("rain", pos, vel, RAIN_RADIUS, centres, sizes, GRAVITY, box=(0.0, 0.0, w, h))
 
 
-def crowd_layout(n: int, seed: int = 0, tiles: int = 10_000) -> Layout:
+def crowd_layout(n: int, seed: int = 0, tiles: int = 10_000,
+                 tiles_as: str = "tilemap") -> Layout:
     """A maze of about ``tiles`` unit tiles in vertical walls with one door each; ``n`` agents
-    spread over the corridors between the walls, heading right."""
+    spread over the corridors between the walls, heading right. ``tiles_as``: "tilemap" or
+    "rects" (see the module notes)."""
     rng = np.random.default_rng(seed)
     per_wall = MAZE_HEIGHT - MAZE_DOOR
     walls = max(1, round(tiles / per_wall))
@@ -118,7 +136,7 @@ def crowd_layout(n: int, seed: int = 0, tiles: int = 10_000) -> Layout:
     vel = np.zeros((n, 2))
     return Layout("crowd", pos, vel, CROWD_RADIUS, centres, sizes, (0.0, 0.0),
                   box=(0.0, 0.0, (walls + 1) * MAZE_WALL_GAP, MAZE_HEIGHT), doors=doors,
-                  slide="tangent")
+                  slide="tangent", tiles_as=tiles_as)
 
 
 def bullets_layout(n: int, seed: int = 0) -> Layout:
@@ -250,9 +268,14 @@ class EcsScene(Scene):
         self._previous = esper.current_world
         esper.switch_world(self.world)
         self.physics = ep.Physics(fixed_dt=DT)
-        for (cx, cy), (w, h) in zip(lay.static_centre, lay.static_size, strict=True):
-            esper.create_entity(ep.Position(float(cx), float(cy)), ep.Collider(ep.STATIC),
-                                ep.Geometry(ep.Rect(float(w), float(h))))
+        if lay.tiles_as == "tilemap":
+            grid, origin = lay.tile_grid()
+            esper.create_entity(ep.Position(*origin), ep.Collider(ep.STATIC),
+                                ep.Geometry(ep.TileMap(grid, 1.0)))
+        else:
+            for (cx, cy), (w, h) in zip(lay.static_centre, lay.static_size, strict=True):
+                esper.create_entity(ep.Position(float(cx), float(cy)), ep.Collider(ep.STATIC),
+                                    ep.Geometry(ep.Rect(float(w), float(h))))
         gravity = lay.gravity
         circle = ep.Circle(lay.radius)
         self.entities = []
@@ -317,14 +340,23 @@ class PymunkScene(Scene):
         space = pymunk.Space()
         space.gravity = lay.gravity
         self.space = space
-        statics = []
-        for (cx, cy), (w, h) in zip(lay.static_centre.tolist(), lay.static_size.tolist(),
-                                    strict=True):
-            x0, y0, x1, y1 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
-            poly = pymunk.Poly(space.static_body, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
-            poly.friction = 0.0
-            poly.elasticity = lay.restitution
-            statics.append(poly)
+        statics: list[pymunk.Shape] = []
+        if lay.tiles_as == "tilemap":  # the same outline as the TileMap: its merged edges
+            grid, (ox, oy) = lay.tile_grid()
+            for x0, y0, x1, y1, _ in merged_edges(grid):
+                seg = pymunk.Segment(space.static_body, (ox + x0, oy + y0), (ox + x1, oy + y1),
+                                     0.0)
+                seg.friction = 0.0
+                seg.elasticity = lay.restitution
+                statics.append(seg)
+        else:
+            for (cx, cy), (w, h) in zip(lay.static_centre.tolist(), lay.static_size.tolist(),
+                                        strict=True):
+                x0, y0, x1, y1 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+                poly = pymunk.Poly(space.static_body, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)])
+                poly.friction = 0.0
+                poly.elasticity = lay.restitution
+                statics.append(poly)
         space.add(*statics)
         r = lay.radius
         moment = pymunk.moment_for_circle(1.0, 0, r)

@@ -2,7 +2,8 @@
 
 Guarantees:
 - every adopted body with a Collider and a Geometry is drawn, whatever its shape kind (Circle,
-  Rect, OrientedRect, Segment, Polygon, Compound), at its interpolated position
+  Rect, OrientedRect, Segment, Polygon, Compound; a TileMap as its solid tiles, dimmed, under
+  its collision edges), at its interpolated position
   (``physics.alpha``), coloured by kind: static, passive, active, or sensor;
 - pyglet shapes are made once per body and moved afterwards: a frame allocates nothing for a
   body that keeps its shape, and only bodies that moved by more than ``move_threshold``
@@ -33,6 +34,7 @@ from pyglet import shapes as pshapes
 from .components import ACTIVE, PASSIVE, STATIC
 from .physics import Physics
 from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
+from .tilemap import TileMap
 
 Color = tuple[int, int, int, int]
 
@@ -273,6 +275,8 @@ class DebugDraw:
         if shape is None:
             return body
         color = SENSOR_COLOR if sensor else KIND_COLORS[kind]
+        if isinstance(shape, TileMap):  # its solid tiles, dimmed, under its edges
+            body.items.extend(self._tile_fill(shape, color))
         parts = shape.parts if isinstance(shape, Compound) else ((shape, 0.0, 0.0),)
         for part, dx, dy in parts:
             item = self._make_item(part, color)
@@ -284,6 +288,26 @@ class DebugDraw:
                                color=AABB_COLOR, batch=self.batch, group=self._groups["aabbs"])
         body.box_at = (x0, y0)
         return body
+
+    def _tile_fill(self, tm: TileMap, color: Color) -> list[tuple[Any, float, float]]:
+        """One dim rectangle per run of solid tiles in a row, placed relative to the body."""
+        s = self.scale
+        size = tm.tile_size * s
+        ox, oy = tm.origin[0] * s, tm.origin[1] * s
+        rows = tm.shape[0]
+        r, g, b, _ = color
+        kw: dict[str, Any] = {"color": (r, g, b, 60), "batch": self.batch,
+                              "group": self._groups["colliders"]}
+        out = []
+        for row, line in enumerate(tm.grid != 0):
+            padded = np.concatenate(([False], line, [False]))
+            change = np.flatnonzero(padded[1:] != padded[:-1])
+            y = oy + (rows - 1 - row) * size
+            for c0, c1 in zip(change[0::2].tolist(), change[1::2].tolist(), strict=True):
+                x = ox + c0 * size
+                item = pshapes.Rectangle(0, 0, (c1 - c0) * size, size, **kw)
+                out.append((item, x, y))
+        return out
 
     def _make_item(self, shape: Shape, color: Color) -> Any:
         """One pyglet shape for a leaf shape, placed as if the body were at the origin."""
@@ -311,7 +335,7 @@ class DebugDraw:
         if isinstance(shape, Polygon):
             verts = shape._verts  # type: ignore[attr-defined]
             return pshapes.Polygon(*((x * s, y * s) for x, y in verts), **kw)
-        # Unknown kinds (Mask, TileMap...) are drawn as their bounding box.
+        # Unknown kinds are drawn as their bounding box.
         x0, y0, x1, y1 = (v * s for v in shape.bounds())
         return pshapes.Rectangle(x0, y0, max(x1 - x0, 1.0), max(y1 - y0, 1.0), **kw)
 

@@ -1,5 +1,5 @@
 """Crowd: an RTS crowd of active circles (slide="tangent") walks to the clicked goal through a
-maze of static tiles read from a text map, sliding around walls and each other.
+maze read from a text map (one TileMap entity), sliding around walls and each other.
 
     python examples/crowd.py [--agents N] [--headless --frames N --screenshot PATH]
 
@@ -47,13 +47,9 @@ class Crowd:
     def __init__(self, app: _scene.App, args: argparse.Namespace) -> None:
         self.app = app
         self.physics = ep.Physics(fixed_dt=1 / 60)
-        rows = MAZE.splitlines()
-        for r, line in enumerate(rows):
-            for c, ch in enumerate(line):
-                if ch == "#":
-                    x, y = (c + 0.5) * TILE, (len(rows) - r - 0.5) * TILE
-                    esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC),
-                                        ep.Geometry(ep.Rect(TILE, TILE)))
+        # the whole maze is one static entity: only the outline of its walls collides
+        esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC),
+                            ep.Geometry(ep.TileMap(MAZE, TILE)))
         rng = np.random.default_rng(3)
         self.agents = []
         for _ in range(args.agents):  # start in the top-left room

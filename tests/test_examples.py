@@ -26,6 +26,7 @@ def over_bg(rgba: tuple[int, int, int, int]) -> tuple[int, int, int]:
 
 
 ACTIVE = over_bg((70, 165, 250, 230))
+TILE_FILL = over_bg((*STATIC, 60))  # a TileMap's solid tiles, dimmed under its edges
 PASSIVE = over_bg((235, 165, 60, 230))
 SENSOR = over_bg((90, 220, 110, 120))
 
@@ -61,7 +62,9 @@ def share(img: np.ndarray, color: tuple[int, int, int], tol: int = 12) -> float:
 CASES = {
     "rain": (300, ("300",), [((480, 628), STATIC), ((22, 300), STATIC)], [(ACTIVE, 0.05)]),
     "pong": (300, (), [((480, 630), STATIC), ((480, 10), STATIC)], [(ACTIVE, 0.005)]),
-    "crowd": (200, ("--agents", "60"), [((16, 300), STATIC)], [(ACTIVE, 0.005)]),
+    # the maze is a TileMap: a wall's tiles dimmed, its edge (x = 32 px) in the static colour
+    "crowd": (200, ("--agents", "60"), [((16, 300), TILE_FILL), ((31, 300), STATIC)],
+              [(ACTIVE, 0.005)]),
     "platformer": (300, (), [((480, 630), STATIC)], [(ACTIVE, 0.001)]),
     "bullets": (200, (), [], [(STATIC, 0.002)]),
     "invaders": (200, (), [], [(SENSOR, 0.01)]),

@@ -9,7 +9,8 @@
 #   its move plus `contact_offset` (the same floating-point operations as the NumPy stage);
 # - the pairs are the index's: dynamic-dynamic (both dynamic rows) and dynamic-static, no
 #   static-static; with `check_layers` a pair is kept only if each side's layer is in the
-#   other's mask;
+#   other's mask; a pair with a tile map is kept only if the map has an edge on the tiles the
+#   dynamic box covers (a body in the open middle of a maze is no candidate of the maze);
 # - output order: `entity[ra] < entity[rb]`, sorted by that entity pair, each pair once
 #   (entity ids below 2**32). The dynamic pairs come out of the index already in that order
 #   (dynamic ids follow entity order); only the dynamic-static pairs are sorted and merged in;
@@ -21,6 +22,8 @@ from libc.math cimport sqrt
 from libc.stdint cimport int64_t, uint64_t
 
 from .boxindex cimport BoxIndex, Buf, buf_free, buf_reserve, sort_keys
+from ..geometry.shape_data cimport TILEMAP, Body, Near, Store, near_init, near_next, store_of
+from ..table_view cimport Rows, row_body, rows_of
 
 import numpy as np
 
@@ -57,6 +60,8 @@ cdef class Stage:
     cdef Buf b_val
     cdef Buf b_sa
     cdef Buf b_tmp
+    cdef Rows rows      # for the tile maps (taken each run)
+    cdef Store store
 
     def __init__(self):
         self.set_rows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
@@ -90,6 +95,14 @@ cdef class Stage:
         self._hi_arr = np.empty((k, 2))
         self.lo = self._lo_arr
         self.hi = self._hi_arr
+
+    cdef bint _near_edges(self, int64_t tile_row, Py_ssize_t k) noexcept nogil:
+        """The tile map of row ``tile_row`` has an edge near dynamic box ``k``."""
+        cdef Body map_body = row_body(&self.rows, tile_row, &self.pos[0, 0])
+        cdef Near it
+        near_init(&it, &self.store, &map_body, self.lo[k, 0], self.lo[k, 1], self.hi[k, 0],
+                  self.hi[k, 1])
+        return near_next(&it) >= 0
 
     cdef void _bind(self, table):
         """Views of the table's columns (again only when it replaced an array)."""
@@ -165,6 +178,8 @@ cdef class Stage:
             b = self.srow[sl[t]]
             if check and not self._passes(a, b):
                 continue
+            if self.rows.code[b] == TILEMAP and not self._near_edges(b, sk[t]):
+                continue
             if self.ent[a] > self.ent[b]:
                 x = a
                 a = b
@@ -202,6 +217,8 @@ cdef class Stage:
         cdef int64_t[::1] vrb
         cdef int64_t* sa
         self._bind(table)
+        self.rows = rows_of(table)
+        self.store = store_of(table.store)
         with nogil:
             self._swept(k, contact_offset)
         if isinstance(index, BoxIndex):
