@@ -14,6 +14,9 @@ Guarantees:
   normal (units per second; ``0.0`` where the pair did not hit while moving);
 - ``sensor`` is True where either side is a sensor; ``layer_a`` / ``layer_b`` the collider
   layers of the two sides at that step (``None`` where the set was made without them);
+- a pair with a `TileMap` has one row per solid tile it touches, in tile order: ``tile`` is
+  ``row << 32 | col`` of the tile (``-1`` for a pair without a tile map) and ``tile_kind``
+  its kind (``0`` without); rows are unique and sorted by ``(key, tile)``;
 - the step's sets are fresh arrays each step; treat them as read-only.
 """
 
@@ -51,6 +54,9 @@ class ContactSet:
     #: collider layers of each side at the step (None: not known)
     layer_a: np.ndarray | None = None
     layer_b: np.ndarray | None = None
+    #: per row: the tile (``row << 32 | col``, -1: none) and its kind (0: none); None: no tiles
+    tile: np.ndarray | None = None
+    tile_kind: np.ndarray | None = None
     #: the pair keys when the maker already has them (else computed once, on first use)
     _keys: np.ndarray | None = field(default=None, repr=False, compare=False)
 
@@ -74,10 +80,13 @@ class ContactSet:
                           self.point[index], self.toi[index], self.sensor[index],
                           self.speed[index],
                           None if self.layer_a is None else self.layer_a[index],
-                          None if self.layer_b is None else self.layer_b[index])
+                          None if self.layer_b is None else self.layer_b[index],
+                          None if self.tile is None else self.tile[index],
+                          None if self.tile_kind is None else self.tile_kind[index])
 
     def find(self, a: int, b: int) -> int:
-        """Row of the pair (a, b) in either order, or -1."""
+        """Row of the pair (a, b) in either order (its first tile's, with a tile map), or
+        -1."""
         if a > b:
             a, b = b, a
         keys = self.keys

@@ -57,7 +57,8 @@ class BodyContact:
     BodyContact(a=3, b=7, normal=(1, 0), depth=0.01, point=(0.5, 0), duration=0, steps=0)
     """
 
-    __slots__ = ("a", "b", "normal", "depth", "point", "duration", "steps", "sensor", "speed")
+    __slots__ = ("a", "b", "normal", "depth", "point", "duration", "steps", "sensor", "speed",
+                 "tile", "tile_kind")
 
     a: int
     b: int
@@ -69,9 +70,14 @@ class BodyContact:
     sensor: bool
     #: approach speed of this step's impact along the normal (units/s); 0.0 without one
     speed: float
+    #: with a `TileMap` on one side: the ``(row, col)`` of the tile touched (a body touching
+    #: several tiles of a map has a contact per tile) and its kind; else None and 0
+    tile: tuple[int, int] | None
+    tile_kind: int
 
     def __init__(self, a: int, b: int, normal: Vec, depth: float, point: Vec,
-                 duration: float, steps: int, sensor: bool, speed: float = 0.0) -> None:
+                 duration: float, steps: int, sensor: bool, speed: float = 0.0,
+                 tile: tuple[int, int] | None = None, tile_kind: int = 0) -> None:
         self.a = a
         self.b = b
         self.normal = normal
@@ -81,6 +87,8 @@ class BodyContact:
         self.steps = steps
         self.sensor = sensor
         self.speed = speed
+        self.tile = tile
+        self.tile_kind = tile_kind
 
     def other(self, entity: int) -> int:
         """The other side of the pair; ``ValueError`` if ``entity`` is not in the pair."""
@@ -105,7 +113,7 @@ class BodyContact:
 
     def _fields(self) -> tuple[object, ...]:
         return (self.a, self.b, self.normal, self.depth, self.point, self.duration, self.steps,
-                self.sensor, self.speed)
+                self.sensor, self.speed, self.tile, self.tile_kind)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, BodyContact):
@@ -122,9 +130,10 @@ class BodyContact:
         px, py = self.point
         sensor = ", sensor=True" if self.sensor else ""
         speed = f", speed={g(self.speed)}" if self.speed else ""
+        tile = "" if self.tile is None else f", tile={self.tile}, tile_kind={self.tile_kind}"
         return (f"BodyContact(a={self.a}, b={self.b}, normal=({g(nx)}, {g(ny)}), "
                 f"depth={g(self.depth)}, point=({g(px)}, {g(py)}), "
-                f"duration={g(self.duration)}, steps={self.steps}{speed}{sensor})")
+                f"duration={g(self.duration)}, steps={self.steps}{speed}{tile}{sensor})")
 
 
 class HandlerEntry:

@@ -19,6 +19,10 @@ Guarantees:
   (on its closed side) does not meet that edge, so a body sliding along a floor is not caught
   by the top end of the wall below the floor's end (it slides off the ledge), and a body
   standing on a floor has one contact with the map, not a second with a wall it grazes;
+- contacts and events say which tile: a body has one contact per solid tile it touches
+  (``contact.tile == (row, col)``, ``contact.tile_kind`` its kind), each with its own touch,
+  keep_touching and separate, so a game can make spike tiles hurt and coin tiles vanish.
+  Only tiles with an open side can be touched (a tile buried in solid ones is out of reach);
 - the map is an immutable value like every shape: equal grids make equal maps. Its parts are
   the merged edges as `Segment` s, so every routine that handles a `Compound` handles it.
   A map without a solid tile is rejected (nothing could collide).

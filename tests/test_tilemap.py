@@ -34,6 +34,7 @@ from hypothesis import given, settings
 from hypothesis.extra import numpy as hnp
 
 import ecsphys as ep
+from ecsphys import geometry
 from ecsphys.tilemap import merged_edges
 
 DT = 1 / 60
@@ -494,12 +495,14 @@ def test_crowd_in_a_random_map_never_ends_a_step_inside_a_tile(world, seed):
             ep.Position(map_pos[0] + (x0 + x1) / 2, map_pos[1] + (y0 + y1) / 2),
             ep.Velocity(float(vx), float(vy)), ep.Collider(ep.ACTIVE),
             ep.Geometry(ep.Circle(0.3))))
-    events: dict[int, list[str]] = {b: [] for b in balls}
+    # per (ball, tile): a ball touching several tiles of the map has a contact per tile
+    events: dict[tuple[int, tuple[int, int]], list[str]] = {}
 
     def record(name):
         def handler(c):
             if tiles in c.pair:
-                events[c.other(tiles)].append(name)
+                assert c.tile is not None and tm.kind(*c.tile) == c.tile_kind > 0, c
+                events.setdefault((c.other(tiles), c.tile), []).append(name)
         return handler
 
     physics.on_touch(record("touch"))
@@ -511,19 +514,22 @@ def test_crowd_in_a_random_map_never_ends_a_step_inside_a_tile(world, seed):
             cell = tm.cell_at(p.x - map_pos[0], p.y - map_pos[1])
             assert cell is not None, f"step {step}: ball {b} left the map at {p.xy}"
             assert tm.kind(*cell) == 0, f"step {step}: ball {b} in solid tile {cell} at {p.xy}"
-    assert any(events.values()), "no ball ever touched the map"
+    assert events, "no ball ever touched the map"
     for b in balls:
-        seq = events[b]
-        # touch, separate, touch, separate, ...: never two of one kind in a row
-        assert seq == ["touch", "separate"] * (len(seq) // 2) + ["touch"] * (len(seq) % 2), seq
-        touching = tiles in physics.touching(b)
-        assert touching == (bool(seq) and seq[-1] == "touch"), (b, seq, touching)
+        mine = {tile: seq for (ball, tile), seq in events.items() if ball == b}
+        for seq in mine.values():
+            # touch, separate, touch, separate, ...: never two of one kind in a row
+            assert seq == ["touch", "separate"] * (len(seq) // 2) + ["touch"] * (len(seq) % 2)
+        open_tiles = {tile for tile, seq in mine.items() if seq[-1] == "touch"}
+        now = {c.tile for c in physics.contacts_of(b) if tiles in c.pair}
+        assert now == open_tiles, (b, now, open_tiles)
+        assert (tiles in physics.touching(b)) == bool(open_tiles)
 
 
 # ------------------------------------------------------------------ 7. events name the map
 
 
-def test_ball_dropped_on_tile_floor_touches_the_map_once_and_keeps_touching(world):
+def test_ball_dropped_on_a_seam_touches_both_tiles_once_and_keeps_touching(world):
     physics = ep.Physics(fixed_dt=DT)
     floor = esper.create_entity(ep.Position(-5, 0), ep.Collider(ep.STATIC),
                                 ep.Geometry(ep.TileMap(np.ones((1, 10), dtype=int), 1.0)))
@@ -536,15 +542,118 @@ def test_ball_dropped_on_tile_floor_touches_the_map_once_and_keeps_touching(worl
     physics.on_separate(lambda c: log.append(("separate", physics.steps, c)))
     for _ in range(90):
         esper.process(DT)
-    assert [name for name, _, _ in log] == ["touch"]
-    c = log[0][2]
-    assert set(c.pair) == {floor, ball}
-    assert c.other(ball) == floor
-    assert c.normal_from(floor) == pytest.approx((0.0, 1.0), abs=1e-6)
-    assert c.speed > 5.0  # a real impact (about 7 units/s after a fall of 1.5)
+    # on the seam it touches both tiles: one touch for each, in tile order, and no more
+    assert [name for name, _, _ in log] == ["touch", "touch"]
+    assert [c.tile for _, _, c in log] == [(0, 4), (0, 5)]
+    assert [c.tile_kind for _, _, c in log] == [1, 1]
+    for _, _, c in log:
+        assert set(c.pair) == {floor, ball}
+        assert c.other(ball) == floor
+        assert c.normal_from(floor) == pytest.approx((0.0, 1.0), abs=1e-6)
+        assert c.speed > 5.0  # a real impact (about 7 units/s after a fall of 1.5)
     assert physics.touching(ball) == [floor]
     assert physics.touching(floor) == [ball]
-    assert len(physics.contacts_of(ball)) == 1  # one contact with the map, not one per edge
+    # one contact per tile touched, not one per edge
+    assert [c.tile for c in physics.contacts_of(ball)] == [(0, 4), (0, 5)]
     pos = esper.component_for_entity(ball, ep.Position)
     assert pos.x == pytest.approx(0.0, abs=1e-9)
     assert pos.y == pytest.approx(1.5, abs=2e-2)
+
+
+# ------------------------------------------------------------------ 8. contacts per tile
+
+
+def _tile_gap(tm: ep.TileMap, map_pos: tuple[float, float], shape: ep.Shape,
+              pos: tuple[float, float], row: int, col: int) -> float:
+    """Brute force: how far ``shape`` at ``pos`` is from tile (row, col)'s square."""
+    x0, y0, x1, y1 = tm.tile_box(row, col)
+    square = ep.Rect(x1 - x0, y1 - y0)
+    centre = (map_pos[0] + (x0 + x1) / 2, map_pos[1] + (y0 + y1) / 2)
+    return geometry.distance(shape, pos, square, centre).distance
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_contacts_name_the_tiles_a_brute_force_scan_finds(world, seed):
+    """Every step, the tiles each body has a contact with are exactly the solid tiles with an
+    open side whose squares it is within the contact offset of (a new contact) or within the
+    separation offset (a contact kept from the step before; hysteresis per tile), scanning
+    every tile of a random map."""
+    rng = np.random.default_rng(seed)
+    grid = rng.integers(1, 4, (14, 14)) * (rng.random((14, 14)) < 0.3)
+    grid[0, :] = grid[-1, :] = grid[:, 0] = grid[:, -1] = 1
+    tm = ep.TileMap(grid, 1.0)
+    physics = ep.Physics(fixed_dt=DT)
+    map_pos = (2.0, 1.0)
+    tiles = esper.create_entity(ep.Position(*map_pos), ep.Collider(ep.STATIC), ep.Geometry(tm))
+    free = np.argwhere(grid == 0)
+    bodies = []
+    for k, (r, c) in enumerate(free[rng.choice(len(free), size=12, replace=False)]):
+        x0, y0, x1, y1 = tm.tile_box(int(r), int(c))
+        shape = ep.Circle(0.35) if k % 2 else ep.Rect(0.6, 0.5)
+        e = esper.create_entity(
+            ep.Position(map_pos[0] + (x0 + x1) / 2, map_pos[1] + (y0 + y1) / 2),
+            ep.Velocity(*rng.uniform(-6, 6, size=2).tolist()), ep.Collider(ep.ACTIVE),
+            ep.Geometry(shape), ep.AccelerationMap(gravity=(0.0, -9.8)))
+        bodies.append((e, shape))
+    # the tiles a body can touch: solid with an open side (a buried tile is out of reach;
+    # where its corner meets the body, the exposed tiles around that corner are touched)
+    pad = np.pad(grid > 0, 1, constant_values=False)
+    buried = pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:]
+    solid = [tuple(map(int, rc)) for rc in np.argwhere((grid > 0) & ~buried)]
+    before: dict[int, set[tuple[int, int]]] = {e: set() for e, _ in bodies}
+    checked = 0
+    for _ in range(120):
+        esper.process(DT)
+        for e, shape in bodies:
+            pos = esper.component_for_entity(e, ep.Position).xy
+            got = {}
+            cs = physics.contact_set
+            mine = ((cs.a == e) & (cs.b == tiles)) | ((cs.b == e) & (cs.a == tiles))
+            for k in np.flatnonzero(mine):
+                rc = (int(cs.tile[k]) >> 32, int(cs.tile[k]) & 0xFFFFFFFF)
+                assert rc not in got, rc  # one contact per tile
+                got[rc] = (int(cs.tile_kind[k]), float(cs.toi[k]))
+            for rc in solid:
+                gap = _tile_gap(tm, map_pos, shape, pos, *rc)
+                if rc in got:
+                    kind, toi = got[rc]
+                    assert tm.kind(*rc) == kind
+                    limit = physics.separation_offset if rc in before[e] else \
+                        physics.contact_offset
+                    # a tile met during the step may be left apart at its end
+                    assert gap <= limit + 1e-9 or toi < math.inf, (e, rc, gap)
+                    checked += 1
+                elif gap <= physics.contact_offset - 1e-9:
+                    # touching but not reported: only a tile the body grazes from behind an
+                    # edge that faces away (one-sided edges), never a tile it stands on
+                    pytest.fail(f"body {e} at {pos} is {gap} from tile {rc} but has no contact")
+            before[e] = set(got)
+    assert checked > 50
+
+
+def test_a_body_sliding_along_a_floor_touches_each_tile_in_turn(world):
+    """Along a floor of five kinds of tiles, a box touches each tile as it reaches it and
+    separates from it when it has passed it: per tile, one touch then one separate, in order,
+    and the kind of each tile comes with its contact (spikes hurt, coins vanish...)."""
+    physics = ep.Physics(fixed_dt=DT)
+    level = ep.TileMap(["....................", "##^^o##^##o#########"], 1.0)
+    spike, coin = level.kinds["^"], level.kinds["o"]
+    floor = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(level))
+    box = esper.create_entity(ep.Position(0.5, 1.4), ep.Velocity(6, 0), ep.Collider(ep.ACTIVE),
+                              ep.Geometry(ep.Rect(0.8, 0.8)),
+                              ep.AccelerationMap(gravity=(0, -9.8)))
+    log: list[tuple[str, tuple[int, int], int]] = []
+    physics.on_touch(lambda c: log.append(("touch", c.tile, c.tile_kind)))
+    physics.on_separate(lambda c: log.append(("separate", c.tile, c.tile_kind)))
+    for _ in range(150):
+        esper.process(DT)
+    assert esper.component_for_entity(box, ep.Position).x > 15
+    touched = [tile for name, tile, _ in log if name == "touch"]
+    assert touched == [(1, c) for c in range(len(touched))]  # each tile once, left to right
+    for tile in touched[:-2]:  # passed: separated after its touch
+        names = [name for name, t, _ in log if t == tile]
+        assert names == ["touch", "separate"], (tile, names)
+    kinds = {tile: kind for _, tile, kind in log}
+    assert [c for (_, c), k in kinds.items() if k == spike] == [2, 3, 7]
+    assert [c for (_, c), k in kinds.items() if k == coin] == [4, 10]
+    assert all(c.pair == (floor, box) for c in physics.contacts_of(box))

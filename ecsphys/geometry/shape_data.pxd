@@ -266,3 +266,44 @@ cdef inline bint faces_away(const Store* s, const Body* group, int i, double cx,
         return False
     cdef const double* f = s.faces + 3 * s.li[i * LI_STRIDE + LI_F0]
     return f[0] * (cx - group.px) + f[1] * (cy - group.py) < f[2] - 1e-9
+
+# A tile map's grid as its header leaf says: tile (up, col) has its lower-left corner at
+# (ox + col * size, oy + up * size) in the world, rows counted from the bottom (up).
+cdef struct TileGrid:
+    double size
+    double ox
+    double oy
+    int cols
+    int rows
+    const int* kind      # per tile (up * cols + col): 0 empty
+    const int* leaf      # per tile: its square's leaf, -1 for an empty or buried tile
+
+cdef inline TileGrid tile_grid(const Store* s, const Body* b) noexcept nogil:
+    """The grid of tile map ``b`` (placed at its body position)."""
+    cdef const int* li = s.li + (b.first - 1) * LI_STRIDE
+    cdef const double* lf = s.lf + (b.first - 1) * LF_STRIDE
+    cdef TileGrid g
+    g.size = lf[LF_RADIUS]
+    g.ox = b.px + lf[LF_CX]
+    g.oy = b.py + lf[LF_CY]
+    g.cols = li[LI_NV]
+    g.rows = li[LI_NF]
+    g.kind = s.cells + li[LI_F0]
+    g.leaf = g.kind + g.cols * g.rows
+    return g
+
+cdef inline void tile_range(const TileGrid* g, double x0, double y0, double x1, double y1,
+                            int* c0, int* c1, int* u0, int* u1) noexcept nogil:
+    """The tiles a world box covers: columns c0 .. c1, rows (from the bottom) u0 .. u1; empty
+    (c0 > c1) when the box is beyond the map."""
+    x0 = (x0 - g.ox) / g.size
+    x1 = (x1 - g.ox) / g.size
+    y0 = (y0 - g.oy) / g.size
+    y1 = (y1 - g.oy) / g.size
+    if not (x1 >= 0.0 and y1 >= 0.0 and x0 <= g.cols and y0 <= g.rows):
+        c0[0], c1[0], u0[0], u1[0] = 1, 0, 1, 0
+        return
+    c0[0] = _tile_of(x0, g.cols)
+    c1[0] = _tile_of(x1, g.cols)
+    u0[0] = _tile_of(y0, g.rows)
+    u1[0] = _tile_of(y1, g.rows)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..shapes import Circle, Compound, Shape
+from ..shapes import Circle, Compound, Rect, Shape
 from ..tilemap import TileMap
 
 LI_STRIDE = 5  # kind, nv, nf, v0, f0
@@ -76,22 +76,44 @@ class ShapeStore:
             return found
         if not isinstance(shape, Shape):
             raise TypeError(f"expected a shape (Circle, Rect, ...), got {shape!r}")
-        if isinstance(shape, TileMap):
-            self._add_tilemap(shape)
+        tiles_at = self._add_tilemap(shape) if isinstance(shape, TileMap) else -1
         first = self.leaves
         if isinstance(shape, Compound):
             for part, dx, dy in shape.parts:
                 self._add_leaf(part, dx, dy, hash((part, dx, dy)))
         else:
             self._add_leaf(shape, 0.0, 0.0, hash(shape))
-        found = (first, self.leaves - first, _key(hash(shape)))
+        count = self.leaves - first
+        if tiles_at >= 0:
+            self._add_tile_leaves(shape, tiles_at)
+        found = (first, count, _key(hash(shape)))
         self._ranges[shape] = found
         return found
 
     # ---------------------------------------------------------------- packing
 
-    def _add_tilemap(self, tm: TileMap) -> None:
-        """The header leaf of ``tm`` and its tile index (its edges follow as leaves)."""
+    def _add_tile_leaves(self, tm: TileMap, at: int) -> None:
+        """A square leaf for each solid tile with an open side (the ones a body can touch),
+        after the map's edges; their leaf indices go to ``cells[at ...]`` (-1: none)."""
+        rows, cols = tm.shape
+        solid = tm.grid != 0
+        pad = np.zeros((rows + 2, cols + 2), dtype=np.bool_)
+        pad[1:-1, 1:-1] = solid
+        buried = pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:]
+        open_tiles = solid & ~buried
+        size = tm.tile_size
+        square = Rect(size, size)
+        leaf = np.full((rows, cols), -1, dtype=np.intc)
+        for row, col in zip(*np.nonzero(open_tiles), strict=True):
+            x0, y0, _, _ = tm.tile_box(int(row), int(col))
+            dx, dy = x0 + size / 2, y0 + size / 2
+            leaf[row, col] = self.leaves
+            self._add_leaf(square, dx, dy, hash((square, dx, dy)))
+        self.cells[at : at + rows * cols] = np.flipud(leaf).ravel()
+
+    def _add_tilemap(self, tm: TileMap) -> int:
+        """The header leaf of ``tm`` and its tile index (its edges follow as leaves); returns
+        where in ``cells`` the tiles' square leaves are to be listed."""
         rows, cols = tm.shape
         size = tm.tile_size
         ox, oy = tm.origin
@@ -121,7 +143,7 @@ class ShapeStore:
         base = self.ncells
         n_index = rows * cols + 1
         kinds_base = base + n_index + len(owner)
-        need = kinds_base + rows * cols
+        need = kinds_base + 2 * rows * cols  # the kinds, then the tiles' square leaves
         if need > len(self.cells):
             self.version += 1
             new = np.zeros(max(need, 2 * len(self.cells)), dtype=np.intc)
@@ -130,7 +152,8 @@ class ShapeStore:
         starts = base + n_index + np.concatenate(([0], np.cumsum(counts)))
         self.cells[base : base + n_index] = starts
         self.cells[base + n_index : kinds_base] = owner[order]
-        self.cells[kinds_base:need] = np.flipud(tm.grid).ravel()  # tile kinds, rows from the bottom
+        # tile kinds, rows from the bottom
+        self.cells[kinds_base : kinds_base + rows * cols] = np.flipud(tm.grid).ravel()
         self.ncells = need
         i = self.leaves
         self._grow(i + 1, self.nverts, self.nfaces)
@@ -139,6 +162,7 @@ class ShapeStore:
         self.leaf_f[i] = (size, ox, oy, 0.0, 0.0, x0, y0, x1, y1)
         self.leaf_h[i] = _key(hash(tm))
         self.leaves = i + 1
+        return kinds_base + rows * cols
 
     def _grow(self, leaves: int, verts: int, faces: int) -> None:
         self.version += 1  # arrays may be reallocated: compiled views must be taken again

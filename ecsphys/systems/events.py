@@ -60,12 +60,13 @@ class _Pairs:
     """The touching pairs of one step as columns (sorted by key), with their history."""
 
     __slots__ = ("keys", "a", "b", "normal", "depth", "point", "sensor", "duration", "steps",
-                 "layer_a", "layer_b", "speed")
+                 "layer_a", "layer_b", "speed", "tile", "tile_kind")
 
     def __init__(self, keys: np.ndarray, a: np.ndarray, b: np.ndarray, normal: np.ndarray,
                  depth: np.ndarray, point: np.ndarray, sensor: np.ndarray,
                  duration: np.ndarray, steps: np.ndarray, layer_a: np.ndarray,
-                 layer_b: np.ndarray, speed: np.ndarray | None = None) -> None:
+                 layer_b: np.ndarray, speed: np.ndarray | None = None,
+                 tile: np.ndarray | None = None, tile_kind: np.ndarray | None = None) -> None:
         self.keys = keys
         self.a = a
         self.b = b
@@ -78,6 +79,8 @@ class _Pairs:
         self.layer_a = layer_a
         self.layer_b = layer_b
         self.speed = np.zeros(len(keys)) if speed is None else speed
+        self.tile = np.full(len(keys), -1, dtype=np.int64) if tile is None else tile
+        self.tile_kind = np.zeros(len(keys), dtype=np.int64) if tile_kind is None else tile_kind
 
     @classmethod
     def empty(cls) -> _Pairs:
@@ -117,7 +120,7 @@ class _Batch:
                 src.depth[sel].tolist(),
                 list(zip(point[:, 0].tolist(), point[:, 1].tolist(), strict=True)),
                 src.duration[sel].tolist(), src.steps[sel].tolist(), src.sensor[sel].tolist(),
-                src.speed[sel].tolist())
+                src.speed[sel].tolist(), _tiles(src.tile[sel]), src.tile_kind[sel].tolist())
 
 
 class _Deliveries:
@@ -149,7 +152,7 @@ class _Deliveries:
             if self.prepared is None:
                 self.prepared = self._prepare(self.batches[self.batch])
             cols, targets = self.prepared
-            a, b, normal, depth, point, duration, steps, sensor, speed = cols
+            a, b, normal, depth, point, duration, steps, sensor, speed, tile, kind = cols
             start = self.row
             if self.contact is not None:  # resume a contact part-way through its targets
                 contact = self.contact
@@ -168,7 +171,7 @@ class _Deliveries:
                 for i in range(start, len(a)):
                     contact = None
                     contact = make(a[i], b[i], normal[i], depth[i], point[i], duration[i],
-                                   steps[i], sensor[i], speed[i])
+                                   steps[i], sensor[i], speed[i], tile[i], kind[i])
                     for target in targets:
                         fn, entry, mk = target
                         if (mk is None or mk[i]) and (entry is None or entry.active):
@@ -253,16 +256,20 @@ class EventsSystem(esper.Processor):
         if layer_a is None or layer_b is None:  # a set made without layers: the table's
             looked = self._layers_of(np.concatenate((a, b)))
             layer_a, layer_b = looked[:m], looked[m:]
+        tile = (np.full(m, -1, dtype=np.int64) if contacts.tile is None
+                else np.ascontiguousarray(contacts.tile, dtype=np.int64))
+        tile_kind = (np.zeros(m, dtype=np.int64) if contacts.tile_kind is None
+                     else np.ascontiguousarray(contacts.tile_kind, dtype=np.int64))
         duration, steps, layer_a, layer_b, kept, present = diff(
-            prev.keys, prev.duration, prev.steps, prev.layer_a, prev.layer_b, keys,
-            np.ascontiguousarray(layer_a, dtype=np.int64),
+            prev.keys, prev.tile, prev.duration, prev.steps, prev.layer_a, prev.layer_b, keys,
+            tile, np.ascontiguousarray(layer_a, dtype=np.int64),
             np.ascontiguousarray(layer_b, dtype=np.int64), forced, dt)
         cur = _Pairs(keys, a, b,
                      np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
                      np.asarray(contacts.depth, dtype=np.float64),
                      np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
                      np.asarray(contacts.sensor, dtype=np.bool_),
-                     duration, steps, layer_a, layer_b, _speeds(contacts, m))
+                     duration, steps, layer_a, layer_b, _speeds(contacts, m), tile, tile_kind)
         self._pairs = cur
         self.steps += 1
 
@@ -334,8 +341,7 @@ class EventsSystem(esper.Processor):
     def touching(self, entity: int) -> list[int]:
         """The entities touching ``entity`` after the last step, sorted."""
         p = self._pairs
-        others = np.concatenate((p.b[p.a == entity], p.a[p.b == entity]))
-        others.sort()
+        others = np.unique(np.concatenate((p.b[p.a == entity], p.a[p.b == entity])))
         return [int(e) for e in others]
 
     def contacts(self) -> list[BodyContact]:
@@ -364,8 +370,10 @@ class EventsSystem(esper.Processor):
         d, dur = p.depth[sel].tolist(), p.duration[sel].tolist()
         st, se = p.steps[sel].tolist(), p.sensor[sel].tolist()
         sp = p.speed[sel].tolist()
+        tiles, kinds = _tiles(p.tile[sel]), p.tile_kind[sel].tolist()
         return [BodyContact(a[i], b[i], (n[i][0], n[i][1]), d[i], (pt[i][0], pt[i][1]),
-                            dur[i], st[i], se[i], sp[i]) for i in range(len(sel))]
+                            dur[i], st[i], se[i], sp[i], tiles[i], kinds[i])
+                for i in range(len(sel))]
 
     def __len__(self) -> int:
         return len(self._pairs)
@@ -374,6 +382,13 @@ class EventsSystem(esper.Processor):
         """Forget every pair and pending delivery, without events (a fresh start)."""
         self._pairs = _Pairs.empty()
         self._pending.clear()
+
+
+def _tiles(tile: np.ndarray) -> list[tuple[int, int] | None]:
+    """``(row, col)`` of each ``row << 32 | col`` (None for -1: no tile)."""
+    rows = (tile >> 32).tolist()
+    cols = (tile & 0xFFFFFFFF).tolist()
+    return [None if t < 0 else (r, c) for t, r, c in zip(tile.tolist(), rows, cols, strict=True)]
 
 
 def _speeds(contacts: ContactSet, m: int) -> np.ndarray:

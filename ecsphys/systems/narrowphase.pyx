@@ -28,7 +28,9 @@ from libc.stdint cimport int64_t
 
 from ..geometry.distance cimport contact_within
 from ..geometry.impact cimport time_of_impact
-from ..geometry.shape_data cimport Body, CContact, Store, store_of
+from ..geometry.shape_data cimport (
+    TILEMAP, Body, CContact, Store, TileGrid, leaf_body, store_of, tile_grid, tile_range,
+)
 from ..table_view cimport Rows, row_body, rows_of
 
 from ..contact_set import ContactSet
@@ -148,9 +150,137 @@ cdef inline bint sorted_has(const int64_t[::1] keys, Py_ssize_t* j, int64_t key,
     return j[0] < n and keys[j[0]] == key
 
 
+cdef struct Out:
+    # the touching rows being written (see touching_pairs)
+    int64_t* index
+    double* normal       # 2 per row
+    double* point        # 2 per row
+    double* depth
+    double* toi
+    double* speed
+    int64_t* keys
+    int64_t* ea
+    int64_t* eb
+    int64_t* la
+    int64_t* lb
+    int64_t* tile
+    int64_t* tile_kind
+    unsigned char* sensor
+    bint columns
+    Py_ssize_t n
+
+
+cdef inline void put(Out* o, const Rows* r, Py_ssize_t i, int64_t ia, int64_t ib, int64_t key,
+                     const CContact* c, double when, double fast, int64_t tile,
+                     int64_t kind) noexcept nogil:
+    """One touching row: pair i (rows ia, ib), its contact, impact and tile."""
+    cdef Py_ssize_t k = o.n
+    o.index[k] = i
+    o.normal[2 * k] = c.nx
+    o.normal[2 * k + 1] = c.ny
+    o.depth[k] = c.depth
+    o.point[2 * k] = c.px
+    o.point[2 * k + 1] = c.py
+    o.toi[k] = when
+    o.speed[k] = fast
+    if o.columns:
+        o.keys[k] = key
+        o.ea[k] = r.entity[ia]
+        o.eb[k] = r.entity[ib]
+        o.la[k] = r.layer[ia]
+        o.lb[k] = r.layer[ib]
+        o.tile[k] = tile
+        o.tile_kind[k] = kind
+        o.sensor[k] = 1 if r.sensor[ia] or r.sensor[ib] else 0
+    o.n = k + 1
+
+
+cdef inline Py_ssize_t tiles_bound(const Store* s, const Body* tm, const Body* other,
+                                   double grow) noexcept nogil:
+    """How many tiles of map ``tm`` the box of ``other`` grown by ``grow`` covers."""
+    cdef TileGrid g = tile_grid(s, tm)
+    cdef int c0, c1, u0, u1
+    tile_range(&g, other.px + other.x0 - grow, other.py + other.y0 - grow,
+               other.px + other.x1 + grow, other.py + other.y1 + grow, &c0, &c1, &u0, &u1)
+    if c0 > c1 or u0 > u1:
+        return 0
+    return (<Py_ssize_t> (c1 - c0 + 1)) * (u1 - u0 + 1)
+
+
+cdef inline bint had_tile(const int64_t* keys, const int64_t* tiles, Py_ssize_t n,
+                          Py_ssize_t j, int64_t key, int64_t tile) noexcept nogil:
+    """The previous step's rows (sorted by key, then tile) hold (key, tile); ``j`` is where
+    the key's rows start (or where it would be)."""
+    while j < n and keys[j] == key:
+        if tiles[j] == tile:
+            return True
+        j += 1
+    return False
+
+
+cdef Py_ssize_t put_tiles(Out* o, const Store* s, const Rows* r, Py_ssize_t i, int64_t ia,
+                          int64_t ib, int64_t key, const Body* ba, const Body* bb,
+                          double tol, double keep_tol, const int64_t* prev_keys,
+                          const int64_t* prev_tiles, Py_ssize_t pn, Py_ssize_t j,
+                          double when, double fast) noexcept nogil:
+    """The rows of a pair with a tile map: one per solid tile the other body touches (its
+    contact with the tile's square) within ``tol``, or within ``keep_tol`` for a tile it
+    touched in the previous step (``prev_keys`` / ``prev_tiles``, from row ``j``: hysteresis
+    per tile), in tile order (rows from the top, then columns). Returns how many."""
+    cdef bint map_a = ba.kind == TILEMAP
+    cdef const Body* tm = ba if map_a else bb
+    cdef const Body* other = bb if map_a else ba
+    cdef TileGrid g = tile_grid(s, tm)
+    cdef int c0, c1, u0, u1, u, col, leaf
+    cdef Body square
+    cdef CContact c
+    cdef Py_ssize_t before = o.n
+    cdef int64_t tile
+    cdef double reach = keep_tol if keep_tol > tol and pn > 0 else tol
+    tile_range(&g, other.px + other.x0 - reach, other.py + other.y0 - reach,
+               other.px + other.x1 + reach, other.py + other.y1 + reach, &c0, &c1, &u0, &u1)
+    if c0 > c1 or u0 > u1:
+        return 0
+    for u in range(u1, u0 - 1, -1):  # from the top row down: tile order
+        for col in range(c0, c1 + 1):
+            leaf = g.leaf[u * g.cols + col]
+            if leaf < 0:
+                continue
+            square = leaf_body(s, leaf, tm.px, tm.py)
+            if map_a:
+                if not contact_within(s, &square, other, reach, &c):
+                    continue
+            elif not contact_within(s, other, &square, reach, &c):
+                continue
+            tile = ((<int64_t> (g.rows - 1 - u)) << 32) | col
+            if -c.depth > tol and not had_tile(prev_keys, prev_tiles, pn, j, key, tile):
+                continue
+            put(o, r, i, ia, ib, key, &c, when, fast, tile, g.kind[u * g.cols + col])
+    return o.n - before
+
+
+cdef inline void tile_under(const Store* s, const Body* ba, const Body* bb,
+                            const CContact* c, int64_t* tile, int64_t* kind) noexcept nogil:
+    """The tile of the map side under a contact point (nudged into the map along the normal,
+    which points from ba to bb); -1 and 0 when there is none."""
+    cdef bint map_a = ba.kind == TILEMAP
+    cdef const Body* tm = ba if map_a else bb
+    cdef TileGrid g = tile_grid(s, tm)
+    cdef double d = -1e-6 * g.size if map_a else 1e-6 * g.size
+    cdef double u = (c.py + c.ny * d - g.oy) / g.size
+    cdef double x = (c.px + c.nx * d - g.ox) / g.size
+    tile[0] = -1
+    kind[0] = 0
+    if not (x >= 0.0 and u >= 0.0 and x < g.cols and u < g.rows):
+        return
+    if g.kind[(<int> u) * g.cols + (<int> x)] > 0:
+        tile[0] = ((<int64_t> (g.rows - 1 - <int> u)) << 32) | (<int> x)
+        kind[0] = g.kind[(<int> u) * g.cols + (<int> x)]
+
+
 def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=None,
                    toi=None, impact_normal=None, impact_point=None, speed=None,
-                   bint columns=False):
+                   bint columns=False, prev_tiles=None):
     """The pairs whose shapes at ``pos`` are at most ``tol`` apart, tested only where their
     bounding boxes are within ``tol`` (grown by ``2 * TOUCH_TOLERANCE`` so rounding never
     drops a touching pair). Returns ``(index, normal, depth, point, tested)``: the indices
@@ -168,9 +298,16 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     end it gets that contact like any other pair, else the impact's normal and point and
     depth ``0.0``.
 
-    With ``columns``, returns ``(contacts, tested, deepest)`` instead: the touching pairs as
+    Tile maps: a touching pair with a `TileMap` gives one row per solid tile the other body
+    touches (its contact with that tile's square, the pair's impact for each), in tile order,
+    within ``tol``, or within ``keep_tol`` for a tile of a row in ``prev_tiles`` (the tiles of
+    the previous rows, aligned with ``prev_keys``; hysteresis per tile); a pair that touches only by an edge no tile square
+    reaches, or met during the step and ends apart, gives one row for the tile under its
+    contact point. The index of each row is its pair's, so a pair may appear more than once.
+
+    With ``columns``, returns ``(contacts, tested, deepest)`` instead: the touching rows as
     a `ContactSet` (entities, keys, time of impact, the approach ``speed`` of pairs that met,
-    sensors, layers: every column, from the same pass) and the largest depth of a pair
+    sensors, layers, tiles: every column, from the same pass) and the largest depth of a row
     without a sensor (``-inf`` if none)."""
     cdef const int64_t[::1] a = _rows(ra)
     cdef const int64_t[::1] b = _rows(rb)
@@ -179,13 +316,14 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     cdef bint with_keep = prev_keys is not None and len(prev_keys) > 0 and keep_tol > tol
     cdef bint with_impacts = toi is not None
     cdef bint with_speed = with_impacts and speed is not None
-    index_ = np.empty(k, dtype=np.int64)
-    normal_ = np.empty((k, 2))
-    point_ = np.empty((k, 2))
-    floats_ = np.empty((3, k))  # depth, toi, speed
-    ints_ = np.empty((5 if columns else 0, k), dtype=np.int64)  # keys, a, b, layers a, b
-    sensor_ = np.empty(k if columns else 0, dtype=np.bool_)
     cdef const int64_t[::1] keys = _rows(prev_keys if with_keep else ())
+    cdef const int64_t[::1] ptiles = _rows(
+        prev_tiles if with_keep and prev_tiles is not None else np.full(keys.shape[0], -1))
+    if ptiles.shape[0] != keys.shape[0]:
+        raise ValueError(f"prev_tiles needs one row per previous key ({keys.shape[0]})")
+    cdef const int64_t* pk = &keys[0] if keys.shape[0] else NULL
+    cdef const int64_t* pt = &ptiles[0] if keys.shape[0] else NULL
+    cdef Py_ssize_t pn = keys.shape[0]
     cdef const double[::1] when = _vectors(toi if with_impacts else ())
     cdef const double[::1] approach = _vectors(speed if with_speed else ())
     cdef const double[:, ::1] inormal = _vectors(
@@ -197,21 +335,57 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
         raise ValueError(f"toi, impact_normal and impact_point need one row per pair ({k})")
     if with_speed and approach.shape[0] != k:
         raise ValueError(f"speed needs one row per pair ({k})")
-    cdef int64_t[::1] index = index_
-    cdef double[:, ::1] normal = normal_
-    cdef double[:, ::1] point = point_
-    cdef double[:, ::1] floats = floats_
-    cdef int64_t[:, ::1] ints = ints_
-    cdef unsigned char[::1] sensor = sensor_.view(np.uint8)
     cdef Rows r = rows_of(t)
     cdef Store s = store_of(t.store)
     cdef double slack = 2 * TOUCH_TOLERANCE
-    cdef double pair_tol, deepest = -INFINITY
-    cdef Py_ssize_t i, found = 0, tested = 0, j = 0
-    cdef int64_t key, last = -1, ia, ib
+    cdef double grow = (keep_tol if keep_tol > tol else tol) + slack
+    cdef Py_ssize_t i, cap = k, tested = 0, j = 0
+    cdef int64_t key, last = -1, ia, ib, tile, kind
     cdef bint touches, met
     cdef Body ba, bb
     cdef CContact c
+    cdef double deepest = -INFINITY, met_at, fast, pair_tol
+    # room: one row per pair, plus the tiles a pair with a tile map may touch
+    with nogil:
+        for i in range(k):
+            ia = a[i]
+            ib = b[i]
+            if r.code[ia] == TILEMAP or r.code[ib] == TILEMAP:
+                ba = row_body(&r, ia, &p[0, 0])
+                bb = row_body(&r, ib, &p[0, 0])
+                cap += tiles_bound(&s, &ba, &bb, grow) if ba.kind == TILEMAP else \
+                    tiles_bound(&s, &bb, &ba, grow)
+    index_ = np.empty(cap, dtype=np.int64)
+    normal_ = np.empty((cap, 2))
+    point_ = np.empty((cap, 2))
+    floats_ = np.empty((3, cap))  # depth, toi, speed
+    ints_ = np.empty((7 if columns else 0, cap), dtype=np.int64)
+    sensor_ = np.empty(cap if columns else 0, dtype=np.bool_)
+    cdef int64_t[::1] v_index = index_
+    cdef double[:, ::1] v_normal = normal_
+    cdef double[:, ::1] v_point = point_
+    cdef double[:, ::1] v_floats = floats_
+    cdef int64_t[:, ::1] v_ints = ints_
+    cdef unsigned char[::1] v_sensor = sensor_.view(np.uint8)
+    cdef Out o
+    o.columns = columns
+    o.n = 0
+    if cap:
+        o.index = &v_index[0]
+        o.normal = &v_normal[0, 0]
+        o.point = &v_point[0, 0]
+        o.depth = &v_floats[0, 0]
+        o.toi = &v_floats[1, 0]
+        o.speed = &v_floats[2, 0]
+        if columns:
+            o.keys = &v_ints[0, 0]
+            o.ea = &v_ints[1, 0]
+            o.eb = &v_ints[2, 0]
+            o.la = &v_ints[3, 0]
+            o.lb = &v_ints[4, 0]
+            o.tile = &v_ints[5, 0]
+            o.tile_kind = &v_ints[6, 0]
+            o.sensor = &v_sensor[0]
     with nogil:
         for i in range(k):
             ia = a[i]
@@ -231,38 +405,36 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
                 touches = contact_within(&s, &ba, &bb, pair_tol, &c)
             if not (touches or met):
                 continue
-            index[found] = i
-            if touches:
-                normal[found, 0] = c.nx
-                normal[found, 1] = c.ny
-                floats[0, found] = c.depth
-                point[found, 0] = c.px
-                point[found, 1] = c.py
-            else:  # met during the step, apart at its end: the impact's contact
-                normal[found, 0] = inormal[i, 0]
-                normal[found, 1] = inormal[i, 1]
-                floats[0, found] = 0.0
-                point[found, 0] = ipoint[i, 0]
-                point[found, 1] = ipoint[i, 1]
-            floats[1, found] = when[i] if met else INFINITY
-            floats[2, found] = approach[i] if met and with_speed else 0.0
-            if columns:
-                ints[0, found] = key
-                ints[1, found] = r.entity[ia]
-                ints[2, found] = r.entity[ib]
-                ints[3, found] = r.layer[ia]
-                ints[4, found] = r.layer[ib]
-                sensor[found] = 1 if r.sensor[ia] or r.sensor[ib] else 0
-                if not sensor[found] and floats[0, found] > deepest:
-                    deepest = floats[0, found]
-            found += 1
+            met_at = when[i] if met else INFINITY
+            fast = approach[i] if met and with_speed else 0.0
+            if not touches:  # met during the step, apart at its end: the impact's contact
+                c.nx = inormal[i, 0]
+                c.ny = inormal[i, 1]
+                c.depth = 0.0
+                c.px = ipoint[i, 0]
+                c.py = ipoint[i, 1]
+            tile = -1
+            kind = 0
+            if ba.kind == TILEMAP or bb.kind == TILEMAP:
+                if touches and put_tiles(&o, &s, &r, i, ia, ib, key, &ba, &bb, tol,
+                                         pair_tol, pk, pt, pn if pair_tol > tol else 0, j,
+                                         met_at, fast):
+                    continue
+                tile_under(&s, &ba, &bb, &c, &tile, &kind)
+            put(&o, &r, i, ia, ib, key, &c, met_at, fast, tile, kind)
+        if columns:
+            for i in range(o.n):
+                if not o.sensor[i] and o.depth[i] > deepest:
+                    deepest = o.depth[i]
+    cdef Py_ssize_t found = o.n
     if not columns:
         return index_[:found], normal_[:found], floats_[0, :found], point_[:found], tested
     result = ContactSet(
         a=ints_[1, :found], b=ints_[2, :found], normal=normal_[:found],
         depth=floats_[0, :found], point=point_[:found], toi=floats_[1, :found],
         sensor=sensor_[:found], speed=floats_[2, :found], layer_a=ints_[3, :found],
-        layer_b=ints_[4, :found], _keys=ints_[0, :found])
+        layer_b=ints_[4, :found], tile=ints_[5, :found], tile_kind=ints_[6, :found],
+        _keys=ints_[0, :found])
     return result, tested, deepest
 
 
@@ -309,12 +481,14 @@ class NarrowphaseSystem(esper.Processor):
         fewer exact tests)."""
         t = self.table
         prev = self.result
-        prev_keys = None
+        prev_keys = prev_tiles = None
         if len(prev) and self.separation_offset > self.contact_offset:
-            prev_keys = prev.keys
+            prev_keys, prev_tiles = prev.keys, prev.tile
             if changed:
                 ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
-                prev_keys = prev_keys[~(np.isin(prev.a, ch) | np.isin(prev.b, ch))]
+                keep = ~(np.isin(prev.a, ch) | np.isin(prev.b, ch))
+                prev_keys = prev_keys[keep]
+                prev_tiles = None if prev_tiles is None else prev_tiles[keep]
         if toi is not None and normal is None:
             normal = np.zeros((len(toi), 2))
         if toi is not None and point is None:
@@ -324,7 +498,7 @@ class NarrowphaseSystem(esper.Processor):
         self.last_input = (ra, rb, prev_keys, toi, normal, point)
         self.result, self.tests, self.deepest = touching_pairs(
             t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
-            toi, normal, point, speed, columns=True)
+            toi, normal, point, speed, columns=True, prev_tiles=prev_tiles)
 
     def reset(self):
         """Forget the last step's contacts (no hysteresis for them in the next step)."""

@@ -1,9 +1,9 @@
 # cython: embedsignature=True
 """The step-to-step diff of touching pairs, compiled: one merge of two sorted key lists.
 
-Guarantees: given the previous step's pairs (sorted unique keys, with their durations, step
-counts and the layers they had when they touched) and this step's (sorted unique keys, with
-their layers now), one linear pass decides for each current pair whether it is *kept* (its key
+Guarantees: given the previous step's pairs (keys and tiles, sorted and unique as pairs, with
+their durations, step counts and the layers they had when they touched) and this step's (the
+same, with their layers now), one linear pass decides for each current pair whether it is *kept* (its key
 was there before and the previous pair is not ``forced`` to start again) or *new*, and for
 each previous pair whether it is still *present* (kept by a current pair). Kept pairs carry
 their history over (duration + ``dt``, steps + 1, the old layers); new pairs start at zero
@@ -16,20 +16,30 @@ import numpy as np
 from libc.stdint cimport int64_t
 
 
-def diff(const int64_t[::1] prev_keys, const double[::1] prev_duration,
-         const int64_t[::1] prev_steps, const int64_t[::1] prev_layer_a,
-         const int64_t[::1] prev_layer_b, const int64_t[::1] keys,
-         const int64_t[::1] layer_a, const int64_t[::1] layer_b, forced, double dt):
+cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept nogil:
+    """-1, 0 or 1 as (ka, ta) orders before, like or after (kb, tb)."""
+    if ka != kb:
+        return -1 if ka < kb else 1
+    if ta != tb:
+        return -1 if ta < tb else 1
+    return 0
+
+
+def diff(const int64_t[::1] prev_keys, const int64_t[::1] prev_tile,
+         const double[::1] prev_duration, const int64_t[::1] prev_steps,
+         const int64_t[::1] prev_layer_a, const int64_t[::1] prev_layer_b,
+         const int64_t[::1] keys, const int64_t[::1] tile, const int64_t[::1] layer_a,
+         const int64_t[::1] layer_b, forced, double dt):
     """``(duration, steps, layer_a, layer_b, kept, present)`` of this step's pairs (see the
     module notes). ``forced``: None, or a bool array over the previous pairs. All columns of
     one side must have the same length."""
     cdef Py_ssize_t pn = prev_keys.shape[0]
     cdef Py_ssize_t m = keys.shape[0]
-    if (prev_duration.shape[0] != pn or prev_steps.shape[0] != pn
+    if (prev_duration.shape[0] != pn or prev_steps.shape[0] != pn or prev_tile.shape[0] != pn
             or prev_layer_a.shape[0] != pn or prev_layer_b.shape[0] != pn):
         raise ValueError(f"the previous pairs' columns need {pn} rows each")
-    if layer_a.shape[0] != m or layer_b.shape[0] != m:
-        raise ValueError(f"layer_a and layer_b need one row per pair ({m})")
+    if layer_a.shape[0] != m or layer_b.shape[0] != m or tile.shape[0] != m:
+        raise ValueError(f"tile, layer_a and layer_b need one row per pair ({m})")
     cdef bint with_forced = forced is not None
     cdef const unsigned char[::1] force = np.ascontiguousarray(
         forced if with_forced else np.zeros(0, dtype=np.bool_), dtype=np.bool_).view(np.uint8)
@@ -50,9 +60,10 @@ def diff(const int64_t[::1] prev_keys, const double[::1] prev_duration,
     cdef Py_ssize_t i, j = 0
     with nogil:
         for i in range(m):
-            while j < pn and prev_keys[j] < keys[i]:
+            while j < pn and _cmp(prev_keys[j], prev_tile[j], keys[i], tile[i]) < 0:
                 j += 1
-            if j < pn and prev_keys[j] == keys[i] and not (with_forced and force[j]):
+            if (j < pn and _cmp(prev_keys[j], prev_tile[j], keys[i], tile[i]) == 0
+                    and not (with_forced and force[j])):
                 kept[i] = 1
                 present[j] = 1
                 duration[i] = prev_duration[j] + dt
