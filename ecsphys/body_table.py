@@ -13,6 +13,9 @@ Guarantees:
 - every row's shape is interned in the table's ``store`` (``geometry.shape_store``): the
   compiled routines read a row's shape from ``leaf0`` / ``nleaf`` (its leaf range),
   ``shape_code``, ``lo`` / ``hi`` and ``shape_hash`` without Python;
+- a `TileMap` whose tiles changed is interned again by ``refresh_tilemaps()`` (the physics
+  calls it at the start of each step): its rows get the new leaf range, ``layout_version``
+  changes, and its pairs are not ended (each tile's contact ends or stays on its own);
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -35,6 +38,7 @@ from .components import (
 )
 from .geometry.shape_store import ShapeStore
 from .shapes import Shape
+from .tilemap import TileMap
 
 #: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
 NO_SHAPE = -1
@@ -104,6 +108,8 @@ class BodyTable:
         #: per component slot (Position, Velocity, AccelerationMap, Collider, Geometry): the
         #: entities that have that component bound here.
         self.has: list[set[int]] = [set() for _ in range(5)]
+        #: entity -> (its TileMap, the map's version when last interned)
+        self.tilemaps: dict[int, tuple[TileMap, int]] = {}
         self._allocate(max(capacity, 1))
 
     # ---------------------------------------------------------------- storage
@@ -166,6 +172,7 @@ class BodyTable:
     def remove(self, entity: int) -> None:
         """Release ``entity``: its components take back their values; the last row moves in."""
         row = self.row_of.pop(entity)
+        self.tilemaps.pop(entity, None)
         for has in self.has:
             has.discard(entity)
         if self.collides[row] and self.kind[row] == STATIC:
@@ -221,6 +228,11 @@ class BodyTable:
     def _write_shape(self, row: int, shape: Shape | None) -> None:
         self.layout_version += 1
         self.shapes[row] = shape
+        entity = int(self.entity[row])
+        if isinstance(shape, TileMap):
+            self.tilemaps[entity] = (shape, shape.version)
+        else:
+            self.tilemaps.pop(entity, None)
         if shape is None:
             self.shape_code[row] = NO_SHAPE
             self.lo[row] = 0.0
@@ -245,6 +257,16 @@ class BodyTable:
         for row, shape in enumerate(self.shapes):
             if shape is not None:
                 self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(shape)
+
+    def refresh_tilemaps(self) -> None:
+        """Take the tile changes of the rows' tile maps (see the module docstring)."""
+        for entity, (tm, seen) in self.tilemaps.items():
+            if tm.version == seen:
+                continue
+            row = self.row_of[entity]
+            self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(tm)
+            self.tilemaps[entity] = (tm, tm.version)
+            self.layout_version += 1
 
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed."""

@@ -64,6 +64,11 @@ def outline_of(color: Color) -> Color:
     return (r * 11 // 20, g * 11 // 20, b * 11 // 20, a)
 
 
+def _tile_versions(table: Any) -> dict[int, int]:
+    """The version of each tile map body's map (entity -> version)."""
+    return {e: tm.version for e, (tm, _) in table.tilemaps.items()}
+
+
 @dataclass
 class _Body:
     """The pyglet shapes of one body: each with its position relative to the body, in px."""
@@ -73,6 +78,8 @@ class _Body:
     sensor: bool
     items: list[tuple[Any, float, float]] = field(default_factory=list)
     box: Any = None
+    #: a TileMap's version when drawn (its tiles change in place), -1 for other shapes
+    version: int = -1
     box_at: tuple[float, float] = (0.0, 0.0)
 
     def delete(self) -> None:
@@ -133,6 +140,7 @@ class DebugDraw:
         self._bodies: dict[int, _Body] = {}
         self._rows: list[_Body] = []
         self._ents = np.zeros(0, dtype=np.int64)
+        self._tile_versions: dict[int, int] = {}
         self._drawn = np.zeros((0, 2))
         self._kinds = np.zeros(0, dtype=np.int8)
         self._sensors = np.zeros(0, dtype=np.bool_)
@@ -221,6 +229,8 @@ class DebugDraw:
         if not (np.array_equal(t.kind[:n], self._kinds) and np.array_equal(t.sensor[:n],
                 self._sensors) and np.array_equal(t.collides[:n], self._collides)):
             return True
+        if self._tile_versions != _tile_versions(t):  # tiles dug or built in place
+            return True
         return any(a is not b for a, b in zip(t.shapes, self._shapes, strict=True))
 
     def _resync(self, ents: np.ndarray) -> None:
@@ -235,7 +245,8 @@ class DebugDraw:
             kind, sensor = int(t.kind[i]), bool(t.sensor[i])
             body = self._bodies.pop(e, None)
             if body is not None and (body.shape is not shape or body.kind != kind
-                                     or body.sensor != sensor):
+                                     or body.sensor != sensor
+                                     or body.version != getattr(shape, "version", -1)):
                 body.delete()
                 body = None
             if body is None:
@@ -254,6 +265,7 @@ class DebugDraw:
         self._sensors = t.sensor[:n].copy()
         self._collides = t.collides[:n].copy()
         self._shapes = list(t.shapes[:n])
+        self._tile_versions = _tile_versions(t)
 
     def _place(self, screen: np.ndarray) -> None:
         moved = np.abs(screen - self._drawn).max(axis=1) > self.move_threshold
@@ -274,6 +286,7 @@ class DebugDraw:
         body = _Body(shape, kind, sensor)
         if shape is None:
             return body
+        body.version = getattr(shape, "version", -1)
         color = SENSOR_COLOR if sensor else KIND_COLORS[kind]
         if isinstance(shape, TileMap):  # its solid tiles, dimmed, under its edges
             body.items.extend(self._tile_fill(shape, color))

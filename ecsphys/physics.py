@@ -223,6 +223,7 @@ class Physics:
         esper.clear_dead_entities()
         t = self.table
         self._adopt.process()
+        t.refresh_tilemaps()  # tiles dug or built since the last step
         self._integrate.process(dt)  # keeps the start positions in prev_pos first
         t1 = clock()
         bp = self._broadphase

@@ -23,19 +23,27 @@ Guarantees:
   (``contact.tile == (row, col)``, ``contact.tile_kind`` its kind), each with its own touch,
   keep_touching and separate, so a game can make spike tiles hurt and coin tiles vanish.
   Only tiles with an open side can be touched (a tile buried in solid ones is out of reach);
-- the map is an immutable value like every shape: equal grids make equal maps. Its parts are
-  the merged edges as `Segment` s, so every routine that handles a `Compound` handles it.
-  A map without a solid tile is rejected (nothing could collide).
+- tiles change at run time: ``tilemap[row, col] = 0`` digs a tile, ``= kind`` builds one
+  (``tilemap[row, col]`` reads it). Only the edges on the four grid lines around the tile are
+  merged again, and the physics takes the change at its next step: bodies touching a removed
+  tile get its ``separate`` (and fall if it held them up), a body whose centre is inside a
+  newly built tile is pushed out the short way (to the nearest open side);
+- so a map is a mutable object, not a value: two maps are equal only if they are the same
+  object (``same_tiles`` compares contents). Its bounds are its whole grid, whatever is solid.
+  Its ``parts`` are the merged edges as `Segment` s (made when asked for), so every routine
+  that handles a `Compound` handles it. A map made without a solid tile is rejected (nothing
+  could collide); digging every tile later is allowed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 import numpy as np
 
-from .shapes import Compound, Segment, check_positive, check_vec
+from .shapes import Compound, Segment, Shape, check_positive, check_vec
 
 #: Characters of a text map that mean "no tile".
 EMPTY_CHARS = frozenset(". ")
@@ -91,27 +99,40 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(change[0::2].tolist(), change[1::2].tolist(), strict=True))
 
 
+def _padded(solid: np.ndarray) -> np.ndarray:
+    """The solid tiles with rows counted from the bottom (``pad[y + 1]`` is the row whose
+    bottom is at height y) and a ring of empty tiles around them."""
+    rows, cols = solid.shape
+    pad = np.zeros((rows + 2, cols + 2), dtype=np.bool_)
+    pad[1:-1, 1:-1] = np.flipud(solid)
+    return pad
+
+
+def _h_line(pad: np.ndarray, y: int) -> list[tuple[int, int, int, int, int]]:
+    """The merged edges on the horizontal grid line at height y."""
+    below, above = pad[y, 1:-1], pad[y + 1, 1:-1]
+    return ([(x0, y, x1, y, 0) for x0, x1 in _runs(below & ~above)]  # tops open above
+            + [(x0, y, x1, y, 1) for x0, x1 in _runs(above & ~below)])  # bottoms open below
+
+
+def _v_line(pad: np.ndarray, x: int) -> list[tuple[int, int, int, int, int]]:
+    """The merged edges on the vertical grid line at x."""
+    left, right = pad[1:-1, x], pad[1:-1, x + 1]
+    return ([(x, y0, x, y1, 2) for y0, y1 in _runs(right & ~left)]  # left sides open left
+            + [(x, y0, x, y1, 3) for y0, y1 in _runs(left & ~right)])  # right sides open right
+
+
 def merged_edges(solid: np.ndarray) -> list[tuple[int, int, int, int, int]]:
     """The boundary of the solid cells (row 0 on top) as merged runs, in grid units with y
     up from the bottom of the map: ``(x0, y0, x1, y1, facing)``, facing 0 up, 1 down, 2 left,
     3 right (the side of the tiles the edge bounds that is open)."""
     rows, cols = solid.shape
-    up = np.flipud(solid)  # up[y] is the row whose bottom is at height y
-    pad = np.zeros((rows + 2, cols + 2), dtype=np.bool_)
-    pad[1:-1, 1:-1] = up
+    pad = _padded(np.asarray(solid, dtype=np.bool_))
     out: list[tuple[int, int, int, int, int]] = []
-    for y in range(rows + 1):  # the horizontal line at height y: below is pad[y], above pad[y+1]
-        below, above = pad[y, 1:-1], pad[y + 1, 1:-1]
-        for x0, x1 in _runs(below & ~above):  # tops of tiles open above
-            out.append((x0, y, x1, y, 0))
-        for x0, x1 in _runs(above & ~below):  # bottoms of tiles open below
-            out.append((x0, y, x1, y, 1))
-    for x in range(cols + 1):  # the vertical line at x: left is pad[:, x], right pad[:, x+1]
-        left, right = pad[1:-1, x], pad[1:-1, x + 1]
-        for y0, y1 in _runs(right & ~left):  # left sides of tiles open to the left
-            out.append((x, y0, x, y1, 2))
-        for y0, y1 in _runs(left & ~right):  # right sides of tiles open to the right
-            out.append((x, y0, x, y1, 3))
+    for y in range(rows + 1):
+        out += _h_line(pad, y)
+    for x in range(cols + 1):
+        out += _v_line(pad, x)
     return out
 
 
@@ -132,19 +153,20 @@ class TileMap(Compound):
     ((3, 3), (0.0, 0.0, 6.0, 6.0))
     >>> len(m.edges)  # the outer square and the hole's square, each side one segment
     8
+    >>> m[1, 1] = 1  # build in the hole: only the outer square is left
+    >>> len(m.edges), m[1, 1]
+    (4, 1)
     """
 
-    __slots__ = ("grid", "tile_size", "origin", "kinds", "edges")
+    __slots__ = ("_grid", "_view", "tile_size", "origin", "kinds", "_pad", "_h", "_v",
+                 "_cache", "version")
     type_code: ClassVar[int] = 6  # its edges are a group of segments, indexed by tile
-    #: tile kinds, row 0 on top (read-only; 0 is empty)
-    grid: np.ndarray
     tile_size: float
     origin: tuple[float, float]
     #: character -> kind of a text map (None for an array)
     kinds: dict[str, int] | None
-    #: merged edges ``((x0, y0), (x1, y1), facing)`` relative to the body, facing one of
-    #: ``"up"``, ``"down"``, ``"left"``, ``"right"`` (the open side)
-    edges: tuple[tuple[tuple[float, float], tuple[float, float], str], ...]
+    #: how many tile changes so far (the physics compares it with what it last saw)
+    version: int
 
     FACINGS: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
 
@@ -156,30 +178,143 @@ class TileMap(Compound):
         solid = kinds_grid != 0
         if not solid.any():
             raise ValueError("TileMap.grid must have at least one solid tile, got none")
-        kinds_grid.setflags(write=False)
-        edges = tuple(
-            ((ox + x0 * size, oy + y0 * size), (ox + x1 * size, oy + y1 * size),
-             self.FACINGS[facing])
-            for x0, y0, x1, y1, facing in merged_edges(solid))
-        super().__init__([_one_sided(p1, p2, facing) for p1, p2, facing in edges])
-        self._set("grid", kinds_grid)
+        rows, cols = kinds_grid.shape
+        view = kinds_grid.view()
+        view.setflags(write=False)
+        pad = _padded(solid)
+        self._set("_grid", kinds_grid)
+        self._set("_view", view)
         self._set("tile_size", size)
         self._set("origin", (ox, oy))
         self._set("kinds", kinds)
-        self._set("edges", edges)
+        self._set("_pad", pad)
+        self._set("_h", [_h_line(pad, y) for y in range(rows + 1)])
+        self._set("_v", [_v_line(pad, x) for x in range(cols + 1)])
+        self._set("_cache", {})
+        self._set("version", 0)
+        self._set("offset", (0.0, 0.0))
+        x1, y1 = ox + cols * size, oy + rows * size
+        self._set("_bb", (ox, oy, x1, y1))
+        self._set("_bc", ((ox + x1) / 2, (oy + y1) / 2, math.hypot(x1 - ox, y1 - oy) / 2))
+
+    # -------------------------------------------------------------- identity, not value
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def same_tiles(self, other: TileMap) -> bool:
+        """Whether ``other`` has the same tiles, tile size and origin."""
+        return (isinstance(other, TileMap) and self.tile_size == other.tile_size
+                and self.origin == other.origin and self._grid.shape == other._grid.shape
+                and bool(np.array_equal(self._grid, other._grid)))
 
     def _key(self) -> tuple[object, ...]:
-        return (self.grid.shape, self.grid.tobytes(), self.tile_size, self.origin)
+        return (id(self),)
 
     def __repr__(self) -> str:
-        rows, cols = self.grid.shape
+        rows, cols = self._grid.shape
         return (f"TileMap({rows}x{cols} tiles, tile_size={self.tile_size!r}, "
-                f"origin={self.origin!r}, {len(self.edges)} edges)")
+                f"origin={self.origin!r}, {len(self.edge_array())} edges)")
+
+    # -------------------------------------------------------------- the tiles
+
+    @property
+    def grid(self) -> np.ndarray:
+        """The tile kinds, row 0 on top (a read-only view: change tiles with
+        ``tilemap[row, col] = kind``)."""
+        return self._view
 
     @property
     def shape(self) -> tuple[int, int]:
         """``(rows, columns)`` of the grid."""
-        return (int(self.grid.shape[0]), int(self.grid.shape[1]))
+        return (int(self._grid.shape[0]), int(self._grid.shape[1]))
+
+    def _index(self, key: object) -> tuple[int, int]:
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError(f"TileMap index must be (row, col), got {key!r}")
+        row, col = key
+        if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in key):
+            raise TypeError(f"TileMap index must be two ints (row, col), got {key!r}")
+        rows, cols = self.shape
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise IndexError(f"TileMap tile (row, col) = ({row}, {col}) is outside the "
+                             f"{rows}x{cols} grid")
+        return int(row), int(col)
+
+    def __getitem__(self, key: tuple[int, int]) -> int:
+        row, col = self._index(key)
+        return int(self._grid[row, col])
+
+    def __setitem__(self, key: tuple[int, int], kind: int) -> None:
+        """Dig (``0``) or build (a kind above 0) tile ``(row, col)``; the physics takes the
+        change at its next step (see the module docstring)."""
+        row, col = self._index(key)
+        if isinstance(kind, (bool, np.bool_)):
+            kind = int(kind)
+        if not isinstance(kind, (int, np.integer)):
+            raise TypeError(f"TileMap[{row}, {col}] must be set to an int kind, got {kind!r}")
+        if not 0 <= kind <= np.iinfo(np.int32).max:
+            raise ValueError(f"TileMap[{row}, {col}] kind must be from 0 to 2**31 - 1, got "
+                             f"{kind!r}")
+        old = int(self._grid[row, col])
+        if old == kind:
+            return
+        self._grid[row, col] = kind
+        if (old == 0) == (kind == 0):  # a new kind of solid tile: same edges
+            self._set("version", self.version + 1)
+            return
+        rows, _ = self.shape
+        up = rows - 1 - row
+        self._pad[up + 1, col + 1] = kind != 0
+        for y in (up, up + 1):  # the four grid lines around the tile: merged again
+            self._h[y] = _h_line(self._pad, y)
+        for x in (col, col + 1):
+            self._v[x] = _v_line(self._pad, x)
+        self._cache.clear()
+        self._set("version", self.version + 1)
+
+    def edge_array(self) -> np.ndarray:
+        """The merged edges as an (E, 5) int array ``(x0, y0, x1, y1, facing)`` in tiles from
+        the map's bottom-left corner (facing 0 up, 1 down, 2 left, 3 right)."""
+        found = self._cache.get("array")
+        if found is None:
+            lines = [e for line in self._h for e in line] + [e for line in self._v for e in line]
+            found = np.array(lines, dtype=np.int64).reshape(-1, 5)
+            self._cache["array"] = found
+        return found
+
+    @property
+    def edges(self) -> tuple[tuple[tuple[float, float], tuple[float, float], str], ...]:
+        """The merged edges ``((x0, y0), (x1, y1), facing)`` relative to the body, facing one
+        of ``"up"``, ``"down"``, ``"left"``, ``"right"`` (the open side)."""
+        found = self._cache.get("edges")
+        if found is None:
+            ox, oy = self.origin
+            size = self.tile_size
+            found = tuple(
+                ((ox + x0 * size, oy + y0 * size), (ox + x1 * size, oy + y1 * size),
+                 self.FACINGS[facing])
+                for x0, y0, x1, y1, facing in self.edge_array().tolist())
+            self._cache["edges"] = found
+        return found
+
+    @property
+    def parts(self) -> tuple[tuple[Shape, float, float], ...]:  # type: ignore[override]
+        """The edges as one-sided `Segment` parts (see `Compound.parts`)."""
+        found = self._cache.get("parts")
+        if found is None:
+            found = tuple((_one_sided(p1, p2, facing), 0.0, 0.0)
+                          for p1, p2, facing in self.edges)
+            self._cache["parts"] = found
+        return found
+
+    @property
+    def shapes(self) -> tuple[Shape, ...]:  # type: ignore[override]
+        """The edges as `Segment` s."""
+        return tuple(p for p, _, _ in self.parts)
 
     def cell_at(self, x: float, y: float) -> tuple[int, int] | None:
         """The ``(row, col)`` of the tile under the point ``(x, y)`` (relative to the body's
@@ -195,11 +330,7 @@ class TileMap(Compound):
 
     def kind(self, row: int, col: int) -> int:
         """The kind of tile ``(row, col)`` (0: empty). ``IndexError`` outside the grid."""
-        rows, cols = self.shape
-        if not (0 <= row < rows and 0 <= col < cols):
-            raise IndexError(f"tile (row, col) = ({row}, {col}) is outside the "
-                             f"{rows}x{cols} grid")
-        return int(self.grid[row, col])
+        return self[row, col]
 
     def tile_box(self, row: int, col: int) -> tuple[float, float, float, float]:
         """``(x0, y0, x1, y1)`` of tile ``(row, col)`` relative to the body's position."""

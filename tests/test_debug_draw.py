@@ -172,3 +172,27 @@ def test_boxes_side_by_side_show_an_outline_between_them(window, world) -> None:
     seam = [px(frame, draw, 5.0 + dx / SCALE, 5.0) for dx in (-1.5, -0.5, 0.5, 1.5)]
     darker = [c for c in seam if all(s < 0.85 * m for s, m in zip(c, middle, strict=True))]
     assert darker and all(c != BG for c in seam), (seam, middle)  # a seam, not a gap
+
+
+def test_a_tile_map_is_drawn_as_its_tiles_and_redrawn_when_dug(window, world) -> None:  # type: ignore[no-untyped-def]
+    """Solid tiles dimmed, their outline in the static colour, empty tiles not drawn; a tile
+    dug or built shows at the next frame."""
+    from ecsphys.debug_draw import DebugDraw
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    level = ep.TileMap(["#...", "##.#"], 2.0)  # tiles 2 units (40 px) wide
+    esper.create_entity(ep.Position(2, 2), ep.Collider(ep.STATIC), ep.Geometry(level))
+    physics.step()
+    draw = DebugDraw(physics, scale=SCALE, flashes=False, aabbs=False)
+    frame = render(window, draw)
+    fill = px(frame, draw, 3, 5)  # the middle of tile (0, 0): x 2..4, y 4..6
+    assert fill != BG and max(fill) < 100  # dimmed
+    assert px(frame, draw, 7, 5) == BG  # tile (0, 2) is empty
+    assert px(frame, draw, 7, 3) == BG  # so is tile (1, 2)
+    assert px(frame, draw, 9, 3) != BG  # tile (1, 3) is solid
+    level[0, 0] = 0  # dig
+    level[1, 2] = 5  # build
+    physics.step()
+    frame = render(window, draw)
+    assert px(frame, draw, 3, 5) == BG
+    assert px(frame, draw, 7, 3) != BG

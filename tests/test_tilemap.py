@@ -150,8 +150,11 @@ def test_text_map_equals_int_array_and_numbers_kinds_by_first_appearance():
     m_text = ep.TileMap(text, 1.5)
     m_rows = ep.TileMap(["#.a", "#ab", " ##"], 1.5)
     m_arr = ep.TileMap(arr, 1.5)
-    assert m_text == m_rows == m_arr
-    assert hash(m_text) == hash(m_arr)
+    # maps change (digging), so they are objects: equal only to themselves, same_tiles
+    # compares their contents
+    assert m_text.same_tiles(m_rows) and m_rows.same_tiles(m_arr)
+    assert m_text == m_text and m_text != m_rows
+    assert len({m_text, m_rows, m_arr}) == 3
     assert m_text.edges == m_rows.edges == m_arr.edges
     assert m_text.kinds == {"#": 1, "a": 2, "b": 3}
     assert m_arr.kinds is None
@@ -161,35 +164,36 @@ def test_text_map_equals_int_array_and_numbers_kinds_by_first_appearance():
     # "#" is always kind 1, even when another character comes first
     assert ep.TileMap(["x#", "#x"], 1.0).kinds == {"#": 1, "x": 2}
     # a triple-quoted map (leading and trailing newline) is the same map
-    assert ep.TileMap("\n#.a\n#ab\n ##\n", 1.5) == m_text
+    assert ep.TileMap("\n#.a\n#ab\n ##\n", 1.5).same_tiles(m_text)
     # equal grids with another tile size or origin are other maps
-    assert ep.TileMap(arr, 1.0) != m_arr
-    assert ep.TileMap(arr, 1.5, origin=(1, 0)) != m_arr
+    assert not ep.TileMap(arr, 1.0).same_tiles(m_arr)
+    assert not ep.TileMap(arr, 1.5, origin=(1, 0)).same_tiles(m_arr)
     # other kinds with the same solid tiles: another map, the same outline
     other = ep.TileMap(np.where(arr > 0, 7, 0), 1.5)
-    assert other != m_arr
+    assert not other.same_tiles(m_arr)
     assert other.edges == m_arr.edges
 
 
 def test_bool_array_is_the_map_of_its_ones():
     solid = np.array([[True, False], [True, True]])
     m = ep.TileMap(solid, 2.0)
-    assert m == ep.TileMap(solid.astype(int), 2.0) == ep.TileMap(["#.", "##"], 2.0)
+    assert m.same_tiles(ep.TileMap(solid.astype(int), 2.0))
+    assert m.same_tiles(ep.TileMap(["#.", "##"], 2.0))
     assert m.kind(0, 0) == 1 and m.kind(0, 1) == 0
     assert m.kinds is None
 
 
-def test_the_map_is_immutable():
+def test_the_map_changes_only_through_its_tiles():
     m = ep.TileMap(["##"], 1.0)
     with pytest.raises(ValueError):
-        m.grid[0, 0] = 0
+        m.grid[0, 0] = 0  # the grid is a read-only view: tiles change with m[row, col]
     with pytest.raises(AttributeError):
         m.tile_size = 2.0
     # the caller's array is not shared: changing it afterwards does not change the map
     arr = np.array([[1, 1]])
     m2 = ep.TileMap(arr, 1.0)
     arr[0, 0] = 0
-    assert m2.kind(0, 0) == 1 and m2 == m
+    assert m2.kind(0, 0) == 1 and m2.same_tiles(m)
 
 
 def test_row_zero_is_on_top_tile_box_and_cell_at():
@@ -238,7 +242,9 @@ def test_row_zero_is_on_top_for_arrays_too():
     grid = np.array([[0, 0, 2], [0, 0, 0]])  # one tile: top row, right column
     m = ep.TileMap(grid, 1.0)
     assert merged_edges(grid != 0) and all(e[1] >= 1 for e in merged_edges(grid != 0))
-    assert m.bounds() == pytest.approx((2.0, 1.0, 3.0, 2.0))
+    assert m.bounds() == pytest.approx((0.0, 0.0, 3.0, 2.0))  # the whole grid
+    # the tile sits in the top row: its outline spans y 1 .. 2
+    assert min(min(p1[1], p2[1]) for p1, p2, _ in m.edges) == 1.0
     assert m.cell_at(2.5, 1.5) == (0, 2)
     assert m.kind(*m.cell_at(2.5, 1.5)) == 2
     assert m.cell_at(2.5, 0.5) == (1, 2)
@@ -657,3 +663,111 @@ def test_a_body_sliding_along_a_floor_touches_each_tile_in_turn(world):
     assert [c for (_, c), k in kinds.items() if k == spike] == [2, 3, 7]
     assert [c for (_, c), k in kinds.items() if k == coin] == [4, 10]
     assert all(c.pair == (floor, box) for c in physics.contacts_of(box))
+
+
+# ------------------------------------------------------------------ 9. digging and building
+
+
+def test_dig_and_build_keep_the_edges_of_a_fresh_map():
+    """After any sequence of digs and builds, a map's edges are those of a map made from
+    scratch with the same tiles (only the lines around each changed tile were merged again)."""
+    rng = np.random.default_rng(5)
+    m = ep.TileMap(rng.integers(0, 3, (9, 12)) * (rng.random((9, 12)) < 0.5) + np.eye(9, 12,
+                                                                                    dtype=int),
+                   1.5, origin=(2, -1))
+    for _ in range(300):
+        r, c = int(rng.integers(9)), int(rng.integers(12))
+        m[r, c] = int(rng.integers(0, 4)) if rng.random() < 0.7 else 0
+        if not m.grid.any():
+            continue
+        fresh = ep.TileMap(m.grid.copy(), 1.5, origin=(2, -1))
+        assert sorted(m.edges) == sorted(fresh.edges)
+        assert m.same_tiles(fresh)
+
+
+def test_tile_writes_are_checked():
+    m = ep.TileMap(["##", "#."], 1.0)
+    version = m.version
+    for key, exc in [((2, 0), IndexError), ((0, -1), IndexError), ((0,), TypeError),
+                     ((0.5, 1), TypeError), ("a", TypeError)]:
+        with pytest.raises(exc, match="TileMap"):
+            m[key] = 0
+    for kind, exc in [(-1, ValueError), (1.5, TypeError), ("#", TypeError), (None, TypeError)]:
+        with pytest.raises(exc, match=r"TileMap\[0, 0\]"):
+            m[0, 0] = kind
+    assert m.version == version and m[0, 0] == 1  # nothing changed
+    m[1, 1] = True  # a bool builds kind 1
+    assert m[1, 1] == 1 and m.version == version + 1
+    m[1, 1] = 1  # the same kind again: no change
+    assert m.version == version + 1
+
+
+def test_digging_under_a_resting_body_drops_it_and_separates(world):
+    physics = ep.Physics(fixed_dt=DT)
+    level = ep.TileMap(["......", "......", "######", "......", "######"], 1.0)
+    floor = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(level))
+    box = esper.create_entity(ep.Position(2.5, 3.41), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                              ep.Geometry(ep.Rect(0.8, 0.8)),
+                              ep.AccelerationMap(gravity=(0, -9.8)))
+    log: list[tuple[str, int, tuple[int, int] | None]] = []
+    physics.on_touch(lambda c: log.append(("touch", physics.steps, c.tile)))
+    physics.on_separate(lambda c: log.append(("separate", physics.steps, c.tile)))
+    pos = esper.component_for_entity(box, ep.Position)
+    for _ in range(30):
+        esper.process(DT)
+    assert pos.y == pytest.approx(3.4, abs=1e-3)  # resting on tile (2, 2)
+    assert [t for name, _, t in log] == [(2, 2)]
+    log.clear()
+    level[2, 2] = 0  # dig the tile it stands on
+    steps = physics.steps
+    for _ in range(60):
+        esper.process(DT)
+    assert ("separate", steps + 1, (2, 2)) in log  # at the next step
+    assert pos.y == pytest.approx(1.4, abs=1e-3)  # fell into the hole, onto the lower floor
+    assert ("touch", (4, 2)) in [(name, t) for name, _, t in log]
+    assert physics.touching(box) == [floor]
+    # building the tile back where the box now lies one row below does not touch it
+    level[2, 2] = 1
+    esper.process(DT)
+    assert pos.y == pytest.approx(1.4, abs=1e-3)
+
+
+@pytest.mark.parametrize(("shape", "start", "out"), [
+    (ep.Circle(0.3), (2.5, 1.8), (2.5, 2.3)),    # near the top of the tile: out the top
+    (ep.Rect(0.4, 0.4), (2.5, 1.75), (2.5, 2.2)),  # a box too
+    (ep.Circle(0.3), (2.9, 1.5), (3.3, 1.5)),    # nearer the right side: out to the right
+    (ep.Circle(0.3), (2.5, 1.45), (1.7, 1.45)),  # in the middle: sideways is shortest (0.8
+])                                               # against 0.85 up), left on a tie
+def test_building_a_tile_on_a_body_pushes_it_out_the_short_way(world, shape, start, out):
+    ep.Physics(fixed_dt=DT)
+    level = ep.TileMap(["......", "......", "......", "######"], 1.0)
+    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(level))
+    body = esper.create_entity(ep.Position(*start), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(shape))
+    esper.process(DT)
+    level[2, 2] = 1  # build the tile the body is in (x 2..3, y 1..2)
+    esper.process(DT)
+    pos = esper.component_for_entity(body, ep.Position)
+    assert pos.xy == pytest.approx(out, abs=2e-3)
+    for _ in range(20):  # and it stays out, not inside any tile
+        esper.process(DT)
+        cell = level.cell_at(pos.x, pos.y)
+        assert cell is None or level[cell] == 0
+
+
+def test_digging_does_not_grow_the_store(world):
+    physics = ep.Physics(fixed_dt=DT)
+    level = ep.TileMap(np.ones((30, 30), dtype=int), 1.0)
+    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(level))
+    esper.create_entity(ep.Position(-5, 5), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                        ep.Geometry(ep.Circle(0.4)))
+    esper.process(DT)
+    store = physics.table.store
+    rng = np.random.default_rng(1)
+    sizes = []
+    for _ in range(200):
+        level[int(rng.integers(1, 29)), int(rng.integers(1, 29))] = int(rng.integers(0, 2))
+        esper.process(DT)
+        sizes.append((store.leaves, store.ncells))
+    # a chequered map needs more room once, then the region is rewritten in place
+    assert len(set(sizes[len(sizes) // 2:])) <= 2

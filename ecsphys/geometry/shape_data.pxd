@@ -268,7 +268,8 @@ cdef inline bint faces_away(const Store* s, const Body* group, int i, double cx,
     return f[0] * (cx - group.px) + f[1] * (cy - group.py) < f[2] - 1e-9
 
 # A tile map's grid as its header leaf says: tile (up, col) has its lower-left corner at
-# (ox + col * size, oy + up * size) in the world, rows counted from the bottom (up).
+# (ox + col * size, oy + up * size) in the world, rows counted from the bottom (up); its
+# square is leaf `square` placed at the tile's centre.
 cdef struct TileGrid:
     double size
     double ox
@@ -276,7 +277,7 @@ cdef struct TileGrid:
     int cols
     int rows
     const int* kind      # per tile (up * cols + col): 0 empty
-    const int* leaf      # per tile: its square's leaf, -1 for an empty or buried tile
+    int square           # the leaf of one tile's square around the origin
 
 cdef inline TileGrid tile_grid(const Store* s, const Body* b) noexcept nogil:
     """The grid of tile map ``b`` (placed at its body position)."""
@@ -289,8 +290,17 @@ cdef inline TileGrid tile_grid(const Store* s, const Body* b) noexcept nogil:
     g.cols = li[LI_NV]
     g.rows = li[LI_NF]
     g.kind = s.cells + li[LI_F0]
-    g.leaf = g.kind + g.cols * g.rows
+    g.square = b.first - 2
     return g
+
+cdef inline bint tile_open(const TileGrid* g, int u, int col) noexcept nogil:
+    """Tile (u, col) is solid and has an open side (an empty or outside neighbour)."""
+    cdef const int* k = g.kind
+    if k[u * g.cols + col] <= 0:
+        return False
+    return (u == 0 or u == g.rows - 1 or col == 0 or col == g.cols - 1
+            or k[(u - 1) * g.cols + col] <= 0 or k[(u + 1) * g.cols + col] <= 0
+            or k[u * g.cols + col - 1] <= 0 or k[u * g.cols + col + 1] <= 0)
 
 cdef inline void tile_range(const TileGrid* g, double x0, double y0, double x1, double y1,
                             int* c0, int* c1, int* u0, int* u1) noexcept nogil:

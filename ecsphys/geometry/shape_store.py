@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..shapes import Circle, Compound, Rect, Shape
+from ..shapes import Circle, Compound, Rect, Segment, Shape
 from ..tilemap import TileMap
 
 LI_STRIDE = 5  # kind, nv, nf, v0, f0
@@ -57,6 +57,9 @@ class ShapeStore:
         self.faces = np.zeros((4 * capacity, 3), dtype=np.float64)
         self.ncells = 0
         self.cells = np.zeros(capacity, dtype=np.intc)
+        #: tile map -> (its version interned, (first, count, key), edge room, cells start,
+        #: index room): a map's region is written again in place when its tiles change
+        self._maps: dict[TileMap, tuple[int, tuple[int, int, int], int, int, int]] = {}
 
     def __len__(self) -> int:
         return len(self._ranges)
@@ -64,6 +67,7 @@ class ShapeStore:
     def clear(self) -> None:
         """Forget every shape (ranges handed out before are no longer valid)."""
         self._ranges.clear()
+        self._maps.clear()
         self.leaves = self.nverts = self.nfaces = self.ncells = 0
 
     def intern(self, shape: Shape) -> tuple[int, int, int]:
@@ -71,98 +75,154 @@ class ShapeStore:
         if it is new.
 
         Raises ``TypeError`` for anything that is not a shape."""
+        if isinstance(shape, TileMap):
+            return self._tilemap(shape)
         found = self._ranges.get(shape)
         if found is not None:
             return found
         if not isinstance(shape, Shape):
             raise TypeError(f"expected a shape (Circle, Rect, ...), got {shape!r}")
-        tiles_at = self._add_tilemap(shape) if isinstance(shape, TileMap) else -1
         first = self.leaves
         if isinstance(shape, Compound):
             for part, dx, dy in shape.parts:
                 self._add_leaf(part, dx, dy, hash((part, dx, dy)))
         else:
             self._add_leaf(shape, 0.0, 0.0, hash(shape))
-        count = self.leaves - first
-        if tiles_at >= 0:
-            self._add_tile_leaves(shape, tiles_at)
-        found = (first, count, _key(hash(shape)))
+        found = (first, self.leaves - first, _key(hash(shape)))
         self._ranges[shape] = found
         return found
 
     # ---------------------------------------------------------------- packing
 
-    def _add_tile_leaves(self, tm: TileMap, at: int) -> None:
-        """A square leaf for each solid tile with an open side (the ones a body can touch),
-        after the map's edges; their leaf indices go to ``cells[at ...]`` (-1: none)."""
+    def _tilemap(self, tm: TileMap) -> tuple[int, int, int]:
+        """The range of tile map ``tm``, written again in place if its tiles changed since
+        (a fresh region only when it outgrew its room)."""
+        slot = self._maps.get(tm)
+        if slot is not None and slot[0] == tm.version:
+            return slot[1]
+        edges = tm.edge_array()
+        count = len(edges)
         rows, cols = tm.shape
-        solid = tm.grid != 0
-        pad = np.zeros((rows + 2, cols + 2), dtype=np.bool_)
-        pad[1:-1, 1:-1] = solid
-        buried = pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:]
-        open_tiles = solid & ~buried
-        size = tm.tile_size
-        square = Rect(size, size)
-        leaf = np.full((rows, cols), -1, dtype=np.intc)
-        for row, col in zip(*np.nonzero(open_tiles), strict=True):
-            x0, y0, _, _ = tm.tile_box(int(row), int(col))
-            dx, dy = x0 + size / 2, y0 + size / 2
-            leaf[row, col] = self.leaves
-            self._add_leaf(square, dx, dy, hash((square, dx, dy)))
-        self.cells[at : at + rows * cols] = np.flipud(leaf).ravel()
+        n = rows * cols
+        entries = 2 * int(np.abs(edges[:, 2] - edges[:, 0]).sum()
+                          + np.abs(edges[:, 3] - edges[:, 1]).sum())
+        if slot is None or count > slot[2] or entries > slot[4]:
+            cap_e, cap_c = count + count // 2 + 16, entries + entries // 2 + 64
+            square, cells = self._reserve(cap_e + 2, 2 * n + 1 + cap_c)
+        else:
+            square, cap_e, cells, cap_c = slot[1][0] - 2, slot[2], slot[3], slot[4]
+        first = square + 2
+        self._write_square(tm, square)
+        starts_at = cells + n
+        self._write_edges(tm, edges, first)
+        self._write_index(tm, edges, first, cells, starts_at)
+        self.leaf_i[square + 1] = (TILEMAP, cols, rows, starts_at, cells)
+        x0, y0, x1, y1 = tm.bounds()
+        self.leaf_f[square + 1] = (tm.tile_size, *tm.origin, 0.0, 0.0, x0, y0, x1, y1)
+        self.leaf_h[square + 1] = 0
+        found = (first, count, 0)
+        self._maps[tm] = (tm.version, found, cap_e, cells, cap_c)
+        return found
 
-    def _add_tilemap(self, tm: TileMap) -> int:
-        """The header leaf of ``tm`` and its tile index (its edges follow as leaves); returns
-        where in ``cells`` the tiles' square leaves are to be listed."""
-        rows, cols = tm.shape
+    def _reserve(self, leaves: int, cells: int) -> tuple[int, int]:
+        """Room for ``leaves`` leaves (2 vertices and 4 faces each) and ``cells`` index
+        entries at the end of the arrays; returns where both start."""
+        first, at = self.leaves, self.ncells
+        self._grow(first + leaves, self.nverts + 2 * leaves, self.nfaces + 4 * leaves)
+        if at + cells > len(self.cells):
+            self.version += 1
+            new = np.zeros(max(at + cells, 2 * len(self.cells)), dtype=np.intc)
+            new[:at] = self.cells[:at]
+            self.cells = new
+        # the leaves' vertex and face ranges are fixed: 2 and 4 per leaf, in order
+        self.leaf_i[first : first + leaves, 3] = self.nverts + 2 * np.arange(leaves)
+        self.leaf_i[first : first + leaves, 4] = self.nfaces + 4 * np.arange(leaves)
+        self.leaves += leaves
+        self.nverts += 2 * leaves
+        self.nfaces += 4 * leaves
+        self.ncells += cells
+        return first, at
+
+    def _write_square(self, tm: TileMap, i: int) -> None:
+        """Leaf i: a tile's square centred on its body (placed on a tile by its position);
+        it takes the vertex room of leaf i + 1 too (the header, which has no vertices)."""
+        h = tm.tile_size / 2
+        v0, f0 = int(self.leaf_i[i, 3]), int(self.leaf_i[i, 4])
+        self.verts[v0 : v0 + 4] = ((-h, -h), (h, -h), (h, h), (-h, h))
+        self.faces[f0 : f0 + 4] = ((0.0, -1.0, h), (1.0, 0.0, h), (0.0, 1.0, h), (-1.0, 0.0, h))
+        self.leaf_i[i, :3] = (Rect.type_code, 4, 4)
+        self.leaf_f[i] = (0.0, 0.0, 0.0, h, h, -h, -h, h, h)
+        self.leaf_h[i] = 0
+
+    def _write_edges(self, tm: TileMap, edges: np.ndarray, first: int) -> None:
+        """The edges as one-sided segment leaves ``first ...`` (vectorised): the first face
+        of each points to its open side."""
+        count = len(edges)
+        if not count:
+            return
         size = tm.tile_size
         ox, oy = tm.origin
-        first = self.leaves + 1  # the edges' leaves
-        # each edge on the sides of the tiles it borders (both sides of its line, in the grid)
-        owners: list[np.ndarray] = []
+        p = edges[:, :4].astype(np.float64) * size + (ox, oy, ox, oy)
+        # up and left edges run backwards, so the normal on the right of p1 -> p2 is open
+        back = (edges[:, 4] == 0) | (edges[:, 4] == 2)
+        p[back] = p[back][:, [2, 3, 0, 1]]
+        d = p[:, 2:] - p[:, :2]
+        d /= np.hypot(d[:, 0], d[:, 1])[:, None]
+        nrm = np.column_stack((d[:, 1], -d[:, 0]))
+        leaves = slice(first, first + count)
+        v0 = self.leaf_i[leaves, 3]
+        f0 = self.leaf_i[leaves, 4]
+        self.verts[v0] = p[:, :2]
+        self.verts[v0 + 1] = p[:, 2:]
+        support = (nrm * p[:, :2]).sum(axis=1)
+        self.faces[f0, :2] = nrm
+        self.faces[f0, 2] = support
+        self.faces[f0 + 1, :2] = -nrm
+        self.faces[f0 + 1, 2] = -support
+        self.faces[f0 + 2, :2] = d
+        self.faces[f0 + 2, 2] = (d * p[:, 2:]).sum(axis=1)
+        self.faces[f0 + 3, :2] = -d
+        self.faces[f0 + 3, 2] = -(d * p[:, :2]).sum(axis=1)
+        self.leaf_i[leaves, 0] = Segment.type_code
+        self.leaf_i[leaves, 1] = 2
+        self.leaf_i[leaves, 2] = 4
+        self.leaf_f[leaves] = 0.0
+        self.leaf_f[leaves, 5:7] = np.minimum(p[:, :2], p[:, 2:])
+        self.leaf_f[leaves, 7:9] = np.maximum(p[:, :2], p[:, 2:])
+        # an order for two leaves of one kind at one position: from the edge's grid numbers
+        e = edges.astype(np.int64)
+        self.leaf_h[leaves] = (((e[:, 0] * 1_000_003 + e[:, 1]) * 1_000_003 + e[:, 2])
+                               * 1_000_003 + e[:, 3]) * 4 + e[:, 4]
+
+    def _write_index(self, tm: TileMap, edges: np.ndarray, first: int, cells: int,
+                     starts_at: int) -> None:
+        """The tiles' kinds (rows from the bottom) at ``cells``, then at ``starts_at`` each
+        tile's list of edges: an edge is listed on the tiles on both sides of it."""
+        rows, cols = tm.shape
+        n = rows * cols
+        self.cells[cells : cells + n] = np.flipud(tm.grid).ravel()
         tiles: list[np.ndarray] = []
-        for k, ((x0, y0), (x1, y1), _) in enumerate(tm.edges):
-            c0, c1 = round((x0 - ox) / size), round((x1 - ox) / size)
-            r0, r1 = round((y0 - oy) / size), round((y1 - oy) / size)
-            if r0 == r1:  # horizontal: the tiles below and above the line, columns c0 .. c1-1
-                cs = np.arange(c0, c1)
-                for r in (r0 - 1, r0):
+        owners: list[np.ndarray] = []
+        for k, (x0, y0, x1, y1, _) in enumerate(edges.tolist()):
+            if y0 == y1:  # horizontal: the tiles below and above the line, columns x0 .. x1-1
+                cs = np.arange(x0, x1)
+                for r in (y0 - 1, y0):
                     if 0 <= r < rows:
                         tiles.append(r * cols + cs)
                         owners.append(np.full(len(cs), first + k))
-            else:  # vertical: the tiles left and right of it, rows r0 .. r1-1
-                rs = np.arange(r0, r1)
-                for c in (c0 - 1, c0):
+            else:  # vertical: the tiles left and right of it, rows y0 .. y1-1
+                rs = np.arange(y0, y1)
+                for c in (x0 - 1, x0):
                     if 0 <= c < cols:
                         tiles.append(rs * cols + c)
                         owners.append(np.full(len(rs), first + k))
-        tile = np.concatenate(tiles)
-        owner = np.concatenate(owners)
+        tile = np.concatenate(tiles) if tiles else np.zeros(0, dtype=np.int64)
+        owner = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
         order = np.argsort(tile, kind="stable")
-        counts = np.bincount(tile, minlength=rows * cols)
-        base = self.ncells
-        n_index = rows * cols + 1
-        kinds_base = base + n_index + len(owner)
-        need = kinds_base + 2 * rows * cols  # the kinds, then the tiles' square leaves
-        if need > len(self.cells):
-            self.version += 1
-            new = np.zeros(max(need, 2 * len(self.cells)), dtype=np.intc)
-            new[:base] = self.cells[:base]
-            self.cells = new
-        starts = base + n_index + np.concatenate(([0], np.cumsum(counts)))
-        self.cells[base : base + n_index] = starts
-        self.cells[base + n_index : kinds_base] = owner[order]
-        # tile kinds, rows from the bottom
-        self.cells[kinds_base : kinds_base + rows * cols] = np.flipud(tm.grid).ravel()
-        self.ncells = need
-        i = self.leaves
-        self._grow(i + 1, self.nverts, self.nfaces)
-        x0, y0, x1, y1 = tm.bounds()
-        self.leaf_i[i] = (TILEMAP, cols, rows, base, kinds_base)
-        self.leaf_f[i] = (size, ox, oy, 0.0, 0.0, x0, y0, x1, y1)
-        self.leaf_h[i] = _key(hash(tm))
-        self.leaves = i + 1
-        return kinds_base + rows * cols
+        counts = np.bincount(tile, minlength=n)
+        entries = starts_at + n + 1
+        self.cells[starts_at:entries] = entries + np.concatenate(([0], np.cumsum(counts)))
+        self.cells[entries : entries + len(owner)] = owner[order]
 
     def _grow(self, leaves: int, verts: int, faces: int) -> None:
         self.version += 1  # arrays may be reallocated: compiled views must be taken again

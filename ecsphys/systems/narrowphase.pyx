@@ -29,7 +29,8 @@ from libc.stdint cimport int64_t
 from ..geometry.distance cimport contact_within
 from ..geometry.impact cimport time_of_impact
 from ..geometry.shape_data cimport (
-    TILEMAP, Body, CContact, Store, TileGrid, leaf_body, store_of, tile_grid, tile_range,
+    TILEMAP, Body, CContact, Store, TileGrid, leaf_body, store_of, tile_grid, tile_open,
+    tile_range,
 )
 from ..table_view cimport Rows, row_body, rows_of
 
@@ -231,7 +232,7 @@ cdef Py_ssize_t put_tiles(Out* o, const Store* s, const Rows* r, Py_ssize_t i, i
     cdef const Body* tm = ba if map_a else bb
     cdef const Body* other = bb if map_a else ba
     cdef TileGrid g = tile_grid(s, tm)
-    cdef int c0, c1, u0, u1, u, col, leaf
+    cdef int c0, c1, u0, u1, u, col
     cdef Body square
     cdef CContact c
     cdef Py_ssize_t before = o.n
@@ -243,10 +244,10 @@ cdef Py_ssize_t put_tiles(Out* o, const Store* s, const Rows* r, Py_ssize_t i, i
         return 0
     for u in range(u1, u0 - 1, -1):  # from the top row down: tile order
         for col in range(c0, c1 + 1):
-            leaf = g.leaf[u * g.cols + col]
-            if leaf < 0:
+            if not tile_open(&g, u, col):
                 continue
-            square = leaf_body(s, leaf, tm.px, tm.py)
+            square = leaf_body(s, g.square, g.ox + (col + 0.5) * g.size,
+                               g.oy + (u + 0.5) * g.size)
             if map_a:
                 if not contact_within(s, &square, other, reach, &c):
                     continue

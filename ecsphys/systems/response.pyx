@@ -49,7 +49,7 @@ from cpython.ref cimport PyObject
 
 from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
-from ..geometry.shape_data cimport Body, CContact, Store, store_of
+from ..geometry.shape_data cimport TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid
 from ..table_view cimport Rows, row_body, rows_of
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
@@ -627,9 +627,66 @@ cdef int widen(Ctx* c, int r) except -1 nogil:
 
 # ------------------------------------------------------------------ the passes
 
+cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
+    """Row r's centre is inside a solid tile of tile map row m (a tile was built on it, or it
+    was placed there): move it out the short way, to the nearest side of the nearest empty
+    tile straight up, down, left or right (outside the map counts as empty; up to 64 tiles
+    away), its box a skin beyond that side, and take away its velocity into the tiles."""
+    cdef Body* b = &c.body[r]
+    cdef TileGrid g = tile_grid(&c.store, &c.body[m])
+    cdef double cx = b.px + (b.x0 + b.x1) * 0.5
+    cdef double cy = b.py + (b.y0 + b.y1) * 0.5
+    cdef double fu = (cy - g.oy) / g.size
+    cdef double fx = (cx - g.ox) / g.size
+    if not (fu >= 0.0 and fx >= 0.0 and fu < g.rows and fx < g.cols):
+        return False
+    cdef int u = <int> fu
+    cdef int col = <int> fx
+    if g.kind[u * g.cols + col] <= 0:
+        return False
+    cdef double best = INFINITY, d = 0.0, nx = 0.0, ny = 0.0, bx = 0.0, by = 0.0
+    cdef int k, side
+    for side in range(4):
+        for k in range(1, 65):
+            if side == 0:    # up
+                if u + k < g.rows and g.kind[(u + k) * g.cols + col] > 0:
+                    continue
+                d = g.oy + (u + k) * g.size - (b.py + b.y0) + c.skin
+            elif side == 1:  # down
+                if u - k >= 0 and g.kind[(u - k) * g.cols + col] > 0:
+                    continue
+                d = (b.py + b.y1) - (g.oy + (u - k + 1) * g.size) + c.skin
+            elif side == 2:  # left
+                if col - k >= 0 and g.kind[u * g.cols + col - k] > 0:
+                    continue
+                d = (b.px + b.x1) - (g.ox + (col - k + 1) * g.size) + c.skin
+            else:            # right
+                if col + k < g.cols and g.kind[u * g.cols + col + k] > 0:
+                    continue
+                d = g.ox + (col + k) * g.size - (b.px + b.x0) + c.skin
+            if d < best:
+                best = d
+                bx = -1.0 if side == 2 else (1.0 if side == 3 else 0.0)
+                by = 1.0 if side == 0 else (-1.0 if side == 1 else 0.0)
+            break
+    if best == INFINITY:
+        return False
+    b.px += bx * best
+    b.py += by * best
+    # the velocity into the tiles goes (the normal from the body to the map is -(bx, by))
+    nx = -bx
+    ny = -by
+    if r < m:
+        impulse(c, r, m, nx, ny)
+    else:
+        impulse(c, m, r, -nx, -ny)
+    return True
+
+
 cdef void push_apart(Ctx* c) noexcept nogil:
     """Separate the solid pairs that overlap at the start, along the normal, by inverse mass,
-    one pair after another; what moves into the contact no longer does."""
+    one pair after another; what moves into the contact no longer does. A body whose centre
+    is inside a solid tile of a tile map leaves it the short way (`out_of_tiles`)."""
     cdef int p
     cdef int64_t a, b
     cdef CContact cc
@@ -643,6 +700,10 @@ cdef void push_apart(Ctx* c) noexcept nogil:
         wb = c.rows.inv_mass[b]
         total = wa + wb
         if total <= 0.0:
+            continue
+        if c.body[b].kind == TILEMAP and wa > 0.0 and out_of_tiles(c, <int> a, <int> b):
+            continue
+        if c.body[a].kind == TILEMAP and wb > 0.0 and out_of_tiles(c, <int> b, <int> a):
             continue
         if not contact(&c.store, &c.body[a], &c.body[b], TOUCH, &cc) or cc.depth <= OVERLAP:
             continue
