@@ -57,6 +57,13 @@ MAX_FLASHES = 128
 MAX_NEW_FLASHES = 24
 
 
+#: Fill colours of a TileMap's tile kinds 2, 3, ... (kind 1 takes the body's colour).
+TILE_KIND_COLORS: tuple[Color, ...] = (
+    (230, 90, 80, 255), (240, 200, 70, 255), (90, 200, 230, 255), (190, 110, 230, 255),
+    (120, 220, 120, 255),
+)
+
+
 def outline_of(color: Color) -> Color:
     """The outline colour of a fill: the same hue, darker, as opaque as the fill (pyglet
     wants one opacity for both)."""
@@ -303,23 +310,28 @@ class DebugDraw:
         return body
 
     def _tile_fill(self, tm: TileMap, color: Color) -> list[tuple[Any, float, float]]:
-        """One dim rectangle per run of solid tiles in a row, placed relative to the body."""
+        """One dim rectangle per run of tiles of one kind in a row, placed relative to the
+        body: kind 1 in the body's colour, other kinds in colours of their own."""
         s = self.scale
         size = tm.tile_size * s
         ox, oy = tm.origin[0] * s, tm.origin[1] * s
         rows = tm.shape[0]
-        r, g, b, _ = color
-        kw: dict[str, Any] = {"color": (r, g, b, 60), "batch": self.batch,
-                              "group": self._groups["colliders"]}
         out = []
-        for row, line in enumerate(tm.grid != 0):
-            padded = np.concatenate(([False], line, [False]))
-            change = np.flatnonzero(padded[1:] != padded[:-1])
+        for row, line in enumerate(tm.grid.tolist()):
             y = oy + (rows - 1 - row) * size
-            for c0, c1 in zip(change[0::2].tolist(), change[1::2].tolist(), strict=True):
-                x = ox + c0 * size
-                item = pshapes.Rectangle(0, 0, (c1 - c0) * size, size, **kw)
-                out.append((item, x, y))
+            c0 = 0
+            for c1 in range(1, len(line) + 1):
+                if c1 < len(line) and line[c1] == line[c0]:
+                    continue
+                kind = line[c0]
+                if kind:
+                    r, g, b, _ = color if kind == 1 else TILE_KIND_COLORS[
+                        (kind - 2) % len(TILE_KIND_COLORS)]
+                    item = pshapes.Rectangle(0, 0, (c1 - c0) * size, size, color=(r, g, b, 60),
+                                             batch=self.batch,
+                                             group=self._groups["colliders"])
+                    out.append((item, ox + c0 * size, y))
+                c0 = c1
         return out
 
     def _make_item(self, shape: Shape, color: Color) -> Any:

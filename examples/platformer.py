@@ -1,5 +1,6 @@
 """Platformer: an active player with gravity and a jump impulse, passive crates to push, a moving
-platform that carries, spike sensors that hurt while touched, coin sensors taken on touch.
+platform, a level drawn as a text map (one TileMap) whose spike tiles ("^") hurt while touched,
+coin sensors taken on touch.
 
     python examples/platformer.py [--headless --frames N --screenshot PATH]
 
@@ -18,6 +19,40 @@ from pyglet.window import key
 import ecsphys as ep
 
 GRAVITY = (0.0, -30.0)
+#: the level, one character a tile of 1 x 1 (row 0 on top): "#" rock, "^" spikes
+LEVEL = """\
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#...............................########.......#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#..............................................#
+#########################^^^^###################
+################################################"""
 
 
 def static(x: float, y: float, shape: ep.Shape, sensor: bool = False) -> int:
@@ -34,12 +69,10 @@ class Platformer:
         self.physics = ep.Physics(fixed_dt=1 / 60)
         self.keys = key.KeyStateHandler()
         app.window.push_handlers(self.keys)
-        static(24, 1, ep.Rect(48, 2))  # ground
-        static(0.5, 16, ep.Rect(1, 32))
-        static(47.5, 16, ep.Rect(1, 32))
-        static(36, 9, ep.Rect(8, 1))  # a ledge
+        self.level = ep.TileMap(LEVEL, 1.0)
+        self.ground = static(0, 0, self.level)  # ground, walls, a ledge, spikes: one entity
+        self.spike_kind = self.level.kinds["^"]
         static(18, 3.5, ep.Polygon([(-3, -1.5), (3, -1.5), (3, 1.5)]))  # a ramp
-        self.spikes = static(27, 2.3, ep.Rect(4, 0.6), sensor=True)
         self.coins = {static(x, y, ep.Circle(0.4), sensor=True)
                       for x, y in ((8, 5), (12, 5), (30, 11), (36, 11), (40, 11), (44, 4))}
         for x in (6.0, 9.0):
@@ -64,8 +97,9 @@ class Platformer:
             self.score += 1
 
     def spiked(self, contact) -> None:  # noqa: ANN001
-        """Spikes hurt more the longer they are touched."""
-        if contact.other(self.player) == self.spikes:
+        """Spike tiles hurt more the longer they are touched (each tile's contact has its
+        own duration)."""
+        if contact.tile_kind == self.spike_kind:
             self.health = max(0.0, self.health - (0.2 + contact.duration))
 
     def update(self, dt: float) -> None:

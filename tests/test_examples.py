@@ -65,7 +65,9 @@ CASES = {
     # the maze is a TileMap: a wall's tiles dimmed, its edge (x = 32 px) in the static colour
     "crowd": (200, ("--agents", "60"), [((16, 300), TILE_FILL), ((31, 300), STATIC)],
               [(ACTIVE, 0.005)]),
-    "platformer": (300, (), [((480, 630), STATIC)], [(ACTIVE, 0.001)]),
+    # the level is a TileMap: the ground's tiles dimmed, its top edge (y = 600 px) static
+    "platformer": (300, (), [((200, 630), TILE_FILL), ((200, 600), STATIC)],
+                   [(ACTIVE, 0.001)]),
     "bullets": (200, (), [], [(STATIC, 0.002)]),
     "invaders": (200, (), [], [(SENSOR, 0.01)]),
     "shapes": (200, (), [], [(PASSIVE, 0.03)]),
