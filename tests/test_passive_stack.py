@@ -254,15 +254,14 @@ def test_platformer_crates_stay_two_separate_crates(world):
     crates = sorted(e for e, (c,) in esper.get_components(ep.Collider) if c.kind == ep.PASSIVE)
     assert len(crates) == 2
     bodies = [(e, (CRATE, CRATE)) for e in crates] + [(scene.player, (0.9, 1.8))]
-    ground = [e for e, (pos, geo) in esper.get_components(ep.Position, ep.Geometry)
-              if isinstance(geo.shape, ep.Rect) and geo.shape.width == 48]
-    bodies.append((ground[0], (48.0, 2.0)))
     moved = False
     for step in range(400):
         scene.update(1 / 60)
         scene.physics.step()
         depth, pair = deepest(bodies)
         assert depth <= TOL, (step, depth, pair)
+        for e, (_, h) in bodies:  # the ground (the level's tiles) has its top at y = 2
+            assert xy(e)[1] - h / 2 >= 2.0 - TOL, (step, e, xy(e))
         moved = moved or xy(crates[1])[0] > 9.0 + 0.05
     a, b = xy(crates[0]), xy(crates[1])
     assert b[0] - a[0] >= CRATE - TOL  # side by side, not one in the other

@@ -39,7 +39,7 @@ from .vec cimport closest_on_segment, max2, min2, norm, sq, unit
 from .shape_data cimport (
     public_pair,
     CIRCLE, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Near, Store, is_group,
-    faces_away, leaf_at, leaf_body, near_init, near_next,
+    leaf_at, leaf_body, near_body, near_next,
 )
 
 from .contact import TOUCH_TOLERANCE, Contact, Separation
@@ -459,14 +459,9 @@ cdef int _near_parts(const Store* s, const Body* body, const Body* other, double
     cdef int n = 0, i
     if not is_group(body.kind):
         return 1
-    near_init(&it, s, body, other.px + other.x0 - grow, other.py + other.y0 - grow,
-              other.px + other.x1 + grow, other.py + other.y1 + grow)
+    near_body(&it, s, body, other, grow)
     i = near_next(&it)
     while i >= 0:
-        if faces_away(s, body, i, other.px + (other.x0 + other.x1) * 0.5,
-                      other.py + (other.y0 + other.y1) * 0.5):
-            i = near_next(&it)
-            continue
         if n == cap:
             return -1
         ids[n] = i

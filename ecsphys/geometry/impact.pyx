@@ -87,10 +87,10 @@ from .shape_data cimport (
     Leaf,
     Near,
     Store,
-    faces_away,
     is_group,
     leaf_at,
     leaf_body,
+    near_facing,
     near_init,
     near_next,
 )
@@ -897,22 +897,17 @@ cdef bint relative_toi(const Store* s, const Body* a, double mx, double my, cons
         near_init(&ia, s, a, b.px + b.x0 - max2(mx, 0.0) - TOUCH,
                   b.py + b.y0 - max2(my, 0.0) - TOUCH, b.px + b.x1 - min2(mx, 0.0) + TOUCH,
                   b.py + b.y1 - min2(my, 0.0) + TOUCH)
+        near_facing(&ia, s, a, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5)
         i = near_next(&ia)
         while i >= 0:
-            if faces_away(s, a, i, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5):
-                i = near_next(&ia)
-                continue
             pa = leaf_body(s, i, a.px, a.py)
             near_init(&ib, s, b, pa.px + pa.x0 + min2(mx, 0.0) - TOUCH,
                       pa.py + pa.y0 + min2(my, 0.0) - TOUCH,
                       pa.px + pa.x1 + max2(mx, 0.0) + TOUCH,
                       pa.py + pa.y1 + max2(my, 0.0) + TOUCH)
+            near_facing(&ib, s, b, pa.px + (pa.x0 + pa.x1) * 0.5, pa.py + (pa.y0 + pa.y1) * 0.5)
             j = near_next(&ib)
             while j >= 0:
-                if faces_away(s, b, j, pa.px + (pa.x0 + pa.x1) * 0.5,
-                              pa.py + (pa.y0 + pa.y1) * 0.5):
-                    j = near_next(&ib)
-                    continue
                 pb = leaf_body(s, j, b.px, b.py)
                 if relative_toi(s, &pa, mx, my, &pb, &tt, &c) and (
                         not found or tt < t[0] or (tt == t[0] and c.depth > out.depth)):

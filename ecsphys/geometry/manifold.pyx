@@ -42,7 +42,7 @@ from .vec cimport closest_on_segment, max2, min2, min_proj, norm, sq, unit
 from .shape_data cimport (
     public_pair,
     CIRCLE, RECT, SEGMENT, Body, CContact, Leaf, Near, Store, is_group, leaf_at,
-    faces_away, leaf_body, near_init, near_next,
+    leaf_body, near_body, near_next,
 )
 
 from .contact import TOUCH_TOLERANCE, Contact
@@ -523,13 +523,9 @@ cdef bint _compound_contact(const Store* s, const Body* a, const Body* b, double
     cdef Near it
     if _bodies_apart(a, b, tol):
         return False
-    near_init(&it, s, a, b.px + b.x0 - tol, b.py + b.y0 - tol, b.px + b.x1 + tol,
-              b.py + b.y1 + tol)
+    near_body(&it, s, a, b, tol)
     i = near_next(&it)
     while i >= 0:
-        if faces_away(s, a, i, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5):
-            i = near_next(&it)
-            continue
         part = leaf_body(s, i, a.px, a.py)
         if contact(s, &part, b, tol, &c) and (not found or c.depth > out.depth):
             out[0] = c
@@ -566,13 +562,9 @@ cdef bint _compound_overlap(const Store* s, const Body* a, const Body* b) noexce
     cdef Near it
     if _bodies_apart(a, b, TOUCH):
         return False
-    near_init(&it, s, a, b.px + b.x0 - TOUCH, b.py + b.y0 - TOUCH, b.px + b.x1 + TOUCH,
-              b.py + b.y1 + TOUCH)
+    near_body(&it, s, a, b, TOUCH)
     i = near_next(&it)
     while i >= 0:
-        if faces_away(s, a, i, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5):
-            i = near_next(&it)
-            continue
         part = leaf_body(s, i, a.px, a.py)
         if overlap(s, &part, b):
             return True

@@ -15,6 +15,8 @@
 #   `near_next` give the leaves of any body that may lie within a box (every leaf of a
 #   compound or a single shape; for a tile map those on the sides of the tiles the box
 #   covers, possibly more than once: callers keep the best, so repeats do not matter);
+#   `near_body` those that may meet another body, without the one-sided edges of a tile map
+#   that body's centre is behind;
 # - a `Store` holds raw pointers into the ShapeStore's NumPy arrays: valid while no shape is
 #   added (no Python runs between taking it and the end of the compiled call).
 
@@ -174,6 +176,11 @@ cdef struct Near:
     int r1
     int k                # the current tile's leaves: cells[k] .. cells[kend - 1]
     int kend
+    bint facing          # skip the edges the viewer (vx, vy) is behind (`near_facing`)
+    const int* li
+    const double* faces
+    double vx            # relative to the group's position
+    double vy
 
 cdef inline int _tile_of(double v, int n) noexcept nogil:
     """Tile index of a coordinate in tile units, clamped to 0 .. n - 1 (NaN: 0)."""
@@ -191,6 +198,7 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     cdef double size, ox, oy
     cdef int rows
     it.tiled = b.kind == TILEMAP
+    it.facing = False
     if not it.tiled:
         it.i = b.first
         it.end = b.first + b.count
@@ -221,8 +229,29 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
         it.c0, it.c1, it.r, it.r1 = 0, it.cols - 1, 0, rows - 1
     it.c = it.c0 - 1
 
-cdef inline int near_next(Near* it) noexcept nogil:
-    """The next leaf index, or -1 when done."""
+cdef inline void near_facing(Near* it, const Store* s, const Body* b, double cx,
+                             double cy) noexcept nogil:
+    """From now on skip the edges of tile map ``b`` that the world point (cx, cy) is behind
+    (on their closed side, beyond rounding): a body centred there cannot meet them. Tile map
+    edges are one-sided segments whose first face points to the open side."""
+    if b.kind != TILEMAP:
+        return
+    it.facing = True
+    it.li = s.li
+    it.faces = s.faces
+    it.vx = cx - b.px
+    it.vy = cy - b.py
+
+cdef inline void near_body(Near* it, const Store* s, const Body* group, const Body* other,
+                           double grow) noexcept nogil:
+    """The leaves of ``group`` that may meet ``other`` within ``grow``: near its box grown by
+    ``grow``, without the tile map edges its centre is behind."""
+    near_init(it, s, group, other.px + other.x0 - grow, other.py + other.y0 - grow,
+              other.px + other.x1 + grow, other.py + other.y1 + grow)
+    near_facing(it, s, group, other.px + (other.x0 + other.x1) * 0.5,
+                other.py + (other.y0 + other.y1) * 0.5)
+
+cdef inline int _near_raw(Near* it) noexcept nogil:
     cdef int tile
     if not it.tiled:
         if it.i < it.end:
@@ -244,6 +273,17 @@ cdef inline int near_next(Near* it) noexcept nogil:
     it.k += 1
     return it.cells[it.k - 1]
 
+cdef inline int near_next(Near* it) noexcept nogil:
+    """The next leaf index, or -1 when done."""
+    cdef int i = _near_raw(it)
+    cdef const double* f
+    while it.facing and i >= 0:
+        f = it.faces + 3 * it.li[i * LI_STRIDE + LI_F0]
+        if f[0] * it.vx + f[1] * it.vy >= f[2] - 1e-9:
+            return i
+        i = _near_raw(it)
+    return i
+
 cdef inline int tile_kind_at(const Store* s, const Body* b, double x, double y) noexcept nogil:
     """The kind of the tile of tile map ``b`` under the world point (x, y): 0 for an empty
     tile, -1 outside the map (a point on a shared side belongs to the tile above / right)."""
@@ -256,16 +296,6 @@ cdef inline int tile_kind_at(const Store* s, const Body* b, double x, double y) 
     if not (u >= 0.0 and v >= 0.0 and u < cols and v < rows):
         return -1
     return s.cells[li[LI_F0] + (<int> v) * cols + (<int> u)]
-
-cdef inline bint faces_away(const Store* s, const Body* group, int i, double cx,
-                            double cy) noexcept nogil:
-    """Leaf i of ``group`` is a tile map's edge with the world point (cx, cy) behind it (on
-    its closed side, beyond rounding): a body centred there cannot meet it. Tile map edges
-    are one-sided segments whose first face points to the open side."""
-    if group.kind != TILEMAP:
-        return False
-    cdef const double* f = s.faces + 3 * s.li[i * LI_STRIDE + LI_F0]
-    return f[0] * (cx - group.px) + f[1] * (cy - group.py) < f[2] - 1e-9
 
 # A tile map's grid as its header leaf says: tile (up, col) has its lower-left corner at
 # (ox + col * size, oy + up * size) in the world, rows counted from the bottom (up); its
