@@ -771,3 +771,54 @@ def test_digging_does_not_grow_the_store(world):
         sizes.append((store.leaves, store.ncells))
     # a chequered map needs more room once, then the region is rewritten in place
     assert len(set(sizes[len(sizes) // 2:])) <= 2
+
+
+# ------------------------------------------------------------------ 10. queries
+
+
+def test_point_queries_see_the_solid_tiles():
+    m = ep.TileMap(["#..#", "#..#", "####"], 1.0)
+    at = (10.0, 0.0)
+    assert geometry.point_in(m, at, (10.5, 0.5))  # inside a floor tile
+    assert geometry.point_in(m, at, (10.5, 2.5))  # inside a wall tile
+    assert not geometry.point_in(m, at, (11.5, 1.5))  # an empty tile
+    assert geometry.point_in(m, at, (11.5, 1.0))  # on the floor's top edge
+    assert not geometry.point_in(m, at, (9.5, 0.5))  # left of the map
+    assert not geometry.point_in(m, at, (12.0, 3.5))  # above it
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rays_hit_what_a_scan_of_the_tile_squares_hits(seed):
+    """The first hit of a ray from an empty tile is the nearest hit among all the solid
+    tiles' squares (brute force), with the same normal."""
+    rng = np.random.default_rng(seed)
+    grid = (rng.random((10, 12)) < 0.35).astype(int)
+    m = ep.TileMap(grid, 1.0)
+    at = (-3.0, 2.0)
+    free = np.argwhere(grid == 0)
+    solid = np.argwhere(grid > 0)
+    for _ in range(40):
+        r, c = free[rng.integers(len(free))]
+        x0, y0, x1, y1 = m.tile_box(int(r), int(c))
+        origin = (at[0] + rng.uniform(x0 + 0.1, x1 - 0.1), at[1] + rng.uniform(y0 + 0.1, y1 - 0.1))
+        ang = rng.uniform(0, 2 * math.pi)
+        direction = (math.cos(ang), math.sin(ang))
+        got = geometry.raycast(m, at, origin, direction, 30.0)
+        best = None
+        for rr, cc in solid:
+            bx0, by0, bx1, by1 = m.tile_box(int(rr), int(cc))
+            hit = geometry.raycast(ep.Rect(1.0, 1.0), (at[0] + (bx0 + bx1) / 2,
+                                                      at[1] + (by0 + by1) / 2),
+                                   origin, direction, 30.0)
+            if hit is not None and (best is None or hit[0] < best[0]):
+                best = hit
+        if best is None:
+            assert got is None
+        else:
+            assert got is not None, (origin, direction, best)
+            assert got[0] == pytest.approx(best[0], abs=1e-9)
+            hx = origin[0] + direction[0] * got[0] - at[0]
+            hy = origin[1] + direction[1] * got[0] - at[1]
+            at_corner = abs(hx - round(hx)) < 1e-6 and abs(hy - round(hy)) < 1e-6
+            if not at_corner:  # a side's normal (at a corner either side's is right)
+                assert got[1] == pytest.approx(best[1], abs=1e-9)
