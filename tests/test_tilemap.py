@@ -822,3 +822,27 @@ def test_rays_hit_what_a_scan_of_the_tile_squares_hits(seed):
             at_corner = abs(hx - round(hx)) < 1e-6 and abs(hy - round(hy)) < 1e-6
             if not at_corner:  # a side's normal (at a corner either side's is right)
                 assert got[1] == pytest.approx(best[1], abs=1e-9)
+
+
+def test_bullets_bouncing_in_a_tile_room_never_leave_it(world):
+    """The bullet benchmark's speeds (200 .. 2,000 units/s, radius 0.05, restitution 1) in a
+    room whose walls are one tile thick: after every step every bullet is inside."""
+    rng = np.random.default_rng(0)
+    physics = ep.Physics(fixed_dt=DT)
+    room = np.ones((12, 12), dtype=int)
+    room[1:-1, 1:-1] = 0
+    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC),
+                        ep.Geometry(ep.TileMap(room, 1.0, origin=(-6, -6))))
+    bullets = []
+    for _ in range(150):
+        speed, ang = rng.uniform(200, 2000), rng.uniform(0, 2 * math.pi)
+        bullets.append(esper.create_entity(
+            ep.Position(*rng.uniform(-4.5, 4.5, 2).tolist()),
+            ep.Velocity(speed * math.cos(ang), speed * math.sin(ang)),
+            ep.Collider(ep.ACTIVE, restitution=1.0), ep.Geometry(ep.Circle(0.05))))
+    esper.process(DT)
+    rows = np.array([physics.table.row_of[b] for b in bullets])
+    for step in range(200):
+        esper.process(DT)
+        pos = physics.table.pos[rows]
+        assert np.abs(pos).max() < 5.0, (step, np.abs(pos).max())
