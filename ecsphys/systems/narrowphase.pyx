@@ -37,6 +37,8 @@ from ..table_view cimport Rows, row_body, rows_of
 from ..contact_set import ContactSet
 from ..geometry.contact import TOUCH_TOLERANCE
 
+cdef double TOUCH = TOUCH_TOLERANCE
+
 
 cdef inline bint boxes_within(const Body* a, const Body* b, double grow) noexcept nogil:
     """The bounding boxes are at most ``grow`` apart on both axes."""
@@ -128,12 +130,12 @@ def times_of_impact(t, ra, rb, pos, move):
     return toi_, normal_
 
 
-cdef inline bint sorted_has(const int64_t[::1] keys, Py_ssize_t* j, int64_t key,
+cdef inline bint sorted_has(const int64_t* keys, Py_ssize_t n, Py_ssize_t* j, int64_t key,
                             int64_t last) noexcept nogil:
-    """Whether the sorted ``keys`` hold ``key``. ``j[0]`` is where the search for the previous
-    key (``last``) ended: keys asked for in increasing order walk the list once (a merge);
-    a key smaller than the last one is searched for from the start (binary search)."""
-    cdef Py_ssize_t n = keys.shape[0]
+    """Whether the sorted ``keys`` (``n`` of them) hold ``key``. ``j[0]`` is where the search
+    for the previous key (``last``) ended: keys asked for in increasing order walk the list
+    once (a merge); a key smaller than the last one is searched for from the start (binary
+    search)."""
     cdef Py_ssize_t lo, hi, mid
     if key < last:
         lo = 0
@@ -206,6 +208,89 @@ cdef inline Py_ssize_t tiles_bound(const Store* s, const Body* tm, const Body* o
     if c0 > c1 or u0 > u1:
         return 0
     return (<Py_ssize_t> (c1 - c0 + 1)) * (u1 - u0 + 1)
+
+
+cdef struct In:
+    # the pairs and what the narrowphase knows of them (see touching_pairs)
+    const int64_t* a
+    const int64_t* b
+    Py_ssize_t k
+    const double* pos
+    double tol
+    double keep_tol
+    const int64_t* keys      # the previous step's rows: keys and tiles (pn of them)
+    const int64_t* tiles
+    Py_ssize_t pn
+    const double* when       # per pair, or NULL
+    const double* approach   # per pair, or NULL
+    const double* inormal    # 2 per pair (with when)
+    const double* ipoint
+
+
+cdef Py_ssize_t room(const In* q, const Rows* r, const Store* s) noexcept nogil:
+    """How many rows the pairs may give: one each, plus the tiles a pair with a tile map may
+    touch."""
+    cdef Py_ssize_t i, cap = q.k
+    cdef int64_t ia, ib
+    cdef Body ba, bb
+    cdef double grow = (q.keep_tol if q.keep_tol > q.tol else q.tol) + 2 * TOUCH
+    for i in range(q.k):
+        ia = q.a[i]
+        ib = q.b[i]
+        if r.code[ia] == TILEMAP or r.code[ib] == TILEMAP:
+            ba = row_body(r, ia, q.pos)
+            bb = row_body(r, ib, q.pos)
+            cap += tiles_bound(s, &ba, &bb, grow) if ba.kind == TILEMAP else \
+                tiles_bound(s, &bb, &ba, grow)
+    return cap
+
+
+cdef Py_ssize_t touching(Out* o, const In* q, const Rows* r, const Store* s) noexcept nogil:
+    """The touching rows of the pairs into ``o`` (see touching_pairs); returns how many pairs
+    got an exact test."""
+    cdef Py_ssize_t i, tested = 0, j = 0
+    cdef int64_t key, last = -1, ia, ib, tile, kind
+    cdef bint touches, met
+    cdef Body ba, bb
+    cdef CContact c
+    cdef double met_at, fast, pair_tol
+    cdef double slack = 2 * TOUCH
+    for i in range(q.k):
+        ia = q.a[i]
+        ib = q.b[i]
+        pair_tol = q.tol
+        key = (r.entity[ia] << 32) | r.entity[ib]
+        if q.pn:
+            if sorted_has(q.keys, q.pn, &j, key, last):
+                pair_tol = q.keep_tol
+            last = key
+        met = q.when != NULL and q.when[i] < INFINITY
+        ba = row_body(r, ia, q.pos)
+        bb = row_body(r, ib, q.pos)
+        touches = False
+        if boxes_within(&ba, &bb, pair_tol + slack):
+            tested += 1
+            touches = contact_within(s, &ba, &bb, pair_tol, &c)
+        if not (touches or met):
+            continue
+        met_at = q.when[i] if met else INFINITY
+        fast = q.approach[i] if met and q.approach != NULL else 0.0
+        if not touches:  # met during the step, apart at its end: the impact's contact
+            c.nx = q.inormal[2 * i]
+            c.ny = q.inormal[2 * i + 1]
+            c.depth = 0.0
+            c.px = q.ipoint[2 * i]
+            c.py = q.ipoint[2 * i + 1]
+        tile = -1
+        kind = 0
+        if ba.kind == TILEMAP or bb.kind == TILEMAP:
+            if touches and put_tiles(o, s, r, i, ia, ib, key, &ba, &bb, q.tol, pair_tol,
+                                     q.keys, q.tiles, q.pn if pair_tol > q.tol else 0, j,
+                                     met_at, fast):
+                continue
+            tile_under(s, &ba, &bb, &c, &tile, &kind)
+        put(o, r, i, ia, ib, key, &c, met_at, fast, tile, kind)
+    return tested
 
 
 cdef inline bint had_tile(const int64_t* keys, const int64_t* tiles, Py_ssize_t n,
@@ -338,24 +423,24 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
         raise ValueError(f"speed needs one row per pair ({k})")
     cdef Rows r = rows_of(t)
     cdef Store s = store_of(t.store)
-    cdef double slack = 2 * TOUCH_TOLERANCE
-    cdef double grow = (keep_tol if keep_tol > tol else tol) + slack
-    cdef Py_ssize_t i, cap = k, tested = 0, j = 0
-    cdef int64_t key, last = -1, ia, ib, tile, kind
-    cdef bint touches, met
-    cdef Body ba, bb
-    cdef CContact c
-    cdef double deepest = -INFINITY, met_at, fast, pair_tol
-    # room: one row per pair, plus the tiles a pair with a tile map may touch
+    cdef In q
+    q.a = &a[0] if k else NULL
+    q.b = &b[0] if k else NULL
+    q.k = k
+    q.pos = &p[0, 0] if p.shape[0] else NULL
+    q.tol = tol
+    q.keep_tol = keep_tol
+    q.keys = pk
+    q.tiles = pt
+    q.pn = pn if with_keep else 0
+    q.when = &when[0] if with_impacts and k else NULL
+    q.approach = &approach[0] if with_speed and k else NULL
+    q.inormal = &inormal[0, 0] if with_impacts and k else NULL
+    q.ipoint = &ipoint[0, 0] if with_impacts and k else NULL
+    cdef Py_ssize_t i, cap, tested
+    cdef double deepest = -INFINITY
     with nogil:
-        for i in range(k):
-            ia = a[i]
-            ib = b[i]
-            if r.code[ia] == TILEMAP or r.code[ib] == TILEMAP:
-                ba = row_body(&r, ia, &p[0, 0])
-                bb = row_body(&r, ib, &p[0, 0])
-                cap += tiles_bound(&s, &ba, &bb, grow) if ba.kind == TILEMAP else \
-                    tiles_bound(&s, &bb, &ba, grow)
+        cap = room(&q, &r, &s)
     index_ = np.empty(cap, dtype=np.int64)
     normal_ = np.empty((cap, 2))
     point_ = np.empty((cap, 2))
@@ -388,41 +473,7 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
             o.tile_kind = &v_ints[6, 0]
             o.sensor = &v_sensor[0]
     with nogil:
-        for i in range(k):
-            ia = a[i]
-            ib = b[i]
-            pair_tol = tol
-            key = (r.entity[ia] << 32) | r.entity[ib]
-            if with_keep:
-                if sorted_has(keys, &j, key, last):
-                    pair_tol = keep_tol
-                last = key
-            met = with_impacts and when[i] < INFINITY
-            ba = row_body(&r, ia, &p[0, 0])
-            bb = row_body(&r, ib, &p[0, 0])
-            touches = False
-            if boxes_within(&ba, &bb, pair_tol + slack):
-                tested += 1
-                touches = contact_within(&s, &ba, &bb, pair_tol, &c)
-            if not (touches or met):
-                continue
-            met_at = when[i] if met else INFINITY
-            fast = approach[i] if met and with_speed else 0.0
-            if not touches:  # met during the step, apart at its end: the impact's contact
-                c.nx = inormal[i, 0]
-                c.ny = inormal[i, 1]
-                c.depth = 0.0
-                c.px = ipoint[i, 0]
-                c.py = ipoint[i, 1]
-            tile = -1
-            kind = 0
-            if ba.kind == TILEMAP or bb.kind == TILEMAP:
-                if touches and put_tiles(&o, &s, &r, i, ia, ib, key, &ba, &bb, tol,
-                                         pair_tol, pk, pt, pn if pair_tol > tol else 0, j,
-                                         met_at, fast):
-                    continue
-                tile_under(&s, &ba, &bb, &c, &tile, &kind)
-            put(&o, &r, i, ia, ib, key, &c, met_at, fast, tile, kind)
+        tested = touching(&o, &q, &r, &s)
         if columns:
             for i in range(o.n):
                 if not o.sensor[i] and o.depth[i] > deepest:
