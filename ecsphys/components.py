@@ -446,9 +446,10 @@ class Geometry(_Bindable):
 
     @shape.setter
     def shape(self, value: Shape) -> None:
-        self._shape = self._check(value)
-        if self._table is not None:
-            self._table.geometry_changed(self._row, self._shape)
+        shape = self._check(value)
+        if self._table is not None:  # refuses a shape the step cannot take before writing
+            self._table.geometry_changed(self._row, shape)
+        self._shape = shape
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Geometry):

@@ -39,9 +39,10 @@ from libc.math cimport INFINITY, fabs
 
 from .vec cimport closest_on_segment, max2, min2, min_proj, norm, sq, unit
 
+from .mask cimport mask_mask
 from .shape_data cimport (
     public_pair,
-    CIRCLE, RECT, SEGMENT, Body, CContact, Leaf, Near, Store, is_group, leaf_at,
+    CIRCLE, MASK, RECT, SEGMENT, Body, CContact, Leaf, Near, Store, is_group, leaf_at,
     leaf_body, near_body, near_next,
 )
 
@@ -470,10 +471,13 @@ cdef bint leaf_contact(const Leaf* a, double pax, double pay, const Leaf* b, dou
 
 cdef bint _leaf_overlap(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
                         double pby) noexcept nogil:
-    # the same orders as leaf_contact (a same-kind pair in the order given)
+    # the same orders as leaf_contact (a same-kind pair in the order given); two masks: set
+    # pixels sharing area (a mask against another kind is refused before it gets here)
     cdef const Leaf* c
     cdef const Leaf* o
     cdef double cx, cy, ox, oy
+    if a.kind == MASK or b.kind == MASK:
+        return a.kind == b.kind and mask_mask(a, pax, pay, b, pbx, pby, False) > 0
     if a.kind == CIRCLE or b.kind == CIRCLE:
         if a.kind == CIRCLE:
             c, cx, cy, o, ox, oy = a, pax, pay, b, pbx, pby
@@ -618,9 +622,10 @@ def contact_tol(a, pos_a, b, pos_b, double tol):
 def overlaps(a, pos_a, b, pos_b):
     """True if ``a`` at ``pos_a`` and ``b`` at ``pos_b`` overlap or touch (within
     ``TOUCH_TOLERANCE``); the same answer as ``contact(...) is not None``, often cheaper.
+    Two masks overlap where set pixels share area (``ecsphys.mask``).
     Raises ``TypeError`` for a pair of kinds without a test."""
     cdef Body ba, bb
-    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact test for")
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no overlap test for")
     return overlap(&s, &ba, &bb)
 
 

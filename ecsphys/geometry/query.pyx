@@ -31,15 +31,17 @@
 cimport cython
 from libc.math cimport INFINITY, copysign, fabs, sqrt
 
+from .mask cimport mask_point
 from .vec cimport max2, min2, norm, sq
 
 from .shape_data cimport (
-    CIRCLE, RECT, SEGMENT, TILEMAP, Body, Leaf, Near, Store, body_of, leaf_at, near_init,
+    CIRCLE, MASK, RECT, SEGMENT, TILEMAP, Body, Leaf, Near, Store, body_of, leaf_at, near_init,
     near_next, store_of, tile_kind_at,
 )
 
 import math
 
+from ..mask import Mask, has_mask
 from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
 from .contact import TOUCH_TOLERANCE
 from .shape_store import public_store
@@ -47,7 +49,7 @@ from .shape_store import public_store
 __all__ = ["line_overlaps", "point_in", "raycast", "segment_hits"]
 
 cdef double TOL = TOUCH_TOLERANCE
-cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound)
+cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound, Mask)
 
 
 cdef inline void _back(double dx, double dy, double* nx, double* ny) noexcept nogil:
@@ -90,6 +92,8 @@ cdef inline bint _point_convex(const Leaf* p, double lx, double ly) noexcept nog
 
 
 cdef inline bint _point_leaf(const Leaf* leaf, double lx, double ly) noexcept nogil:
+    if leaf.kind == MASK:
+        return mask_point(leaf, lx, ly)
     if leaf.kind == CIRCLE:
         return _point_circle(leaf, lx, ly)
     if leaf.kind == RECT:
@@ -310,6 +314,9 @@ cdef bint line_overlaps(const Store* s, const Body* b, double nx, double ny, dou
 cdef inline _check(object shape, str name):
     if not isinstance(shape, _KINDS):
         raise TypeError(f"{name} does not know {type(shape).__name__}")
+    if name != "point_in" and has_mask(shape):
+        raise TypeError(f"{name} does not know {type(shape).__name__} with a Mask yet "
+                        f"(masks: point_in and overlaps of two masks so far)")
 
 
 @cython.embedsignature(False)

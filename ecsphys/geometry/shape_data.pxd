@@ -20,7 +20,7 @@
 # - a `Store` holds raw pointers into the ShapeStore's NumPy arrays: valid while no shape is
 #   added (no Python runs between taking it and the end of the compiled call).
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
 cdef enum:
     CIRCLE = 0
@@ -30,6 +30,7 @@ cdef enum:
     POLYGON = 4
     COMPOUND = 5
     TILEMAP = 6          # a group of segment leaves indexed by tile (header leaf: first - 1)
+    MASK = 7             # packed pixel rows: nv = width, nf = height, bits, words per row
 
 # columns of ShapeStore.leaf_i (int32) and ShapeStore.leaf_f (float64), per leaf
 cdef enum:
@@ -66,6 +67,8 @@ cdef struct Leaf:
     double x1
     double y1
     int64_t hash
+    const uint64_t* bits  # a mask's packed rows (MASK leaves only)
+    int words             # a mask's words per row
 
 cdef struct Store:
     const int* li        # leaves * LI_STRIDE
@@ -74,6 +77,7 @@ cdef struct Store:
     const double* verts  # vertices * 2
     const double* faces  # faces * 3
     const int* cells     # the tile maps' indexes (ShapeStore.cells)
+    const uint64_t* bits # the masks' packed rows (ShapeStore.bits)
 
 # A shape placed at a body position: leaves [first, first + count) of the store.
 cdef struct Body:
@@ -127,6 +131,8 @@ cdef inline Leaf leaf_at(const Store* s, int i) noexcept nogil:
     out.x1 = lf[LF_X1]
     out.y1 = lf[LF_Y1]
     out.hash = s.lh[i]
+    out.bits = s.bits + li[LI_V0]
+    out.words = li[LI_F0]
     return out
 
 # A body made of one leaf of the store (a part of a compound, on its own).

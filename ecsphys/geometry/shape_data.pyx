@@ -1,8 +1,9 @@
 # The C view of shapes (see shape_data.pxd for the guarantees): the Store of a Python
 # ShapeStore and the Body of a Python shape.
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
+from ..mask import Mask, has_mask
 from ..shapes import Shape
 from .shape_store import public_store
 
@@ -34,6 +35,7 @@ cdef Store _take_store(object store) except *:
     cdef double[:, ::1] verts = store.verts
     cdef double[:, ::1] faces = store.faces
     cdef int[::1] cells = store.cells
+    cdef uint64_t[::1] bits = store.bits
     cdef Store s
     s.li = &li[0, 0]
     s.lf = &lf[0, 0]
@@ -41,6 +43,7 @@ cdef Store _take_store(object store) except *:
     s.verts = &verts[0, 0]
     s.faces = &faces[0, 0]
     s.cells = &cells[0]
+    s.bits = &bits[0]
     return s
 
 
@@ -67,6 +70,10 @@ cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba,
     """Both shapes interned in the public store (see shape_data.pxd)."""
     if not isinstance(a, Shape) or not isinstance(b, Shape):
         raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__}")
+    if (has_mask(a) or has_mask(b)) and not (
+            isinstance(a, Mask) and isinstance(b, Mask) and what == "no overlap test for"):
+        raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__} (masks: "
+                        f"overlaps of two masks and point_in so far)")
     ax, ay = pos_a
     bx, by = pos_b
     store = public_store()

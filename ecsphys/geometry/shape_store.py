@@ -17,6 +17,8 @@ Guarantees:
   the positions in ``cells`` of the leaves that lie on the sides of tile k, so the leaves
   near a box are found from the few tiles it covers; the header's last column is where the
   tiles' kinds follow in ``cells`` (same order, 0 empty);
+- a `Mask` leaf keeps its packed rows in ``bits`` (its first word and words per row in the
+  leaf: kind, width, height, first word, words per row; scale, centre, half extents);
 - arrays only grow while shapes are added (``clear()`` empties the store); the compiled code
   holds raw pointers into them only for the length of one call.
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..mask import Mask
 from ..shapes import Circle, Compound, Rect, Segment, Shape
 from ..tilemap import TileMap
 
@@ -57,6 +60,9 @@ class ShapeStore:
         self.faces = np.zeros((4 * capacity, 3), dtype=np.float64)
         self.ncells = 0
         self.cells = np.zeros(capacity, dtype=np.intc)
+        #: the masks' packed rows (uint64 words)
+        self.nbits = 0
+        self.bits = np.zeros(capacity, dtype=np.uint64)
         #: tile map -> (its version interned, (first, count, key), edge room, cells start,
         #: index room): a map's region is written again in place when its tiles change
         self._maps: dict[TileMap, tuple[int, tuple[int, int, int], int, int, int]] = {}
@@ -68,7 +74,7 @@ class ShapeStore:
         """Forget every shape (ranges handed out before are no longer valid)."""
         self._ranges.clear()
         self._maps.clear()
-        self.leaves = self.nverts = self.nfaces = self.ncells = 0
+        self.leaves = self.nverts = self.nfaces = self.ncells = self.nbits = 0
 
     def intern(self, shape: Shape) -> tuple[int, int, int]:
         """``(first, count, key)`` of ``shape`` (its leaf range and ordering hash), adding it
@@ -240,7 +246,33 @@ class ShapeStore:
                 new[:used] = old[:used]
                 setattr(self, name, new)
 
+    def _add_mask(self, mask: Mask, dx: float, dy: float, h: int) -> None:
+        """A mask leaf: its packed rows appended to ``bits``; (MASK, width, height, first
+        word, words per row) and (scale, centre, half extents, bounds)."""
+        rows, words = mask.bits.shape
+        at = self.nbits
+        if at + rows * words > len(self.bits):
+            self.version += 1
+            new = np.zeros(max(at + rows * words, 2 * len(self.bits)), dtype=np.uint64)
+            new[:at] = self.bits[:at]
+            self.bits = new
+        self.bits[at : at + rows * words] = mask.bits.ravel()
+        self.nbits = at + rows * words
+        i = self.leaves
+        self._grow(i + 1, self.nverts, self.nfaces)
+        w, hgt = mask.size
+        x0, y0, x1, y1 = mask.bounds()
+        ox, oy = mask.offset
+        self.leaf_i[i] = (Mask.type_code, w, hgt, at, words)
+        self.leaf_f[i] = (mask.scale, ox + dx, oy + dy, w * mask.scale / 2, hgt * mask.scale / 2,
+                          x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+        self.leaf_h[i] = _key(h)
+        self.leaves = i + 1
+
     def _add_leaf(self, shape: Shape, dx: float, dy: float, h: int) -> None:
+        if isinstance(shape, Mask):
+            self._add_mask(shape, dx, dy, h)
+            return
         verts = getattr(shape, "_verts", ())
         faces = getattr(shape, "_faces", ())
         nv, nf = len(verts), len(faces)

@@ -1,0 +1,135 @@
+"""Pixel masks: a shape that is the set pixels of a sprite (seed 001's pixel-level collision).
+
+Guarantees:
+- ``Mask(pixels, scale=1.0, offset=(0, 0))`` takes a 2D boolean array (any array whose
+  non-zero entries are the set pixels), row 0 on top as images are drawn; one pixel is
+  ``scale`` world units square; the mask is centred on the body's position plus ``offset``
+  like the other shapes, so pixel ``(row, col)`` covers ``x`` in
+  ``offset.x - width * scale / 2 + [col, col + 1] * scale`` and ``y`` in
+  ``offset.y + height * scale / 2 - [row + 1, row] * scale``;
+- ``Mask.from_image(image, threshold=127)`` reads any image with pyglet's interface
+  (``get_image_data().get_data("RGBA", pitch)``, rows from the bottom): a pixel is set where
+  its alpha is above ``threshold``; the core never imports pyglet itself;
+- the pixels are stored bit-packed, rows of 64-bit words (bit ``c % 64`` of word ``c // 64``
+  is column ``c``), so two masks are compared 64 pixels at a time, as pygame's bitmask does;
+- two pixels overlap when their squares share area (squares that only share an edge do not);
+  ``geometry.overlaps`` and ``geometry.point_in`` answer masks against masks and points with
+  the compiled routines of ``geometry/mask.pyx``; a mask is an immutable value (equal pixels,
+  scale and offset make equal masks);
+- the physics step does not take masks yet: a body whose Geometry holds one is refused with a
+  ``TypeError`` at adoption (contacts, times of impact and the other shape kinds come next).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .shapes import Shape, check_positive, check_vec
+
+#: Pixels per storage word.
+WORD = 64
+
+
+def pack(pixels: np.ndarray) -> np.ndarray:
+    """The rows of a boolean image as 64-bit words (LSB first: bit k of word w is column
+    ``64 * w + k``), shape ``(rows, words per row)``."""
+    rows, cols = pixels.shape
+    words = -(-cols // WORD)
+    padded = np.zeros((rows, words * WORD), dtype=np.uint8)
+    padded[:, :cols] = pixels
+    return np.packbits(padded.reshape(rows, words, WORD), axis=2,
+                       bitorder="little").view("<u8").reshape(rows, words)
+
+
+def has_mask(shape: Shape) -> bool:
+    """Whether ``shape`` is a mask or a group with a mask among its parts."""
+    if isinstance(shape, Mask):
+        return True
+    parts = getattr(shape, "parts", None)
+    return parts is not None and not hasattr(shape, "edge_array") and any(
+        isinstance(p, Mask) for p, _, _ in parts)
+
+
+class Mask(Shape):
+    """The set pixels of a sprite (see the module docstring).
+
+    >>> m = Mask([[0, 1, 0], [1, 1, 1]], scale=2.0)
+    >>> m.size, m.count, m.bounds()
+    ((3, 2), 4, (-3.0, -2.0, 3.0, 2.0))
+    """
+
+    __slots__ = ("_pixels", "scale", "bits", "count", "_bb")
+    type_code: ClassVar[int] = 7
+    scale: float
+    #: the packed rows (read-only ``(height, words)`` uint64)
+    bits: np.ndarray
+    #: how many pixels are set
+    count: int
+
+    def __init__(self, pixels: Any, scale: float = 1.0,
+                 offset: Iterable[float] = (0.0, 0.0)) -> None:
+        try:
+            arr = np.asarray(pixels)
+        except Exception as exc:  # noqa: BLE001 - anything that is no array
+            raise TypeError(f"Mask.pixels must be a 2D array, got {pixels!r}") from exc
+        if arr.ndim != 2:
+            raise ValueError(f"Mask.pixels must be 2D (rows, columns), got shape {arr.shape}")
+        if arr.shape[0] == 0 or arr.shape[1] == 0:
+            raise ValueError(f"Mask.pixels must have at least one row and column, got "
+                             f"{arr.shape}")
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"Mask.pixels must hold bools or numbers, got {arr.dtype}")
+        solid = np.array(arr != 0, dtype=np.bool_)
+        solid.setflags(write=False)
+        bits = pack(solid)
+        bits.setflags(write=False)
+        self._set("_pixels", solid)
+        self._set("scale", check_positive("Mask.scale", scale))
+        self._set("offset", check_vec("Mask.offset", offset))
+        self._set("bits", bits)
+        self._set("count", int(solid.sum()))
+        h, w = solid.shape
+        ox, oy = self.offset
+        hx, hy = w * self.scale / 2, h * self.scale / 2
+        self._set("_bb", (ox - hx, oy - hy, ox + hx, oy + hy))
+
+    @classmethod
+    def from_image(cls, image: Any, threshold: int = 127, scale: float = 1.0,
+                   offset: Iterable[float] = (0.0, 0.0)) -> Mask:
+        """The pixels of ``image`` (pyglet's image interface) whose alpha is above
+        ``threshold`` (0 .. 255)."""
+        if not 0 <= threshold <= 255:
+            raise ValueError(f"Mask.threshold must be from 0 to 255, got {threshold!r}")
+        try:
+            data = image.get_image_data()
+            w, h = data.width, data.height
+            raw = data.get_data("RGBA", w * 4)
+        except AttributeError as exc:
+            raise TypeError(f"Mask.from_image needs an image with get_image_data(), got "
+                            f"{image!r}") from exc
+        rgba = np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 4)
+        return cls(rgba[::-1, :, 3] > threshold, scale=scale, offset=offset)
+
+    @property
+    def pixels(self) -> np.ndarray:
+        """The set pixels, row 0 on top (read-only bool array)."""
+        return self._pixels
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """``(width, height)`` in pixels."""
+        return (int(self._pixels.shape[1]), int(self._pixels.shape[0]))
+
+    def _key(self) -> tuple[object, ...]:
+        return (self._pixels.shape, self.bits.tobytes(), self.scale, self.offset)
+
+    def __repr__(self) -> str:
+        w, h = self.size
+        scale = "" if self.scale == 1.0 else f", scale={self.scale!r}"
+        return f"Mask({w}x{h} pixels, {self.count} set{scale}{self._offset_repr()})"
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        return self._bb

@@ -1,0 +1,196 @@
+"""Pixel masks: packing, point tests and mask-against-mask overlaps against brute force.
+
+Shows: two masks overlap exactly when two of their set pixels share area (checked against a
+per-pixel loop on random masks, offsets and scales, whole and fractional, negative and far
+from the origin); a point is in a mask exactly when it lies in a set pixel (left and bottom
+sides included); the physics refuses a mask it cannot step yet, leaving the world as it was.
+"""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ecsphys as ep
+from ecsphys import geometry
+from ecsphys.mask import Mask, pack
+
+
+def _pixel_boxes(m: Mask, pos: tuple[float, float]) -> np.ndarray:
+    """World boxes (x0, y0, x1, y1) of the set pixels."""
+    h = m.pixels.shape[0]
+    rows, cols = np.nonzero(m.pixels)
+    s = m.scale
+    left = pos[0] + m.offset[0] - m.size[0] * s / 2
+    top = pos[1] + m.offset[1] + h * s / 2
+    return np.column_stack((left + cols * s, top - (rows + 1) * s, left + (cols + 1) * s,
+                            top - rows * s))
+
+
+def brute_overlap(a: Mask, pa: tuple[float, float], b: Mask, pb: tuple[float, float]) -> bool:
+    """Some set pixel of a shares area with some set pixel of b (per-pixel loop)."""
+    ba, bb = _pixel_boxes(a, pa), _pixel_boxes(b, pb)
+    if not len(ba) or not len(bb):
+        return False
+    eps = 1e-9 * min(a.scale, b.scale)
+    w = np.minimum(ba[:, None, 2], bb[None, :, 2]) - np.maximum(ba[:, None, 0], bb[None, :, 0])
+    h = np.minimum(ba[:, None, 3], bb[None, :, 3]) - np.maximum(ba[:, None, 1], bb[None, :, 1])
+    return bool(((w > eps) & (h > eps)).any())
+
+
+def test_packing_puts_column_c_in_bit_c():
+    px = np.zeros((3, 130), dtype=bool)
+    px[0, 0] = px[1, 63] = px[1, 64] = px[2, 129] = True
+    bits = pack(px)
+    assert bits.shape == (3, 3)
+    assert bits[0, 0] == 1 and bits[1, 0] == 1 << 63 and bits[1, 1] == 1
+    assert bits[2, 2] == 1 << 1 and bits.sum() == 1 + (1 << 63) + 1 + 2
+
+
+def test_two_round_sprites_whose_boxes_overlap_but_not_their_pixels():
+    """Seed 001's figure: two balls, boxes overlapping at the corners, pixels apart."""
+    yy, xx = np.mgrid[0:20, 0:20]
+    ball = Mask((xx - 9.5) ** 2 + (yy - 9.5) ** 2 <= 10 ** 2)
+    assert geometry.overlaps(ball, (0, 0), ball, (16, 16)) is False  # boxes overlap 4 x 4
+    assert geometry.overlaps(ball, (0, 0), ball, (14, 14)) is True
+    # one pixel overlapping: a single-pixel mask moved across a ball's edge
+    dot = Mask([[1]])
+    assert geometry.overlaps(ball, (0, 0), dot, (10.5, 0.5)) is False  # just outside x = 10
+    assert geometry.overlaps(ball, (0, 0), dot, (9.5, 0.5)) is True
+    assert geometry.overlaps(ball, (0, 0), dot, (10.0, 0.5)) is True  # half a pixel in
+
+
+masks = hnp.arrays(np.bool_, st.tuples(st.integers(1, 70), st.integers(1, 9)))
+offsets = st.one_of(st.integers(-90, 90).map(float),
+                    st.integers(-360, 360).map(lambda q: q / 4),
+                    st.floats(-90, 90, allow_nan=False))
+
+
+@settings(max_examples=400, deadline=None)
+@given(a=masks, b=masks, dx=offsets, dy=offsets, far=st.sampled_from([0.0, 1e4, -3e5]))
+def test_overlap_matches_the_pixel_loop_same_scale(a, b, dx, dy, far):
+    ma, mb = Mask(a), Mask(b.T)
+    pa, pb = (far, -far), (far + dx / 3, -far + dy / 3)
+    assert geometry.overlaps(ma, pa, mb, pb) == brute_overlap(ma, pa, mb, pb)
+    assert geometry.overlaps(mb, pb, ma, pa) == brute_overlap(ma, pa, mb, pb)
+
+
+@settings(max_examples=200, deadline=None)
+@given(a=masks, b=masks, dx=offsets, dy=offsets,
+       sa=st.sampled_from([1.0, 0.5, 2.0, 0.3]), sb=st.sampled_from([1.0, 0.25, 1.5, 0.7]))
+def test_overlap_matches_the_pixel_loop_any_scale(a, b, dx, dy, sa, sb):
+    ma, mb = Mask(a, scale=sa), Mask(b, scale=sb, offset=(0.5, -0.25))
+    pa, pb = (0.0, 0.0), (dx / 4, dy / 4)
+    assert geometry.overlaps(ma, pa, mb, pb) == brute_overlap(ma, pa, mb, pb)
+    assert geometry.overlaps(mb, pb, ma, pa) == brute_overlap(ma, pa, mb, pb)
+
+
+def test_points_at_inside_and_outside_the_edges():
+    m = Mask([[1, 0], [1, 1]], scale=2.0, offset=(100, -50))  # pixels 2 x 2, centre (100, -50)
+    at = (1000.0, 2000.0)  # far from the origin
+    x0, y0 = at[0] + 100 - 2, at[1] - 50 - 2  # the mask's bottom-left corner
+    inside = [(x0 + 1, y0 + 1), (x0 + 3, y0 + 1), (x0 + 1, y0 + 3)]
+    empty = [(x0 + 3, y0 + 3)]  # the top-right pixel is not set
+    outside = [(x0 - 0.01, y0 + 1), (x0 + 1, y0 - 0.01), (x0 + 4.01, y0 + 1),
+               (x0 + 1, y0 + 4.01), (x0 - 1e6, y0 + 1)]
+    for p in inside:
+        assert geometry.point_in(m, at, p), p
+    for p in empty + outside:
+        assert not geometry.point_in(m, at, p), p
+    # sides: the left and bottom sides of a pixel belong to it
+    assert geometry.point_in(m, at, (x0, y0 + 1))  # the mask's left side
+    assert geometry.point_in(m, at, (x0 + 1, y0))  # its bottom side
+    # between the set top-left pixel and the empty top-right one: the empty one's left side
+    assert not geometry.point_in(m, at, (x0 + 2, y0 + 3))
+    assert geometry.point_in(m, at, (x0 + 2, y0 + 1))  # the bottom-right pixel's left side
+    assert not geometry.point_in(m, at, (x0 + 4, y0 + 1))  # the right side: outside
+
+
+@settings(max_examples=200, deadline=None)
+@given(px=hnp.arrays(np.bool_, st.tuples(st.integers(1, 80), st.integers(1, 9))),
+       x=st.floats(-50, 50), y=st.floats(-50, 50), scale=st.sampled_from([1.0, 0.5, 3.0]))
+def test_point_matches_the_pixel_loop(px, x, y, scale):
+    m = Mask(px, scale=scale, offset=(1.5, -2.0))
+    boxes = _pixel_boxes(m, (0.0, 0.0))
+    inside = ((boxes[:, 0] <= x) & (x < boxes[:, 2]) & (boxes[:, 1] <= y) & (y < boxes[:, 3]))
+    on_edge = np.isclose(np.concatenate((boxes[:, 0] - x, boxes[:, 2] - x, boxes[:, 1] - y,
+                                         boxes[:, 3] - y)), 0.0, atol=1e-9).any()
+    if not on_edge:
+        assert geometry.point_in(m, (0.0, 0.0), (x, y)) == bool(inside.any())
+
+
+def test_masks_from_images_and_bad_input():
+    class Image:  # pyglet's image interface: RGBA rows from the bottom
+        width, height = 3, 2
+
+        def get_image_data(self):
+            return self
+
+        def get_data(self, fmt, pitch):
+            assert fmt == "RGBA" and pitch == 12
+            rgba = np.zeros((2, 3, 4), dtype=np.uint8)
+            rgba[0, 0, 3] = 255  # bottom-left
+            rgba[1, 2, 3] = 200  # top-right
+            rgba[1, 1, 3] = 100  # under the threshold
+            return rgba.tobytes()
+
+    m = Mask.from_image(Image())
+    assert m.pixels.tolist() == [[False, False, True], [True, False, False]]
+    assert Mask.from_image(Image(), threshold=50).count == 3
+    with pytest.raises(TypeError, match="get_image_data"):
+        Mask.from_image(object())
+    with pytest.raises(ValueError, match="threshold"):
+        Mask.from_image(Image(), threshold=300)
+    for bad, exc in [(np.zeros((2, 2, 2)), ValueError), (np.zeros((0, 3)), ValueError),
+                     (np.array([["a"]]), TypeError)]:
+        with pytest.raises(exc, match="Mask.pixels"):
+            Mask(bad)
+    with pytest.raises(ValueError, match="Mask.scale"):
+        Mask([[1]], scale=0)
+    assert Mask([[1, 0]]) == Mask(np.array([[True, False]]))
+    assert Mask([[1, 0]]) != Mask([[1, 0]], scale=2.0)
+
+
+def test_what_masks_do_not_do_yet_is_refused_clearly(world):
+    m = Mask([[1]])
+    with pytest.raises(TypeError, match="Mask"):
+        geometry.contact(m, (0, 0), ep.Circle(1), (0, 0))
+    with pytest.raises(TypeError, match="Mask"):
+        geometry.overlaps(m, (0, 0), ep.Rect(1, 1), (0, 0))
+    with pytest.raises(TypeError, match="Mask"):
+        geometry.raycast(m, (0, 0), (-5, 0), (1, 0))
+    physics = ep.Physics(fixed_dt=1 / 60)
+    e = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE),
+                            ep.Geometry(m))
+    with pytest.raises(TypeError, match=f"masks yet \\(entity {e}"):
+        esper.process(1 / 60)
+    assert physics.body_count == 0  # nothing adopted
+    ball = esper.create_entity(ep.Position(5, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(ep.Circle(1)))
+    esper.delete_entity(e, immediate=True)
+    esper.process(1 / 60)
+    geo = esper.component_for_entity(ball, ep.Geometry)
+    with pytest.raises(TypeError, match="masks yet"):
+        geo.shape = ep.Compound([ep.Circle(1), m])
+    assert geo.shape == ep.Circle(1)  # the write was refused: the old shape stays
+    esper.process(1 / 60)
+    assert physics.body_count == 1
+
+
+def test_overlaps_at_many_placements_agrees_with_overlaps():
+    from ecsphys.geometry.mask import overlaps_at
+
+    rng = np.random.default_rng(3)
+    a = Mask(rng.random((40, 90)) < 0.2, scale=0.5)
+    b = Mask(rng.random((25, 30)) < 0.3, scale=0.5, offset=(1, 1))
+    where = rng.uniform(-30, 30, (300, 2)).round(1)
+    got = overlaps_at(a, (2.0, -1.0), b, where)
+    assert got.dtype == np.bool_ and got.shape == (300,)
+    assert got.tolist() == [geometry.overlaps(a, (2.0, -1.0), b, tuple(p)) for p in where]
+    assert got.any() and not got.all()
+    with pytest.raises(TypeError, match="two masks"):
+        overlaps_at(a, (0, 0), ep.Circle(1), where)
