@@ -18,6 +18,7 @@ Coordinates are y-up world units. Angles are in degrees, counter-clockwise.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
 from typing import ClassVar
 
@@ -177,6 +178,32 @@ class Rect(Shape):
             (-1.0, 0.0, hw - ox),
         )
         _set_convex(self, verts, faces)
+
+    @classmethod
+    def from_sprite(cls, width: float, height: float, scale: float | Iterable[float] = 0.8,
+                    anchor: Iterable[float] = (0.5, 0.5)) -> Rect:
+        """The reduced collision box of a ``width`` x ``height`` sprite (seed 001): the
+        image's box scaled by ``scale`` (one number, or ``(sx, sy)`` per axis; 0.8 is the
+        classic 80% box) about the image's centre. ``anchor`` is where the body's position
+        sits on the image, as fractions of its size from the bottom-left corner (``(0.5,
+        0.5)`` the centre, ``(0.5, 0.0)`` the middle of the bottom edge, as a sprite drawn
+        with its anchor at its feet).
+
+        >>> Rect.from_sprite(40, 20)
+        Rect(32.0, 16.0)
+        >>> Rect.from_sprite(40, 20, scale=(0.5, 1.0), anchor=(0.5, 0.0))
+        Rect(20.0, 20.0, offset=(0.0, 10.0))
+        """
+        w = check_positive("Rect.from_sprite width", width)
+        h = check_positive("Rect.from_sprite height", height)
+        if isinstance(scale, numbers.Real):
+            sx = sy = check_positive("Rect.from_sprite scale", scale)
+        else:
+            sx, sy = check_vec("Rect.from_sprite scale", scale)
+            check_positive("Rect.from_sprite scale.x", sx)
+            check_positive("Rect.from_sprite scale.y", sy)
+        ax, ay = check_vec("Rect.from_sprite anchor", anchor)
+        return cls(w * sx, h * sy, offset=((0.5 - ax) * w, (0.5 - ay) * h))
 
     def _key(self) -> tuple[object, ...]:
         return (self.width, self.height, self.offset)

@@ -194,3 +194,31 @@ def test_overlaps_at_many_placements_agrees_with_overlaps():
     assert got.any() and not got.all()
     with pytest.raises(TypeError, match="two masks"):
         overlaps_at(a, (0, 0), ep.Circle(1), where)
+
+
+# ------------------------------------------------------------------ reduced boxes
+
+
+def test_reduced_collision_boxes_from_sprites():
+    """Seed 001's 80% box: centred on the image, per-axis scales, an anchor at the feet."""
+    box = ep.Rect.from_sprite(40, 20)
+    assert (box.width, box.height, box.offset) == (32.0, 16.0, (0.0, 0.0))
+    feet = ep.Rect.from_sprite(40, 20, scale=(0.5, 0.9), anchor=(0.5, 0.0))
+    assert (feet.width, feet.height) == (20.0, 18.0)
+    assert feet.bounds() == pytest.approx((-10.0, 1.0, 10.0, 19.0))  # centred on the image
+    corner = ep.Rect.from_sprite(10, 10, scale=1.0, anchor=(0.0, 0.0))
+    assert corner.bounds() == pytest.approx((0.0, 0.0, 10.0, 10.0))
+    assert ep.Rect.from_sprite(8, 8, scale=np.float64(0.5)).width == 4.0
+    # two balls drawn 40 px wide, corners 5 px into each other: full boxes overlap, 80% not
+    full, reduced = ep.Rect(40, 40), ep.Rect.from_sprite(40, 40)
+    assert geometry.overlaps(full, (0, 0), full, (35, 35))
+    assert not geometry.overlaps(reduced, (0, 0), reduced, (35, 35))
+    for kwargs, field in [({"width": 0, "height": 1}, "width"),
+                          ({"width": 1, "height": -2}, "height"),
+                          ({"width": 1, "height": 1, "scale": 0}, "scale"),
+                          ({"width": 1, "height": 1, "scale": (1, 0)}, r"scale\.y"),
+                          ({"width": 1, "height": 1, "anchor": (0.5, float("nan"))}, "anchor")]:
+        with pytest.raises(ValueError, match=f"Rect.from_sprite {field}"):
+            ep.Rect.from_sprite(**kwargs)
+    with pytest.raises((TypeError, ValueError), match="Rect.from_sprite scale.*'big'"):
+        ep.Rect.from_sprite(1, 1, scale="big")
