@@ -222,3 +222,52 @@ def test_reduced_collision_boxes_from_sprites():
             ep.Rect.from_sprite(**kwargs)
     with pytest.raises((TypeError, ValueError), match="Rect.from_sprite scale.*'big'"):
         ep.Rect.from_sprite(1, 1, scale="big")
+
+
+# ------------------------------------------------------------------ contacts of two masks
+
+
+def test_contacts_of_two_masks():
+    """Approximate contacts (see geometry/mask.pyx): the normal against the overlap's
+    gradient, the depth b must move along it to share no pixel, the overlap's centre."""
+    square = Mask(np.ones((10, 10)))
+    c = geometry.contact(square, (0, 0), square, (8, 0))  # 2 pixels into each other
+    assert c.normal == pytest.approx((1.0, 0.0)) and c.depth == pytest.approx(2.0, abs=0.01)
+    assert c.point == pytest.approx((4.0, 0.0))
+    c = geometry.contact(square, (0, 0), square, (0, -7.5))  # 2.5 pixels, from below
+    assert c.normal == pytest.approx((0.0, -1.0)) and c.depth == pytest.approx(2.5, abs=0.01)
+    assert c.point == pytest.approx((0.0, -3.75))
+    c = geometry.contact(square, (0, 0), square, (8, 8))  # corners: along the diagonal
+    assert c.normal == pytest.approx((2 ** -0.5, 2 ** -0.5))
+    assert c.depth == pytest.approx(2 * 2 ** 0.5, abs=0.01)
+    # sides that touch: a contact of depth 0; a gap: none
+    c = geometry.contact(square, (0, 0), square, (10, 0))
+    assert c.normal == pytest.approx((1.0, 0.0)) and c.depth == 0.0
+    assert geometry.contact(square, (0, 0), square, (10.5, 0)) is None
+    # a ball half a pixel into a floor: pushed up
+    yy, xx = np.mgrid[0:20, 0:20]
+    ball = Mask((xx - 9.5) ** 2 + (yy - 9.5) ** 2 <= 100)
+    floor = Mask(np.ones((4, 60)))
+    c = geometry.contact(floor, (0, 0), ball, (3, 11.5))
+    assert c.normal == pytest.approx((0.0, 1.0)) and c.depth == pytest.approx(0.5, abs=0.01)
+    # swapped: the same contact, the normal flipped
+    d = geometry.contact(ball, (3, 11.5), floor, (0, 0))
+    assert d.normal == pytest.approx((0.0, -1.0)) and d.depth == pytest.approx(c.depth)
+    assert d.point == pytest.approx(c.point)
+
+
+@settings(max_examples=100, deadline=None)
+@given(a=masks, b=masks, dx=offsets, dy=offsets)
+def test_mask_contacts_agree_with_overlaps_and_separate_along_the_normal(a, b, dx, dy):
+    ma, mb = Mask(a), Mask(b.T)
+    pb = (dx / 3, dy / 3)
+    c = geometry.contact(ma, (0.0, 0.0), mb, pb)
+    if geometry.overlaps(ma, (0.0, 0.0), mb, pb):
+        assert c is not None and c.depth > 0.0
+        assert abs(c.normal[0] ** 2 + c.normal[1] ** 2 - 1.0) < 1e-9
+        # b moved by the depth along the normal shares no pixel (for ragged masks the first
+        # such place along the way: they may meet again further on)
+        moved = (pb[0] + c.normal[0] * c.depth, pb[1] + c.normal[1] * c.depth)
+        assert not geometry.overlaps(ma, (0.0, 0.0), mb, moved)
+    else:
+        assert c is None or c.depth == 0.0

@@ -602,7 +602,7 @@ def _contact_within(a, pos_a, b, pos_b, double skin):
     points and the point halfway between them; ``None`` for shapes further apart.
     Raises ``TypeError`` for a pair of kinds without a test."""
     cdef Body ba, bb
-    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact test for")
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact_within test for")
     cdef CContact c
     if not contact_within(&s, &ba, &bb, skin, &c):
         return None

@@ -39,7 +39,7 @@ from libc.math cimport INFINITY, fabs
 
 from .vec cimport closest_on_segment, max2, min2, min_proj, norm, sq, unit
 
-from .mask cimport mask_mask
+from .mask cimport mask_contact, mask_mask
 from .shape_data cimport (
     public_pair,
     CIRCLE, MASK, RECT, SEGMENT, Body, CContact, Leaf, Near, Store, is_group, leaf_at,
@@ -454,6 +454,8 @@ cdef bint leaf_contact(const Leaf* a, double pax, double pay, const Leaf* b, dou
     # A circle goes first, and of two convex pieces the lower kind (Rect, OrientedRect,
     # Segment, Polygon): the other order is computed that way and its normal flipped.
     cdef bint found
+    if a.kind == MASK or b.kind == MASK:  # two masks (other kinds are refused before)
+        return a.kind == b.kind and mask_contact(a, pax, pay, b, pbx, pby, tol, out)
     if a.kind == CIRCLE:
         return _circle_vs(a, pax, pay, b, pbx, pby, tol, out)
     if b.kind == CIRCLE:

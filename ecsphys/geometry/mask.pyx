@@ -15,13 +15,19 @@ Guarantees:
   other row is read at two shifts and ORed; masks of different scales are compared pixel by
   pixel against the block of the other's pixels each one covers. Exact in every case (the
   brute-force pixel loop agrees, tests/test_mask.py);
-- ``overlaps_at`` answers one mask against another at many placements in one compiled call.
+- ``overlaps_at`` answers one mask against another at many placements in one compiled call;
+- ``mask_contact`` (approximate, documented so): two masks sharing pixels touch with a normal
+  against the gradient of their overlap (the shared pixels counted with b moved one pixel
+  each way along x and y, pygame's trick; from a's centre to b's when that is flat), a depth
+  (how far b must move along that normal to share no pixel, to a hundredth of a pixel) and a
+  point (halfway between the centroids of either mask's shared pixels); masks sharing no pixel touch (depth 0, an axis
+  normal) when b moved ``tol`` towards a along an axis would share one.
 """
 
-from libc.math cimport ceil, fabs, floor
+from libc.math cimport ceil, fabs, floor, sqrt
 from libc.stdint cimport uint64_t
 
-from .shape_data cimport Leaf, Store, leaf_at, store_of
+from .shape_data cimport CContact, Leaf, Store, leaf_at, store_of
 
 import numpy as np
 
@@ -159,6 +165,119 @@ cdef long mask_mask(const Leaf* a, double ax, double ay, const Leaf* b, double b
     dx = ((bx + b.cx - b.hx) - (ax + a.cx - a.hx)) / a.radius
     dy = ((ay + a.cy + a.hy) - (by + b.cy + b.hy)) / a.radius
     return _aligned(a, b, dx, dy, count)
+
+
+cdef inline double _min(double x, double y) noexcept nogil:
+    return x if x < y else y
+
+
+cdef inline double _max(double x, double y) noexcept nogil:
+    return x if x > y else y
+
+
+cdef void _window_centre(const Leaf* a, double ax, double ay, const Leaf* b, double bx,
+                         double by, CContact* out) noexcept nogil:
+    """The centre of the two masks' boxes' overlap (or of the gap between touching boxes)."""
+    out.px = (_max(ax + a.x0, bx + b.x0) + _min(ax + a.x1, bx + b.x1)) * 0.5
+    out.py = (_max(ay + a.y0, by + b.y0) + _min(ay + a.y1, by + b.y1)) * 0.5
+
+
+cdef bint _centroid(const Leaf* a, double ax, double ay, const Leaf* b, double bx, double by,
+                    CContact* out) noexcept nogil:
+    """The centre of a's set pixels that share area with b's: the overlap's centroid."""
+    cdef double s = a.radius
+    cdef double left = ax + a.cx - a.hx, top = ay + a.cy + a.hy
+    cdef double sx = 0.0, sy = 0.0
+    cdef long n = 0, r, c
+    cdef Leaf one = a[0]
+    # each set pixel of a as a one-pixel mask against b
+    one.nv = 1
+    one.nf = 1
+    one.words = 1
+    one.hx = one.hy = s * 0.5
+    cdef uint64_t bit = 1
+    one.bits = &bit
+    for r in range(a.nf):
+        for c in range(a.nv):
+            if not _bit(a, r, c):
+                continue
+            one.cx = 0.0
+            one.cy = 0.0
+            one.x0 = one.y0 = -s * 0.5
+            one.x1 = one.y1 = s * 0.5
+            if mask_mask(&one, left + (c + 0.5) * s, top - (r + 0.5) * s, b, bx, by, False):
+                sx += left + (c + 0.5) * s
+                sy += top - (r + 0.5) * s
+                n += 1
+    if n == 0:
+        return False
+    out.px = sx / n
+    out.py = sy / n
+    return True
+
+
+cdef bint mask_contact(const Leaf* a, double ax, double ay, const Leaf* b, double bx, double by,
+                       double tol, CContact* out) noexcept nogil:
+    cdef double s = _min(a.radius, b.radius)  # one pixel of the finer mask
+    cdef double step = _max(tol, 4.0 * ALIGN * s)
+    cdef double gx, gy, g, lo, hi, mid, reach
+    cdef int k, axis
+    cdef double dirs[4][2]
+    if mask_mask(a, ax, ay, b, bx, by, False) == 0:
+        # apart, or touching: b moved ``step`` towards a along an axis meets it
+        dirs[0][0], dirs[0][1] = -1.0, 0.0
+        dirs[1][0], dirs[1][1] = 1.0, 0.0
+        dirs[2][0], dirs[2][1] = 0.0, -1.0
+        dirs[3][0], dirs[3][1] = 0.0, 1.0
+        for axis in range(4):
+            if mask_mask(a, ax, ay, b, bx + dirs[axis][0] * step, by + dirs[axis][1] * step,
+                         False):
+                out.nx = -dirs[axis][0]
+                out.ny = -dirs[axis][1]
+                out.depth = 0.0
+                _window_centre(a, ax, ay, b, bx, by, out)
+                return True
+        return False
+    # the normal: against the gradient of the overlap as b moves a pixel each way
+    gx = <double> (mask_mask(a, ax, ay, b, bx + s, by, True)
+                   - mask_mask(a, ax, ay, b, bx - s, by, True))
+    gy = <double> (mask_mask(a, ax, ay, b, bx, by + s, True)
+                   - mask_mask(a, ax, ay, b, bx, by - s, True))
+    g = sqrt(gx * gx + gy * gy)
+    if g > 0.0:
+        out.nx = -gx / g
+        out.ny = -gy / g
+    else:  # a symmetric overlap: from a's centre to b's
+        gx = (bx + b.cx) - (ax + a.cx)
+        gy = (by + b.cy) - (ay + a.cy)
+        g = sqrt(gx * gx + gy * gy)
+        out.nx = gx / g if g > 0.0 else 0.0
+        out.ny = gy / g if g > 0.0 else 1.0
+    # the depth: how far b moves along the normal before no pixel is shared (doubling, then
+    # halving to a hundredth of a pixel)
+    reach = (a.x1 - a.x0) + (a.y1 - a.y0) + (b.x1 - b.x0) + (b.y1 - b.y0)
+    hi = s
+    while hi < reach and mask_mask(a, ax, ay, b, bx + out.nx * hi, by + out.ny * hi, False):
+        hi *= 2.0
+    lo = 0.0
+    for k in range(40):
+        if hi - lo <= 0.01 * s:
+            break
+        mid = (lo + hi) * 0.5
+        if mask_mask(a, ax, ay, b, bx + out.nx * mid, by + out.ny * mid, False):
+            lo = mid
+        else:
+            hi = mid
+    out.depth = hi
+    # the point: halfway between the centroids of a's shared pixels and of b's (so the same
+    # whichever mask goes first)
+    cdef CContact other
+    if _centroid(a, ax, ay, b, bx, by, out) and _centroid(b, bx, by, a, ax, ay, &other):
+        out.px = (out.px + other.px) * 0.5
+        out.py = (out.py + other.py) * 0.5
+    else:
+        _window_centre(a, ax, ay, b, bx, by, out)
+    return True
 
 
 def overlaps_at(a, pos_a, b, positions):

@@ -71,9 +71,10 @@ cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba,
     if not isinstance(a, Shape) or not isinstance(b, Shape):
         raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__}")
     if (has_mask(a) or has_mask(b)) and not (
-            isinstance(a, Mask) and isinstance(b, Mask) and what == "no overlap test for"):
+            isinstance(a, Mask) and isinstance(b, Mask)
+            and what in ("no overlap test for", "no contact test for")):
         raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__} (masks: "
-                        f"overlaps of two masks and point_in so far)")
+                        f"overlaps and contacts of two masks, and point_in, so far)")
     ax, ay = pos_a
     bx, by = pos_b
     store = public_store()
