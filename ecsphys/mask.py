@@ -12,12 +12,15 @@ Guarantees:
   its alpha is above ``threshold``; the core never imports pyglet itself;
 - the pixels are stored bit-packed, rows of 64-bit words (bit ``c % 64`` of word ``c // 64``
   is column ``c``), so two masks are compared 64 pixels at a time, as pygame's bitmask does;
-- two pixels overlap when their squares share area (squares that only share an edge do not);
-  ``geometry.overlaps`` and ``geometry.point_in`` answer masks against masks and points with
-  the compiled routines of ``geometry/mask.pyx``; a mask is an immutable value (equal pixels,
-  scale and offset make equal masks);
-- the physics step does not take masks yet: a body whose Geometry holds one is refused with a
-  ``TypeError`` at adoption (contacts, times of impact and the other shape kinds come next).
+- two masks meet where set pixels share area (squares that only share an edge do not); a mask
+  meets any other shape where one of its set pixels, as a square, overlaps or touches it.
+  ``geometry.overlaps``, ``geometry.contact`` (approximate: see ``geometry/manifold.pyx``) and
+  ``geometry.point_in`` answer masks against every kind (compounds too) with the compiled
+  routines of ``geometry/mask.pyx`` and ``manifold.pyx``; a mask is an immutable value (equal
+  pixels, scale and offset make equal masks);
+- not built yet, and refused with a ``TypeError``: distances, times of impact and rays with a
+  mask, and masks in the physics step (a body whose Geometry holds one is refused at
+  adoption, the world unchanged).
 """
 
 from __future__ import annotations

@@ -158,11 +158,11 @@ def test_masks_from_images_and_bad_input():
 def test_what_masks_do_not_do_yet_is_refused_clearly(world):
     m = Mask([[1]])
     with pytest.raises(TypeError, match="Mask"):
-        geometry.contact(m, (0, 0), ep.Circle(1), (0, 0))
-    with pytest.raises(TypeError, match="Mask"):
-        geometry.overlaps(m, (0, 0), ep.Rect(1, 1), (0, 0))
-    with pytest.raises(TypeError, match="Mask"):
         geometry.raycast(m, (0, 0), (-5, 0), (1, 0))
+    with pytest.raises(TypeError, match="Mask"):
+        geometry.distance(m, (0, 0), ep.Circle(1), (5, 0))
+    with pytest.raises(TypeError, match="Mask"):
+        geometry.time_of_impact(m, (0, 0), (1, 0), ep.Circle(1), (5, 0), (0, 0))
     physics = ep.Physics(fixed_dt=1 / 60)
     e = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE),
                             ep.Geometry(m))
@@ -271,3 +271,51 @@ def test_mask_contacts_agree_with_overlaps_and_separate_along_the_normal(a, b, d
         assert not geometry.overlaps(ma, (0.0, 0.0), mb, moved)
     else:
         assert c is None or c.depth == 0.0
+
+
+# ------------------------------------------------------------------ masks against other shapes
+
+SHAPES = [ep.Circle(2.3), ep.Rect(3.0, 1.5), ep.OrientedRect(4.0, 1.0, 30.0),
+          ep.Segment((-2.0, -1.0), (2.5, 1.5)), ep.Polygon([(-2, -1), (2, -1.5), (0.5, 2)]),
+          ep.Compound([ep.Circle(1.0, offset=(-1.5, 0)), ep.Rect(1.0, 2.0, offset=(1.5, 0))])]
+
+
+def brute_meets(m: Mask, pm: tuple[float, float], shape: ep.Shape,
+                ps: tuple[float, float]) -> bool:
+    """Some set pixel of m, as a square, overlaps or touches the shape (pixel by pixel)."""
+    pixel = ep.Rect(m.scale, m.scale)
+    for x0, y0, x1, y1 in _pixel_boxes(m, pm):
+        if geometry.overlaps(pixel, ((x0 + x1) / 2, (y0 + y1) / 2), shape, ps):
+            return True
+    return False
+
+
+@settings(max_examples=150, deadline=None)
+@given(px=hnp.arrays(np.bool_, st.tuples(st.integers(1, 12), st.integers(1, 12))),
+       k=st.integers(0, len(SHAPES) - 1), x=st.floats(-8, 8), y=st.floats(-8, 8),
+       scale=st.sampled_from([1.0, 0.5, 0.75]))
+def test_a_mask_meets_a_shape_where_a_pixel_does(px, k, x, y, scale):
+    m, shape = Mask(px, scale=scale), SHAPES[k]
+    want = brute_meets(m, (0.0, 0.0), shape, (x, y))
+    assert geometry.overlaps(m, (0.0, 0.0), shape, (x, y)) == want
+    assert geometry.overlaps(shape, (x, y), m, (0.0, 0.0)) == want
+    c = geometry.contact(m, (0.0, 0.0), shape, (x, y))
+    assert (c is not None) == want
+    if c is not None:
+        assert abs(c.normal[0] ** 2 + c.normal[1] ** 2 - 1.0) < 1e-9
+        if not isinstance(shape, ep.Compound):  # a group's contact is its deepest part's
+            away = (x + c.normal[0] * (c.depth + 1e-6), y + c.normal[1] * (c.depth + 1e-6))
+            assert not geometry.overlaps(m, (0.0, 0.0), shape, away)
+
+
+def test_a_ball_mask_on_a_rect_floor():
+    yy, xx = np.mgrid[0:20, 0:20]
+    ball = Mask((xx - 9.5) ** 2 + (yy - 9.5) ** 2 <= 100, scale=0.1)  # 2 units wide
+    floor = ep.Rect(10, 1)  # top at y = 0.5
+    c = geometry.contact(floor, (0, 0), ball, (0.3, 1.45))  # 0.05 into the floor
+    assert c.normal == pytest.approx((0.0, 1.0)) and c.depth == pytest.approx(0.05, abs=1e-5)
+    assert c.point[0] == pytest.approx(0.3, abs=0.1) and c.point[1] == pytest.approx(0.5, abs=0.1)
+    assert geometry.contact(floor, (0, 0), ball, (0.3, 1.6)) is None
+    resting = geometry.contact(floor, (0, 0), ball, (0.3, 1.5))  # exactly on it: touching
+    assert resting is not None and resting.normal == pytest.approx((0.0, 1.0))
+    assert resting.depth == pytest.approx(0.0, abs=1e-5)

@@ -35,11 +35,13 @@
 # a dispatch on the two kinds, and the bounding-box rejections of the Python code.
 
 cimport cython
-from libc.math cimport INFINITY, fabs
+from libc.math cimport INFINITY, fabs, floor, sqrt
+
+from libc.stdint cimport uint64_t
 
 from .vec cimport closest_on_segment, max2, min2, min_proj, norm, sq, unit
 
-from .mask cimport mask_contact, mask_mask
+from .mask cimport mask_bit, mask_mask
 from .shape_data cimport (
     public_pair,
     CIRCLE, MASK, RECT, SEGMENT, Body, CContact, Leaf, Near, Store, is_group, leaf_at,
@@ -454,8 +456,13 @@ cdef bint leaf_contact(const Leaf* a, double pax, double pay, const Leaf* b, dou
     # A circle goes first, and of two convex pieces the lower kind (Rect, OrientedRect,
     # Segment, Polygon): the other order is computed that way and its normal flipped.
     cdef bint found
-    if a.kind == MASK or b.kind == MASK:  # two masks (other kinds are refused before)
-        return a.kind == b.kind and mask_contact(a, pax, pay, b, pbx, pby, tol, out)
+    if a.kind == MASK:
+        return _mask_contact(a, pax, pay, b, pbx, pby, tol, out)
+    if b.kind == MASK:
+        found = _mask_contact(b, pbx, pby, a, pax, pay, tol, out)
+        if found:
+            _flip(out)
+        return found
     if a.kind == CIRCLE:
         return _circle_vs(a, pax, pay, b, pbx, pby, tol, out)
     if b.kind == CIRCLE:
@@ -471,15 +478,168 @@ cdef bint leaf_contact(const Leaf* a, double pax, double pay, const Leaf* b, dou
     return found
 
 
+# ------------------------------------------------------------ masks against any shape
+#
+# A mask meets another mask where set pixels share area (geometry/mask.pyx); it meets any other
+# shape where one of its set pixels, as a square, overlaps or touches it like any two shapes.
+# Contacts are approximate (documented so): the normal against the gradient of the count of
+# meeting pixels as the other shape moves a pixel each way along x and y (pygame's trick; from
+# the mask's centre to the other's when that is flat), the depth the other must move along it
+# to meet no pixel (doubling, then halving to a millionth of a pixel), the point halfway
+# between the centroids of the meeting pixels (of the mask; of the other too when it is one).
+
+cdef struct Pixel:
+    # one pixel of a mask as a square leaf (its vertices and faces kept with it)
+    Leaf leaf
+    double v[8]
+    double f[12]
+
+
+cdef void _pixel_init(Pixel* p, double s) noexcept nogil:
+    cdef double h = s * 0.5
+    p.leaf.kind = RECT
+    p.leaf.nv = 4
+    p.leaf.nf = 4
+    p.v[0], p.v[1], p.v[2], p.v[3] = -h, -h, h, -h
+    p.v[4], p.v[5], p.v[6], p.v[7] = h, h, -h, h
+    p.f[0], p.f[1], p.f[2] = 0.0, -1.0, h
+    p.f[3], p.f[4], p.f[5] = 1.0, 0.0, h
+    p.f[6], p.f[7], p.f[8] = 0.0, 1.0, h
+    p.f[9], p.f[10], p.f[11] = -1.0, 0.0, h
+    p.leaf.v = p.v
+    p.leaf.f = p.f
+    p.leaf.radius = 0.0
+    p.leaf.cx = p.leaf.cy = 0.0
+    p.leaf.hx = p.leaf.hy = h
+    p.leaf.x0 = p.leaf.y0 = -h
+    p.leaf.x1 = p.leaf.y1 = h
+    p.leaf.hash = 0
+
+
+cdef long _mask_meets(const Leaf* m, double mx, double my, const Leaf* o, double ox, double oy,
+                      bint count, double* sx, double* sy) noexcept nogil:
+    """Mask m's set pixels that meet shape o (see above): whether any, or how many with
+    ``count``; with ``sx`` the sums of their centres too."""
+    if o.kind == MASK and sx == NULL:
+        return mask_mask(m, mx, my, o, ox, oy, count)
+    cdef double s = m.radius
+    cdef double left = mx + m.cx - m.hx
+    cdef double top = my + m.cy + m.hy
+    cdef double grow = 0.0 if o.kind == MASK else TOUCH
+    cdef double fc0 = (ox + o.x0 - grow - left) / s, fc1 = (ox + o.x1 + grow - left) / s
+    cdef double fr0 = (top - (oy + o.y1 + grow)) / s, fr1 = (top - (oy + o.y0 - grow)) / s
+    if fc1 < 0.0 or fr1 < 0.0 or fc0 >= m.nv or fr0 >= m.nf:
+        return 0
+    cdef long c0 = <long> floor(fc0) if fc0 > 0.0 else 0
+    cdef long c1 = <long> floor(fc1) if fc1 < m.nv - 1 else m.nv - 1
+    cdef long r0 = <long> floor(fr0) if fr0 > 0.0 else 0
+    cdef long r1 = <long> floor(fr1) if fr1 < m.nf - 1 else m.nf - 1
+    cdef Pixel px
+    cdef Leaf one
+    cdef uint64_t bit = 1
+    cdef long r, c, total = 0
+    cdef double x, y
+    cdef bint meets
+    _pixel_init(&px, s)
+    if o.kind == MASK:  # a one-pixel mask of m's scale
+        one = m[0]
+        one.nv = one.nf = one.words = 1
+        one.bits = &bit
+        one.cx = one.cy = 0.0
+        one.hx = one.hy = s * 0.5
+        one.x0 = one.y0 = -s * 0.5
+        one.x1 = one.y1 = s * 0.5
+    for r in range(r0, r1 + 1):
+        y = top - (r + 0.5) * s
+        for c in range(c0, c1 + 1):
+            if not mask_bit(m, r, c):
+                continue
+            x = left + (c + 0.5) * s
+            if o.kind == MASK:
+                meets = mask_mask(&one, x, y, o, ox, oy, False) > 0
+            else:
+                meets = _leaf_overlap(&px.leaf, x, y, o, ox, oy)
+            if not meets:
+                continue
+            if not count and sx == NULL:
+                return 1
+            total += 1
+            if sx != NULL:
+                sx[0] += x
+                sy[0] += y
+    return total
+
+
+cdef bint _mask_contact(const Leaf* m, double mx, double my, const Leaf* o, double ox,
+                        double oy, double tol, CContact* out) noexcept nogil:
+    """The contact of mask m with shape o (normal from m to o; see above)."""
+    cdef double s = m.radius if o.kind != MASK or m.radius < o.radius else o.radius
+    cdef double step = tol if tol > 4e-9 * s else 4e-9 * s
+    cdef double gx, gy, g, lo, hi, mid, reach, ax = 0.0, ay = 0.0, bx = 0.0, by = 0.0
+    cdef long na, nb
+    cdef int k
+    if not _mask_meets(m, mx, my, o, ox, oy, False, NULL, NULL):
+        if o.kind != MASK:
+            return False  # a pixel touching another shape already meets it
+        # two masks whose sides touch: o moved ``step`` towards m along an axis meets it
+        for k in range(4):
+            gx = -1.0 if k == 0 else (1.0 if k == 1 else 0.0)
+            gy = -1.0 if k == 2 else (1.0 if k == 3 else 0.0)
+            if _mask_meets(m, mx, my, o, ox + gx * step, oy + gy * step, False, NULL, NULL):
+                out.nx, out.ny, out.depth = -gx, -gy, 0.0
+                out.px = (max2(mx + m.x0, ox + o.x0) + min2(mx + m.x1, ox + o.x1)) * 0.5
+                out.py = (max2(my + m.y0, oy + o.y0) + min2(my + m.y1, oy + o.y1)) * 0.5
+                return True
+        return False
+    gx = <double> (_mask_meets(m, mx, my, o, ox + s, oy, True, NULL, NULL)
+                   - _mask_meets(m, mx, my, o, ox - s, oy, True, NULL, NULL))
+    gy = <double> (_mask_meets(m, mx, my, o, ox, oy + s, True, NULL, NULL)
+                   - _mask_meets(m, mx, my, o, ox, oy - s, True, NULL, NULL))
+    g = sqrt(gx * gx + gy * gy)
+    if g > 0.0:
+        out.nx, out.ny = -gx / g, -gy / g
+    else:  # flat: from m's centre to o's
+        gx = (ox + (o.x0 + o.x1) * 0.5) - (mx + m.cx)
+        gy = (oy + (o.y0 + o.y1) * 0.5) - (my + m.cy)
+        g = sqrt(gx * gx + gy * gy)
+        out.nx = gx / g if g > 0.0 else 0.0
+        out.ny = gy / g if g > 0.0 else 1.0
+    reach = (m.x1 - m.x0) + (m.y1 - m.y0) + (o.x1 - o.x0) + (o.y1 - o.y0)
+    hi = s
+    while hi < reach and _mask_meets(m, mx, my, o, ox + out.nx * hi, oy + out.ny * hi, False,
+                                     NULL, NULL):
+        hi *= 2.0
+    lo = 0.0
+    for k in range(64):
+        if hi - lo <= 1e-6 * s:
+            break
+        mid = (lo + hi) * 0.5
+        if _mask_meets(m, mx, my, o, ox + out.nx * mid, oy + out.ny * mid, False, NULL, NULL):
+            lo = mid
+        else:
+            hi = mid
+    out.depth = hi
+    na = _mask_meets(m, mx, my, o, ox, oy, True, &ax, &ay)
+    out.px, out.py = ax / na, ay / na
+    if o.kind == MASK:
+        nb = _mask_meets(o, ox, oy, m, mx, my, True, &bx, &by)
+        if nb:
+            out.px = (out.px + bx / nb) * 0.5
+            out.py = (out.py + by / nb) * 0.5
+    return True
+
+
 cdef bint _leaf_overlap(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
                         double pby) noexcept nogil:
-    # the same orders as leaf_contact (a same-kind pair in the order given); two masks: set
-    # pixels sharing area (a mask against another kind is refused before it gets here)
+    # the same orders as leaf_contact (a same-kind pair in the order given); a mask: its
+    # pixels against the other (see "masks against any shape")
     cdef const Leaf* c
     cdef const Leaf* o
     cdef double cx, cy, ox, oy
-    if a.kind == MASK or b.kind == MASK:
-        return a.kind == b.kind and mask_mask(a, pax, pay, b, pbx, pby, False) > 0
+    if a.kind == MASK:
+        return _mask_meets(a, pax, pay, b, pbx, pby, False, NULL, NULL) > 0
+    if b.kind == MASK:
+        return _mask_meets(b, pbx, pby, a, pax, pay, False, NULL, NULL) > 0
     if a.kind == CIRCLE or b.kind == CIRCLE:
         if a.kind == CIRCLE:
             c, cx, cy, o, ox, oy = a, pax, pay, b, pbx, pby

@@ -24,10 +24,10 @@ Guarantees:
   normal) when b moved ``tol`` towards a along an axis would share one.
 """
 
-from libc.math cimport ceil, fabs, floor, sqrt
+from libc.math cimport ceil, fabs, floor
 from libc.stdint cimport uint64_t
 
-from .shape_data cimport CContact, Leaf, Store, leaf_at, store_of
+from .shape_data cimport Leaf, Store, leaf_at, store_of
 
 import numpy as np
 
@@ -40,20 +40,13 @@ cdef extern from *:
     int ecsphys_popcount64(unsigned long long x) nogil
 
 
-cdef inline bint _bit(const Leaf* m, long row, long col) noexcept nogil:
-    """Pixel (row, col) is set; False outside the mask."""
-    if row < 0 or col < 0 or row >= m.nf or col >= m.nv:
-        return False
-    return (m.bits[row * m.words + (col >> 6)] >> (col & 63)) & 1
-
-
 cdef bint mask_point(const Leaf* m, double lx, double ly) noexcept nogil:
     cdef double u = (lx - (m.cx - m.hx)) / m.radius
     cdef double v = ((m.cy + m.hy) - ly) / m.radius
     if not (u >= 0.0 and v > 0.0 and u < m.nv and v <= m.nf):
         return False
     # v counts rows down from the top: row r holds v in (r, r + 1], its bottom side included
-    return _bit(m, <long> ceil(v) - 1, <long> floor(u))
+    return mask_bit(m, <long> ceil(v) - 1, <long> floor(u))
 
 
 cdef inline uint64_t _row_bits(const Leaf* m, long row, long start) noexcept nogil:
@@ -138,7 +131,7 @@ cdef long _general(const Leaf* a, double ax, double ay, const Leaf* b, double bx
         if rb1 < 0 or rb0 >= b.nf:
             continue
         for c in range(a.nv):
-            if not _bit(a, r, c):
+            if not mask_bit(a, r, c):
                 continue
             x0 = (a_left + c * sa - b_left) / sb
             x1 = (a_left + (c + 1) * sa - b_left) / sb
@@ -146,7 +139,7 @@ cdef long _general(const Leaf* a, double ax, double ay, const Leaf* b, double bx
             cb1 = <long> floor(x1 - ALIGN)
             for rr in range(rb0 if rb0 > 0 else 0, (rb1 if rb1 < b.nf - 1 else b.nf - 1) + 1):
                 for cc in range(cb0 if cb0 > 0 else 0, (cb1 if cb1 < b.nv - 1 else b.nv - 1) + 1):
-                    if _bit(b, rr, cc):
+                    if mask_bit(b, rr, cc):
                         if not count:
                             return 1
                         total += 1
@@ -165,119 +158,6 @@ cdef long mask_mask(const Leaf* a, double ax, double ay, const Leaf* b, double b
     dx = ((bx + b.cx - b.hx) - (ax + a.cx - a.hx)) / a.radius
     dy = ((ay + a.cy + a.hy) - (by + b.cy + b.hy)) / a.radius
     return _aligned(a, b, dx, dy, count)
-
-
-cdef inline double _min(double x, double y) noexcept nogil:
-    return x if x < y else y
-
-
-cdef inline double _max(double x, double y) noexcept nogil:
-    return x if x > y else y
-
-
-cdef void _window_centre(const Leaf* a, double ax, double ay, const Leaf* b, double bx,
-                         double by, CContact* out) noexcept nogil:
-    """The centre of the two masks' boxes' overlap (or of the gap between touching boxes)."""
-    out.px = (_max(ax + a.x0, bx + b.x0) + _min(ax + a.x1, bx + b.x1)) * 0.5
-    out.py = (_max(ay + a.y0, by + b.y0) + _min(ay + a.y1, by + b.y1)) * 0.5
-
-
-cdef bint _centroid(const Leaf* a, double ax, double ay, const Leaf* b, double bx, double by,
-                    CContact* out) noexcept nogil:
-    """The centre of a's set pixels that share area with b's: the overlap's centroid."""
-    cdef double s = a.radius
-    cdef double left = ax + a.cx - a.hx, top = ay + a.cy + a.hy
-    cdef double sx = 0.0, sy = 0.0
-    cdef long n = 0, r, c
-    cdef Leaf one = a[0]
-    # each set pixel of a as a one-pixel mask against b
-    one.nv = 1
-    one.nf = 1
-    one.words = 1
-    one.hx = one.hy = s * 0.5
-    cdef uint64_t bit = 1
-    one.bits = &bit
-    for r in range(a.nf):
-        for c in range(a.nv):
-            if not _bit(a, r, c):
-                continue
-            one.cx = 0.0
-            one.cy = 0.0
-            one.x0 = one.y0 = -s * 0.5
-            one.x1 = one.y1 = s * 0.5
-            if mask_mask(&one, left + (c + 0.5) * s, top - (r + 0.5) * s, b, bx, by, False):
-                sx += left + (c + 0.5) * s
-                sy += top - (r + 0.5) * s
-                n += 1
-    if n == 0:
-        return False
-    out.px = sx / n
-    out.py = sy / n
-    return True
-
-
-cdef bint mask_contact(const Leaf* a, double ax, double ay, const Leaf* b, double bx, double by,
-                       double tol, CContact* out) noexcept nogil:
-    cdef double s = _min(a.radius, b.radius)  # one pixel of the finer mask
-    cdef double step = _max(tol, 4.0 * ALIGN * s)
-    cdef double gx, gy, g, lo, hi, mid, reach
-    cdef int k, axis
-    cdef double dirs[4][2]
-    if mask_mask(a, ax, ay, b, bx, by, False) == 0:
-        # apart, or touching: b moved ``step`` towards a along an axis meets it
-        dirs[0][0], dirs[0][1] = -1.0, 0.0
-        dirs[1][0], dirs[1][1] = 1.0, 0.0
-        dirs[2][0], dirs[2][1] = 0.0, -1.0
-        dirs[3][0], dirs[3][1] = 0.0, 1.0
-        for axis in range(4):
-            if mask_mask(a, ax, ay, b, bx + dirs[axis][0] * step, by + dirs[axis][1] * step,
-                         False):
-                out.nx = -dirs[axis][0]
-                out.ny = -dirs[axis][1]
-                out.depth = 0.0
-                _window_centre(a, ax, ay, b, bx, by, out)
-                return True
-        return False
-    # the normal: against the gradient of the overlap as b moves a pixel each way
-    gx = <double> (mask_mask(a, ax, ay, b, bx + s, by, True)
-                   - mask_mask(a, ax, ay, b, bx - s, by, True))
-    gy = <double> (mask_mask(a, ax, ay, b, bx, by + s, True)
-                   - mask_mask(a, ax, ay, b, bx, by - s, True))
-    g = sqrt(gx * gx + gy * gy)
-    if g > 0.0:
-        out.nx = -gx / g
-        out.ny = -gy / g
-    else:  # a symmetric overlap: from a's centre to b's
-        gx = (bx + b.cx) - (ax + a.cx)
-        gy = (by + b.cy) - (ay + a.cy)
-        g = sqrt(gx * gx + gy * gy)
-        out.nx = gx / g if g > 0.0 else 0.0
-        out.ny = gy / g if g > 0.0 else 1.0
-    # the depth: how far b moves along the normal before no pixel is shared (doubling, then
-    # halving to a hundredth of a pixel)
-    reach = (a.x1 - a.x0) + (a.y1 - a.y0) + (b.x1 - b.x0) + (b.y1 - b.y0)
-    hi = s
-    while hi < reach and mask_mask(a, ax, ay, b, bx + out.nx * hi, by + out.ny * hi, False):
-        hi *= 2.0
-    lo = 0.0
-    for k in range(40):
-        if hi - lo <= 0.01 * s:
-            break
-        mid = (lo + hi) * 0.5
-        if mask_mask(a, ax, ay, b, bx + out.nx * mid, by + out.ny * mid, False):
-            lo = mid
-        else:
-            hi = mid
-    out.depth = hi
-    # the point: halfway between the centroids of a's shared pixels and of b's (so the same
-    # whichever mask goes first)
-    cdef CContact other
-    if _centroid(a, ax, ay, b, bx, by, out) and _centroid(b, bx, by, a, ax, ay, &other):
-        out.px = (out.px + other.px) * 0.5
-        out.py = (out.py + other.py) * 0.5
-    else:
-        _window_centre(a, ax, ay, b, bx, by, out)
-    return True
 
 
 def overlaps_at(a, pos_a, b, positions):

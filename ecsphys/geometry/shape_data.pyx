@@ -3,7 +3,7 @@
 
 from libc.stdint cimport int64_t, uint64_t
 
-from ..mask import Mask, has_mask
+from ..mask import has_mask
 from ..shapes import Shape
 from .shape_store import public_store
 
@@ -70,11 +70,10 @@ cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba,
     """Both shapes interned in the public store (see shape_data.pxd)."""
     if not isinstance(a, Shape) or not isinstance(b, Shape):
         raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__}")
-    if (has_mask(a) or has_mask(b)) and not (
-            isinstance(a, Mask) and isinstance(b, Mask)
-            and what in ("no overlap test for", "no contact test for")):
+    if (has_mask(a) or has_mask(b)) and what not in ("no overlap test for",
+                                                      "no contact test for"):
         raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__} (masks: "
-                        f"overlaps and contacts of two masks, and point_in, so far)")
+                        f"overlaps, contacts and point_in so far)")
     ax, ay = pos_a
     bx, by = pos_b
     store = public_store()
