@@ -37,7 +37,6 @@ from .components import (
     Velocity,
 )
 from .geometry.shape_store import ShapeStore
-from .mask import has_mask
 from .shapes import Shape
 from .tilemap import TileMap
 
@@ -58,14 +57,6 @@ _SCALAR_COLUMNS = {
     "restitution": np.float64, "slide": np.int8, "shape_code": np.int8,
     "shape_hash": np.int64, "leaf0": np.intc, "nleaf": np.intc,
 }
-
-
-def _check_shape(entity: int, shape: Shape | None) -> None:
-    """Refuse what the step cannot take yet (before anything is written)."""
-    if shape is not None and has_mask(shape):
-        raise TypeError(
-            f"the physics step does not take masks yet (entity {entity}: {shape!r}); "
-            f"ecsphys.geometry.overlaps and point_in answer masks")
 
 
 class BodyTable:
@@ -152,8 +143,6 @@ class BodyTable:
         """Adopt ``entity`` with its components; returns its row. Binds the components."""
         if entity in self.row_of:
             raise ValueError(f"entity {entity} is already in the body table")
-        geo = comps[4]
-        _check_shape(entity, geo.shape if geo is not None else None)
         if self.n == self.capacity:
             self._allocate(self.capacity * 2)
         row = self.n
@@ -294,7 +283,6 @@ class BodyTable:
 
     def geometry_changed(self, row: int, shape: Shape) -> None:
         """An adopted Geometry got a new shape."""
-        _check_shape(int(self.entity[row]), shape)
         self._write_shape(row, shape)
         if self.kind[row] == STATIC and self.collides[row]:
             self.static_version += 1

@@ -155,45 +155,111 @@ def test_masks_from_images_and_bad_input():
     assert Mask([[1, 0]]) != Mask([[1, 0]], scale=2.0)
 
 
-def test_what_masks_do_not_do_yet_is_refused_clearly(world):
+def test_what_masks_do_not_do_yet_is_refused_clearly():
     m = Mask([[1]])
     with pytest.raises(TypeError, match="Mask"):
         geometry.raycast(m, (0, 0), (-5, 0), (1, 0))
     with pytest.raises(TypeError, match="Mask"):
         geometry.distance(m, (0, 0), ep.Circle(1), (5, 0))
-    with pytest.raises(TypeError, match="Mask"):
-        geometry.time_of_impact(m, (0, 0), (1, 0), ep.Circle(1), (5, 0), (0, 0))
-    physics = ep.Physics(fixed_dt=1 / 60)
-    e = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE),
-                            ep.Geometry(m))
-    with pytest.raises(TypeError, match=f"masks yet \\(entity {e}"):
-        esper.process(1 / 60)
-    assert physics.body_count == 0  # nothing adopted
-    ball = esper.create_entity(ep.Position(5, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE),
-                               ep.Geometry(ep.Circle(1)))
-    esper.delete_entity(e, immediate=True)
-    esper.process(1 / 60)
-    geo = esper.component_for_entity(ball, ep.Geometry)
-    with pytest.raises(TypeError, match="masks yet"):
-        geo.shape = ep.Compound([ep.Circle(1), m])
-    assert geo.shape == ep.Circle(1)  # the write was refused: the old shape stays
-    esper.process(1 / 60)
-    assert physics.body_count == 1
 
 
-def test_overlaps_at_many_placements_agrees_with_overlaps():
-    from ecsphys.geometry.mask import overlaps_at
+# ------------------------------------------------------------------ masks in the step
 
-    rng = np.random.default_rng(3)
-    a = Mask(rng.random((40, 90)) < 0.2, scale=0.5)
-    b = Mask(rng.random((25, 30)) < 0.3, scale=0.5, offset=(1, 1))
-    where = rng.uniform(-30, 30, (300, 2)).round(1)
-    got = overlaps_at(a, (2.0, -1.0), b, where)
-    assert got.dtype == np.bool_ and got.shape == (300,)
-    assert got.tolist() == [geometry.overlaps(a, (2.0, -1.0), b, tuple(p)) for p in where]
-    assert got.any() and not got.all()
-    with pytest.raises(TypeError, match="two masks"):
-        overlaps_at(a, (0, 0), ep.Circle(1), where)
+DT = 1 / 60
+
+
+def _ball(scale: float = 0.1) -> Mask:
+    yy, xx = np.mgrid[0:20, 0:20]
+    return Mask((xx - 9.5) ** 2 + (yy - 9.5) ** 2 <= 100, scale=scale)  # 2 units wide
+
+
+def _log(physics):
+    log = []
+    physics.on_touch(lambda c: log.append(("touch", physics.steps, c.pair)))
+    physics.on_separate(lambda c: log.append(("separate", physics.steps, c.pair)))
+    return log
+
+
+def test_a_mask_sprite_dropped_on_a_floor_comes_to_rest_and_touches_once(world):
+    physics = ep.Physics(fixed_dt=DT)
+    floor = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC),
+                                ep.Geometry(ep.Rect(20, 1)))
+    ball = esper.create_entity(ep.Position(0.3, 4), ep.Velocity(0, 0),
+                               ep.AccelerationMap(gravity=(0, -9.8)), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(_ball()))
+    log = _log(physics)
+    pos = esper.component_for_entity(ball, ep.Position)
+    vel = esper.component_for_entity(ball, ep.Velocity)
+    for _ in range(90):
+        esper.process(DT)
+    assert pos.y == pytest.approx(1.5, abs=1e-3)  # its lowest pixels on the floor's top
+    rest = pos.xy
+    for _ in range(120):  # and it stays there, still, touching
+        esper.process(DT)
+        assert pos.xy == pytest.approx(rest, abs=1e-6)
+    assert vel.xy == pytest.approx((0.0, 0.0), abs=1e-6)
+    assert [(name, pair) for name, _, pair in log] == [("touch", (floor, ball))]
+    c = physics.contacts_of(ball)[0]
+    assert c.normal_from(floor) == pytest.approx((0.0, 1.0), abs=1e-6)
+
+
+def test_a_mask_pushed_into_a_wall_slides_along_it(world):
+    ep.Physics(fixed_dt=DT)
+    esper.create_entity(ep.Position(3, 0), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(1, 40)))
+    ball = esper.create_entity(ep.Position(0, 0), ep.Velocity(4, -3), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(_ball()))
+    pos = esper.component_for_entity(ball, ep.Position)
+    vel = esper.component_for_entity(ball, ep.Velocity)
+    ys = []
+    for _ in range(60):
+        vel.xy = (4.0, -3.0)  # pressing into the wall and moving down
+        esper.process(DT)
+        ys.append(pos.y)
+    assert pos.x == pytest.approx(1.5, abs=1e-3)  # against the wall's face at x = 2.5
+    steps = np.diff(ys[-30:]) / DT
+    assert steps == pytest.approx(np.full(len(steps), -3.0), abs=1e-6)  # slides at 3
+
+
+@pytest.mark.parametrize("speed", [300.0, 900.0, 3000.0])
+def test_a_fast_mask_never_passes_a_thin_wall(world, speed):
+    ep.Physics(fixed_dt=DT)
+    esper.create_entity(ep.Position(10, 0), ep.Collider(ep.STATIC),
+                        ep.Geometry(ep.Rect(0.1, 40)))
+    ball = esper.create_entity(ep.Position(0, 0), ep.Velocity(speed, 7), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(_ball(0.05)))  # 1 unit wide
+    pos = esper.component_for_entity(ball, ep.Position)
+    for _ in range(20):
+        esper.process(DT)
+        assert pos.x <= 10 - 0.05 - 0.5 + 1e-3
+
+
+def test_masks_in_compounds_with_layers_and_sensors(world):
+    layers = ep.Layers("player", "ghost", "wall")
+    physics = ep.Physics(fixed_dt=DT)
+    wall = esper.create_entity(ep.Position(3, 0), ep.Collider(ep.STATIC, layer=layers.wall),
+                               ep.Geometry(ep.Rect(1, 40)))
+    sensor = esper.create_entity(ep.Position(1.5, 6), ep.Collider(ep.STATIC, sensor=True),
+                                 ep.Geometry(_ball()))
+    body = ep.Compound([_ball(), ep.Circle(0.5, offset=(0, -2))])  # a mask with a foot
+    player = esper.create_entity(ep.Position(0, 6), ep.Velocity(4, 0),
+                                 ep.Collider(ep.ACTIVE, layer=layers.player),
+                                 ep.Geometry(body))
+    ghost = esper.create_entity(ep.Position(0, -6), ep.Velocity(4, 0),
+                                ep.Collider(ep.ACTIVE, layer=layers.ghost,
+                                            mask=layers.mask("player")),
+                                ep.Geometry(_ball()))
+    log = _log(physics)
+    for _ in range(90):
+        esper.process(DT)
+    px = esper.component_for_entity(player, ep.Position).x
+    gx = esper.component_for_entity(ghost, ep.Position).x
+    assert px == pytest.approx(1.5, abs=1e-3)  # the compound's mask stopped by the wall
+    assert gx > 5.0  # the ghost's mask ignores walls: it passed through
+    pairs = [(name, pair) for name, _, pair in log]
+    assert ("touch", (wall, player)) in pairs
+    assert ("touch", (sensor, player)) in pairs  # the sensor mask is met, not pushed
+    assert esper.component_for_entity(sensor, ep.Position).xy == (1.5, 6.0)
+    assert not any(ghost in pair for _, pair in pairs)
 
 
 # ------------------------------------------------------------------ reduced boxes

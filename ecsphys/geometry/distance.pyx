@@ -38,7 +38,8 @@ from .manifold cimport contact
 from .vec cimport closest_on_segment, max2, min2, norm, sq, unit
 from .shape_data cimport (
     public_pair,
-    CIRCLE, RECT, SEGMENT, Body, CContact, CSeparation, Leaf, Near, Store, is_group,
+    COMPOUND, LI_KIND, LI_STRIDE, CIRCLE, MASK, RECT, SEGMENT, Body, CContact, CSeparation,
+    Leaf, Near, Store, is_group,
     leaf_at, leaf_body, near_body, near_next,
 )
 
@@ -428,6 +429,8 @@ cdef int _primitives(const Store* s, const Body* a, const Body* b, double limit,
     # two primitives whose boxes are within the limit; with `fill`, a ZERO answer carries
     # the zero separation of a and b (else the caller makes its own)
     cdef int found
+    if a.kind == MASK or b.kind == MASK:  # no exact separation of pixels (contact_within)
+        return BEYOND
     if a.kind == CIRCLE:
         return _circle_vs(s, a, b, limit, out, fill)
     if b.kind == CIRCLE:
@@ -561,6 +564,41 @@ cdef bint separation(const Store* s, const Body* a, const Body* b, double limit,
     return _primitives(s, a, b, limit, out, True) != BEYOND
 
 
+cdef bint _mask_within(const Store* s, const Body* a, const Body* b, double skin,
+                       CContact* out) noexcept nogil:
+    """Masks have no exact separation: a mask and a shape are within ``skin`` when b moved
+    ``skin`` towards a along one of the eight compass directions meets it (the first that
+    does gives the normal; the depth says ``-skin / 2``, halfway)."""
+    cdef Body moved_b = b[0]
+    cdef double d = 0.7071067811865476
+    cdef double dx[8]
+    cdef double dy[8]
+    cdef CContact c
+    cdef int k
+    dx[0], dx[1], dx[2], dx[3], dx[4], dx[5], dx[6], dx[7] = -1.0, 1.0, 0.0, 0.0, -d, -d, d, d
+    dy[0], dy[1], dy[2], dy[3], dy[4], dy[5], dy[6], dy[7] = 0.0, 0.0, -1.0, 1.0, -d, d, -d, d
+    for k in range(8):
+        moved_b.px = b.px + dx[k] * skin
+        moved_b.py = b.py + dy[k] * skin
+        if contact(s, a, &moved_b, TOUCH, &c):
+            out.nx, out.ny, out.depth = -dx[k], -dy[k], -skin * 0.5
+            out.px, out.py = c.px, c.py
+            return True
+    return False
+
+
+cdef bint _has_mask(const Store* s, const Body* b) noexcept nogil:
+    cdef int i
+    if b.kind == MASK:
+        return True
+    if b.kind != COMPOUND:
+        return False
+    for i in range(b.first, b.first + b.count):
+        if s.li[i * LI_STRIDE + LI_KIND] == MASK:
+            return True
+    return False
+
+
 cdef bint contact_within(const Store* s, const Body* a, const Body* b, double skin,
                          CContact* out) noexcept nogil:
     cdef CSeparation sep
@@ -568,6 +606,8 @@ cdef bint contact_within(const Store* s, const Body* a, const Body* b, double sk
         return True
     if skin <= TOUCH:
         return False
+    if _has_mask(s, a) or _has_mask(s, b):
+        return _mask_within(s, a, b, skin, out)
     if not separation(s, a, b, skin, &sep) or sep.distance > skin:
         return False
     out.nx, out.ny, out.depth = sep.nx, sep.ny, -sep.distance

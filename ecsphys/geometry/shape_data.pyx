@@ -70,10 +70,9 @@ cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba,
     """Both shapes interned in the public store (see shape_data.pxd)."""
     if not isinstance(a, Shape) or not isinstance(b, Shape):
         raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__}")
-    if (has_mask(a) or has_mask(b)) and what not in ("no overlap test for",
-                                                      "no contact test for"):
-        raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__} (masks: "
-                        f"overlaps, contacts and point_in so far)")
+    if (has_mask(a) or has_mask(b)) and what == "no distance for":
+        raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__} (a mask has "
+                        f"no exact distance; contact_within and time_of_impact answer it)")
     ax, ay = pos_a
     bx, by = pos_b
     store = public_store()
