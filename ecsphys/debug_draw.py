@@ -3,7 +3,7 @@
 Guarantees:
 - every adopted body with a Collider and a Geometry is drawn, whatever its shape kind (Circle,
   Rect, OrientedRect, Segment, Polygon, Compound; a TileMap as its solid tiles, dimmed, under
-  its collision edges), at its interpolated position
+  its collision edges; a Mask as its set pixels), at its interpolated position
   (``physics.alpha``), coloured by kind: static, passive, active, or sensor;
 - pyglet shapes are made once per body and moved afterwards: a frame allocates nothing for a
   body that keeps its shape, and only bodies that moved by more than ``move_threshold``
@@ -32,6 +32,7 @@ import pyglet
 from pyglet import shapes as pshapes
 
 from .components import ACTIVE, PASSIVE, STATIC
+from .mask import Mask
 from .physics import Physics
 from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
 from .tilemap import TileMap
@@ -69,6 +70,37 @@ def outline_of(color: Color) -> Color:
     wants one opacity for both)."""
     r, g, b, a = color
     return (r * 11 // 20, g * 11 // 20, b * 11 // 20, a)
+
+
+class _MaskItem:
+    """A mask's set pixels as a sprite in the body's colour; ``position`` (x, y) is the
+    sprite's lower-left corner, as pyglet shapes are placed."""
+
+    def __init__(self, mask: Mask, color: Color, scale: float, batch: Any, group: Any) -> None:
+        w, h = mask.size
+        rgba = np.zeros((h, w, 4), dtype=np.uint8)
+        rgba[mask.pixels[::-1]] = color  # pyglet's rows go up
+        texture = pyglet.image.ImageData(w, h, "RGBA", rgba.tobytes()).get_texture()
+        gl = pyglet.gl
+        gl.glBindTexture(texture.target, texture.id)  # crisp pixels, not blurred ones
+        gl.glTexParameteri(texture.target, gl.GL_TEXTURE_MAG_FILTER, gl.GL_NEAREST)
+        gl.glTexParameteri(texture.target, gl.GL_TEXTURE_MIN_FILTER, gl.GL_NEAREST)
+        self.sprite = pyglet.sprite.Sprite(texture, batch=batch, group=group)
+        self.sprite.scale = mask.scale * scale
+        ox, oy = mask.offset
+        self._at = ((ox - w * mask.scale / 2) * scale, (oy - h * mask.scale / 2) * scale)
+        self.sprite.position = (*self._at, 0.0)
+
+    @property
+    def position(self) -> tuple[float, float]:
+        return (self.sprite.x, self.sprite.y)
+
+    @position.setter
+    def position(self, xy: tuple[float, float]) -> None:
+        self.sprite.position = (xy[0], xy[1], 0.0)
+
+    def delete(self) -> None:
+        self.sprite.delete()
 
 
 def _tile_versions(table: Any) -> dict[int, int]:
@@ -360,6 +392,8 @@ class DebugDraw:
         if isinstance(shape, Polygon):
             verts = shape._verts  # type: ignore[attr-defined]
             return pshapes.Polygon(*((x * s, y * s) for x, y in verts), **kw)
+        if isinstance(shape, Mask):
+            return _MaskItem(shape, color, s, self.batch, self._groups["colliders"])
         # Unknown kinds are drawn as their bounding box.
         x0, y0, x1, y1 = (v * s for v in shape.bounds())
         return pshapes.Rectangle(x0, y0, max(x1 - x0, 1.0), max(y1 - y0, 1.0), **kw)

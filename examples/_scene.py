@@ -73,6 +73,7 @@ class App:
         self.window.set_caption(f"ecsphys - {self.scene.title}")
         self.debug = DebugDraw(self.scene.physics, batch=self.batch, scale=self.scene.scale,
                                offset=self.scene.offset)
+        self.debug.aabbs = getattr(self.scene, "aabbs", False)  # a scene may show its boxes
         self.frames = 0
         self.physics_s = self.draw_s = self.render_s = 0.0
         self.step_ms = 0.0

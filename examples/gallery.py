@@ -2,8 +2,8 @@
 
     python examples/gallery.py [--headless] [--frames N] [--out DIR]
 
-In a window it opens the crowd scene; keys 1-7 switch scenes (rain, pong, crowd, platformer,
-bullets, invaders, shapes). On a machine with no display (no DISPLAY, or the window cannot
+In a window it opens the crowd scene; keys 1-8 switch scenes (rain, pong, crowd, platformer,
+bullets, invaders, shapes, sprites). On a machine with no display (no DISPLAY, or the window cannot
 be made) it runs each scene headless through EGL for N frames, saves a screenshot of each
 into DIR (default ``screenshots/``) and prints where they are.
 """
@@ -19,7 +19,7 @@ import sys
 import _scene
 import pyglet
 
-NAMES = ("rain", "pong", "crowd", "platformer", "bullets", "invaders", "shapes")
+NAMES = ("rain", "pong", "crowd", "platformer", "bullets", "invaders", "shapes", "sprites")
 DEFAULT = "crowd"
 
 

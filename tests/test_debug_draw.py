@@ -196,3 +196,24 @@ def test_a_tile_map_is_drawn_as_its_tiles_and_redrawn_when_dug(window, world) ->
     frame = render(window, draw)
     assert px(frame, draw, 3, 5) == BG
     assert px(frame, draw, 7, 3) != BG
+
+
+def test_a_mask_is_drawn_as_its_pixels(window, world) -> None:  # type: ignore[no-untyped-def]
+    from ecsphys.debug_draw import KIND_COLORS, DebugDraw
+    from ecsphys.mask import Mask
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    ring = np.ones((10, 10), dtype=bool)
+    ring[3:7, 3:7] = False  # a square hole in the middle
+    ring[0, :5] = False  # and the top-left of the top row missing
+    esper.create_entity(ep.Position(6, 6), ep.Collider(ep.STATIC),
+                        ep.Geometry(Mask(ring, scale=0.5)))  # 5 x 5 units, x and y 3.5 .. 8.5
+    physics.step()
+    draw = DebugDraw(physics, scale=SCALE, flashes=False)
+    frame = render(window, draw)
+    static = KIND_COLORS[int(ep.STATIC)][:3]
+    assert close(px(frame, draw, 3.75, 3.75), static)  # the bottom-left pixel
+    assert close(px(frame, draw, 8.25, 8.25), static)  # the top-right one
+    assert px(frame, draw, 6.0, 6.0) == BG  # the hole
+    assert px(frame, draw, 3.75, 8.25) == BG  # the missing top-left pixel
+    assert px(frame, draw, 9.0, 6.0) == BG  # outside

@@ -71,6 +71,7 @@ CASES = {
     "bullets": (200, (), [], [(STATIC, 0.002)]),
     "invaders": (200, (), [], [(SENSOR, 0.01)]),
     "shapes": (200, (), [], [(PASSIVE, 0.03)]),
+    "sprites": (100, (), [], [(SENSOR, 0.02)]),  # pixel sprites and boxes (sensors)
 }
 
 
