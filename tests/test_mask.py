@@ -385,3 +385,24 @@ def test_a_ball_mask_on_a_rect_floor():
     resting = geometry.contact(floor, (0, 0), ball, (0.3, 1.5))  # exactly on it: touching
     assert resting is not None and resting.normal == pytest.approx((0.0, 1.0))
     assert resting.depth == pytest.approx(0.0, abs=1e-5)
+
+
+def test_touch_events_follow_pixels_not_boxes(world):
+    """Two sensor masks in the step: boxes overlapping, pixels apart: no touch; one pixel
+    into the other: a touch; apart again: a separate."""
+    physics = ep.Physics(fixed_dt=DT)
+    log = _log(physics)
+    ball = _ball(scale=1.0)  # 20 pixels of 1 unit
+    a = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC, sensor=True),
+                            ep.Geometry(ball))
+    b = esper.create_entity(ep.Position(16, 16), ep.Velocity(0, 0),
+                            ep.Collider(ep.ACTIVE, sensor=True), ep.Geometry(ball))
+    pos = esper.component_for_entity(b, ep.Position)
+    esper.process(DT)
+    assert log == []  # the boxes overlap by 4 x 4 units, the round pixels do not
+    pos.xy = (13.0, 13.0)
+    esper.process(DT)
+    assert [(name, pair) for name, _, pair in log] == [("touch", (a, b))]
+    pos.xy = (30.0, 0.0)
+    esper.process(DT)
+    assert [name for name, _, _ in log] == ["touch", "separate"]
