@@ -23,7 +23,10 @@ Guarantees:
   "within a skin" (the narrowphase's hysteresis) is tested by moving the other shape the
   skin's length in eight directions. So masks take part in the physics step like any shape:
   resting, sliding, pushing, events, layers, sensors, compounds;
-- not built yet, refused with a ``TypeError``: exact distances and rays with a mask.
+- ``geometry.raycast`` / ``segment_hits`` walk a ray through the pixels to the first set
+  one (the side it enters by gives the normal);
+- not built yet, refused with a ``TypeError``: exact distances (``geometry.distance``) and
+  ``line_overlaps`` with a mask.
 """
 
 from __future__ import annotations

@@ -158,9 +158,38 @@ def test_masks_from_images_and_bad_input():
 def test_what_masks_do_not_do_yet_is_refused_clearly():
     m = Mask([[1]])
     with pytest.raises(TypeError, match="Mask"):
-        geometry.raycast(m, (0, 0), (-5, 0), (1, 0))
-    with pytest.raises(TypeError, match="Mask"):
         geometry.distance(m, (0, 0), ep.Circle(1), (5, 0))
+    with pytest.raises(TypeError, match="Mask"):
+        geometry.line_overlaps(geometry.Line((0, 0), (1, 0)), m, (0, 0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(px=hnp.arrays(np.bool_, st.tuples(st.integers(1, 12), st.integers(1, 70))),
+       ox=st.floats(-30, 30), oy=st.floats(-30, 30), ang=st.floats(0, 6.283),
+       scale=st.sampled_from([1.0, 0.5, 0.3]))
+def test_rays_hit_the_first_set_pixel(px, ox, oy, ang, scale):
+    """The first hit is the nearest hit among the set pixels' squares (brute force)."""
+    m = Mask(px, scale=scale, offset=(0.7, -0.4))
+    at = (2.0, 1.0)
+    direction = (float(np.cos(ang)), float(np.sin(ang)))
+    got = geometry.raycast(m, at, (ox, oy), direction, 80.0)
+    best = None
+    square = ep.Rect(scale, scale)
+    for x0, y0, x1, y1 in _pixel_boxes(m, at):
+        hit = geometry.raycast(square, ((x0 + x1) / 2, (y0 + y1) / 2), (ox, oy), direction, 80.0)
+        if hit is not None and (best is None or hit[0] < best[0]):
+            best = hit
+    if best is None:
+        assert got is None
+        return
+    assert got is not None, (best, direction)
+    assert got[0] == pytest.approx(best[0], abs=1e-7)
+    hx, hy = ox + direction[0] * got[0], oy + direction[1] * got[0]
+    u = (hx - (at[0] + 0.7 - m.size[0] * scale / 2)) / scale
+    v = (hy - (at[1] - 0.4 - m.size[1] * scale / 2)) / scale
+    on_corner = abs(u - round(u)) < 1e-6 and abs(v - round(v)) < 1e-6
+    if got[0] > 0.0 and not on_corner:
+        assert got[1] == pytest.approx(best[1], abs=1e-9)
 
 
 # ------------------------------------------------------------------ masks in the step

@@ -11,3 +11,5 @@ cdef inline bint mask_bit(const Leaf* m, long row, long col) noexcept nogil:
 cdef bint mask_point(const Leaf* m, double lx, double ly) noexcept nogil
 cdef long mask_mask(const Leaf* a, double ax, double ay, const Leaf* b, double bx, double by,
                     bint count) noexcept nogil
+cdef bint mask_ray(const Leaf* m, double ox, double oy, double dx, double dy, double max_t,
+                   double* t, double* nx, double* ny) noexcept nogil

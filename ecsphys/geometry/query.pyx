@@ -31,7 +31,7 @@
 cimport cython
 from libc.math cimport INFINITY, copysign, fabs, sqrt
 
-from .mask cimport mask_point
+from .mask cimport mask_point, mask_ray
 from .vec cimport max2, min2, norm, sq
 
 from .shape_data cimport (
@@ -223,6 +223,8 @@ cdef inline bint _ray_convex(const Leaf* p, double ox, double oy, double dx, dou
 
 cdef inline bint _ray_leaf(const Leaf* leaf, double ox, double oy, double dx, double dy,
                            double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    if leaf.kind == MASK:
+        return mask_ray(leaf, ox, oy, dx, dy, max_t, t, nx, ny)
     if leaf.kind == CIRCLE:
         return _ray_circle(leaf, ox, oy, dx, dy, max_t, t, nx, ny)
     if leaf.kind == SEGMENT:
@@ -314,9 +316,8 @@ cdef bint line_overlaps(const Store* s, const Body* b, double nx, double ny, dou
 cdef inline _check(object shape, str name):
     if not isinstance(shape, _KINDS):
         raise TypeError(f"{name} does not know {type(shape).__name__}")
-    if name != "point_in" and has_mask(shape):
-        raise TypeError(f"{name} does not know {type(shape).__name__} with a Mask yet "
-                        f"(masks: point_in and overlaps of two masks so far)")
+    if name == "line_overlaps" and has_mask(shape):
+        raise TypeError(f"{name} does not know {type(shape).__name__} with a Mask yet")
 
 
 @cython.embedsignature(False)
