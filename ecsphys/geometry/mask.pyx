@@ -161,6 +161,26 @@ cdef long mask_mask(const Leaf* a, double ax, double ay, const Leaf* b, double b
     return _aligned(a, b, dx, dy, count)
 
 
+cdef inline bint _slab(double p0, double d, double size, int which, double* t_in,
+                       double* t_out, int* axis) noexcept nogil:
+    """Clip the ray's span ``t_in .. t_out`` to ``0 <= p0 + d * t <= size`` along one axis
+    (``which`` is noted in ``axis`` when this side is where the ray enters); False when the
+    ray runs beside the box."""
+    cdef double ta, tb, tmp
+    if d == 0.0:
+        return 0.0 <= p0 <= size
+    ta = (0.0 - p0) / d
+    tb = (size - p0) / d
+    if ta > tb:
+        tmp = ta; ta = tb; tb = tmp
+    if ta > t_in[0]:
+        t_in[0] = ta
+        axis[0] = which
+    if tb < t_out[0]:
+        t_out[0] = tb
+    return True
+
+
 cdef bint mask_ray(const Leaf* m, double ox, double oy, double dx, double dy, double max_t,
                    double* t, double* nx, double* ny) noexcept nogil:
     """The first set pixel the ray ``(ox, oy) + (dx, dy) * t`` (relative to the body, t in
@@ -172,31 +192,10 @@ cdef bint mask_ray(const Leaf* m, double ox, double oy, double dx, double dy, do
     # in pixels: u to the right, v down the rows
     cdef double u0 = (ox - left) / s, v0 = (top - oy) / s
     cdef double du = dx / s, dv = -dy / s
-    cdef double t_in = 0.0, t_out = max_t, ta, tb, tmp
+    cdef double t_in = 0.0, t_out = max_t, tmp
     cdef int axis = -1  # the box side the ray enters by: 0 left/right, 1 top/bottom
-    if du != 0.0:
-        ta = (0.0 - u0) / du
-        tb = (m.nv - u0) / du
-        if ta > tb:
-            tmp = ta; ta = tb; tb = tmp
-        if ta > t_in:
-            t_in = ta
-            axis = 0
-        if tb < t_out:
-            t_out = tb
-    elif not (0.0 <= u0 <= m.nv):
-        return False
-    if dv != 0.0:
-        ta = (0.0 - v0) / dv
-        tb = (m.nf - v0) / dv
-        if ta > tb:
-            tmp = ta; ta = tb; tb = tmp
-        if ta > t_in:
-            t_in = ta
-            axis = 1
-        if tb < t_out:
-            t_out = tb
-    elif not (0.0 <= v0 <= m.nf):
+    if not (_slab(u0, du, m.nv, 0, &t_in, &t_out, &axis)
+            and _slab(v0, dv, m.nf, 1, &t_in, &t_out, &axis)):
         return False
     if t_in > t_out:
         return False
@@ -216,7 +215,7 @@ cdef bint mask_ray(const Leaf* m, double ox, double oy, double dx, double dy, do
     while at <= t_out:
         if 0 <= c < m.nv and 0 <= r < m.nf and mask_bit(m, r, c):
             t[0] = at
-            if at <= 0.0 and axis == -1 or at == 0.0:
+            if at == 0.0:  # starts in a set pixel
                 tmp = sqrt(dx * dx + dy * dy)
                 nx[0] = -dx / tmp
                 ny[0] = -dy / tmp
