@@ -10,6 +10,7 @@ Guarantees:
 - ``Mask.from_image(image, threshold=127)`` reads any image with pyglet's interface
   (``get_image_data().get_data("RGBA", pitch)``, rows from the bottom): a pixel is set where
   its alpha is above ``threshold``; the core never imports pyglet itself;
+  ``Mask.from_file(path, threshold=127)`` reads a PNG file itself (``ecsphys/png.pyx``);
 - the pixels are stored bit-packed, rows of 64-bit words (bit ``c % 64`` of word ``c // 64``
   is column ``c``), so two masks are compared 64 pixels at a time, as pygame's bitmask does;
 - two masks meet where set pixels share area (squares that only share an edge do not); a mask
@@ -24,18 +25,21 @@ Guarantees:
   skin's length in eight directions. So masks take part in the physics step like any shape:
   resting, sliding, pushing, events, layers, sensors, compounds;
 - ``geometry.raycast`` / ``segment_hits`` walk a ray through the pixels to the first set
-  one (the side it enters by gives the normal);
-- not built yet, refused with a ``TypeError``: exact distances (``geometry.distance``) and
-  ``line_overlaps`` with a mask.
+  one (the side it enters by gives the normal); ``line_overlaps`` is True when the line
+  touches a set pixel's square;
+- exact distances (``geometry.distance``) with a mask are refused with a ``TypeError``: the
+  step never needs them (its "within a skin" test is the eight-direction one above).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import numpy as np
 
+from .png import read_png
 from .shapes import Shape, check_positive, check_vec
 
 #: Pixels per storage word.
@@ -51,6 +55,14 @@ def pack(pixels: np.ndarray) -> np.ndarray:
     padded[:, :cols] = pixels
     return np.packbits(padded.reshape(rows, words, WORD), axis=2,
                        bitorder="little").view("<u8").reshape(rows, words)
+
+
+def _check_threshold(threshold: Any) -> int:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, np.integer)):
+        raise TypeError(f"Mask.threshold must be an int from 0 to 255, got {threshold!r}")
+    if not 0 <= threshold <= 255:
+        raise ValueError(f"Mask.threshold must be from 0 to 255, got {threshold!r}")
+    return int(threshold)
 
 
 def has_mask(shape: Shape) -> bool:
@@ -110,8 +122,7 @@ class Mask(Shape):
                    offset: Iterable[float] = (0.0, 0.0)) -> Mask:
         """The pixels of ``image`` (pyglet's image interface) whose alpha is above
         ``threshold`` (0 .. 255)."""
-        if not 0 <= threshold <= 255:
-            raise ValueError(f"Mask.threshold must be from 0 to 255, got {threshold!r}")
+        threshold = _check_threshold(threshold)
         try:
             data = image.get_image_data()
             w, h = data.width, data.height
@@ -121,6 +132,19 @@ class Mask(Shape):
                             f"{image!r}") from exc
         rgba = np.frombuffer(raw, dtype=np.uint8).reshape(h, w, 4)
         return cls(rgba[::-1, :, 3] > threshold, scale=scale, offset=offset)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str] | bytes, threshold: int = 127,
+                  scale: float = 1.0, offset: Iterable[float] = (0.0, 0.0)) -> Mask:
+        """The pixels of a PNG file (a path, or its bytes) whose alpha is above
+        ``threshold`` (0 .. 255; an image without alpha is all set, but for a ``tRNS``
+        transparent colour). Read by ``ecsphys.png.read_png``: ``ValueError`` for a file that
+        is not a readable PNG, ``OSError`` as ``open`` raises."""
+        threshold = _check_threshold(threshold)
+        if not isinstance(path, (str, os.PathLike, bytes, bytearray)):
+            raise TypeError(f"Mask.from_file path must be a path or bytes, got {path!r}")
+        rgba = read_png(os.fspath(path) if isinstance(path, os.PathLike) else path)
+        return cls(rgba[:, :, 3] > threshold, scale=scale, offset=offset)
 
     @property
     def pixels(self) -> np.ndarray:

@@ -155,12 +155,52 @@ def test_masks_from_images_and_bad_input():
     assert Mask([[1, 0]]) != Mask([[1, 0]], scale=2.0)
 
 
-def test_what_masks_do_not_do_yet_is_refused_clearly():
+def test_exact_distances_with_masks_are_refused_clearly():
     m = Mask([[1]])
     with pytest.raises(TypeError, match="Mask"):
         geometry.distance(m, (0, 0), ep.Circle(1), (5, 0))
-    with pytest.raises(TypeError, match="Mask"):
-        geometry.line_overlaps(geometry.Line((0, 0), (1, 0)), m, (0, 0))
+
+
+def brute_line(m: Mask, pos: tuple[float, float], line: geometry.Line) -> bool:
+    """Some set pixel's square has corners on both sides of the line (or within the
+    tolerance of it)."""
+    boxes = _pixel_boxes(m, pos)
+    nx, ny = line.normal
+    k = nx * line.base[0] + ny * line.base[1]
+    xs = boxes[:, [0, 2, 0, 2]]
+    ys = boxes[:, [1, 1, 3, 3]]
+    proj = nx * xs + ny * ys
+    tol = geometry.TOUCH_TOLERANCE
+    return bool(np.any((proj.min(axis=1) - tol <= k) & (k <= proj.max(axis=1) + tol)))
+
+
+def test_lines_through_a_mask_touch_only_set_pixels():
+    ring = Mask([[1, 1, 1], [1, 0, 1], [1, 1, 1]])  # pixels -1.5 .. 1.5, a hole in the middle
+    hole = Mask([[0, 0, 0], [0, 1, 0], [0, 0, 0]])
+    assert geometry.line_overlaps(geometry.Line((0, 0), (1, 0)), ring, (0, 0))
+    assert geometry.line_overlaps(geometry.Line((0, 0), (1, 0)), hole, (0, 0))
+    # the hole's pixel spans y -0.5 .. 0.5: a horizontal line at 0.6 misses it, at 0.5 touches
+    assert not geometry.line_overlaps(geometry.Line((0, 0.6), (1, 0)), hole, (0, 0))
+    assert geometry.line_overlaps(geometry.Line((0, 0.5), (1, 0)), hole, (0, 0))
+    # a diagonal just past the ring's corner misses; through the corner it touches
+    assert not geometry.line_overlaps(geometry.Line((1.6, 1.6), (1, -1)), ring, (0, 0))
+    assert geometry.line_overlaps(geometry.Line((1.5, 1.5), (1, -1)), ring, (0, 0))
+    assert geometry.line_overlaps(geometry.Line((1e5 + 1.5, 1.5), (1, -1)), ring, (1e5, 0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(px=hnp.arrays(np.bool_, st.tuples(st.integers(1, 12), st.integers(1, 140))),
+       bx=st.floats(-40, 40), by=st.floats(-15, 15), ang=st.floats(0, 6.283),
+       scale=st.sampled_from([1.0, 0.5, 0.3]), axis=st.booleans())
+def test_line_overlaps_matches_the_pixel_loop(px, bx, by, ang, scale, axis):
+    m = Mask(px, scale=scale, offset=(0.5, -0.25))
+    d = (1.0, 0.0) if axis else (float(np.cos(ang)), float(np.sin(ang)))
+    line = geometry.Line((bx * scale, by * scale), d)
+    assert geometry.line_overlaps(line, m, (0.0, 0.0)) == brute_line(m, (0.0, 0.0), line)
+    part = ep.Compound([ep.Circle(0.1, offset=(500.0, 0.0)), m])
+    assert geometry.line_overlaps(line, part, (0.0, 0.0)) == (
+        brute_line(m, (0.0, 0.0), line) or geometry.line_overlaps(line, ep.Circle(0.1),
+                                                                   (500.0, 0.0)))
 
 
 @settings(max_examples=300, deadline=None)

@@ -13,3 +13,4 @@ cdef long mask_mask(const Leaf* a, double ax, double ay, const Leaf* b, double b
                     bint count) noexcept nogil
 cdef bint mask_ray(const Leaf* m, double ox, double oy, double dx, double dy, double max_t,
                    double* t, double* nx, double* ny) noexcept nogil
+cdef bint mask_line(const Leaf* m, double nx, double ny, double k, double tol) noexcept nogil

@@ -17,6 +17,7 @@ Guarantees:
   brute-force pixel loop agrees, tests/test_mask.py);
 - ``overlaps_at`` answers one mask against another at many placements in one compiled call;
 - ``mask_ray``: the first set pixel a ray enters, walked pixel by pixel from the mask's box;
+- ``mask_line``: whether an infinite line touches a set pixel's square (within a tolerance);
 - ``mask_contact`` (approximate, documented so): two masks sharing pixels touch with a normal
   against the gradient of their overlap (the shared pixels counted with b moved one pixel
   each way along x and y, pygame's trick; from a's centre to b's when that is flat), a depth
@@ -236,6 +237,55 @@ cdef bint mask_ray(const Leaf* m, double ox, double oy, double dx, double dy, do
             next_v += step_v
             r += sr
             axis = 1
+    return False
+
+
+cdef inline bint _row_any(const Leaf* m, long row, long c0, long c1) noexcept nogil:
+    """Whether any of columns ``c0 .. c1`` (inside the mask) of ``row`` is set."""
+    cdef const uint64_t* w = m.bits + row * m.words
+    cdef long k, k0 = c0 >> 6, k1 = c1 >> 6
+    cdef uint64_t word
+    for k in range(k0, k1 + 1):
+        word = w[k]
+        if k == k0:
+            word &= ~(<uint64_t> 0) << (c0 & 63)
+        if k == k1 and (c1 & 63) != 63:
+            word &= ~(<uint64_t> 0) >> (63 - (c1 & 63))
+        if word:
+            return True
+    return False
+
+
+cdef bint mask_line(const Leaf* m, double nx, double ny, double k, double tol) noexcept nogil:
+    """Whether the line ``nx * x + ny * y = k`` (relative to the body, (nx, ny) a unit
+    normal) touches a set pixel's square within ``tol``. Row by row: the columns whose
+    squares reach the line form one interval (the line crosses a row once), tested a word at
+    a time."""
+    cdef double s = m.radius
+    cdef double reach = 0.5 * s * (fabs(nx) + fabs(ny)) + tol
+    cdef double left = m.cx - m.hx, top = m.cy + m.hy
+    cdef double a = nx * s, b, lo, hi, tmp
+    cdef long row, c0, c1
+    for row in range(m.nf):
+        # centre of pixel (row, c): n . centre - k = a * c + b
+        b = nx * (left + 0.5 * s) + ny * (top - (row + 0.5) * s) - k
+        if a == 0.0:
+            if fabs(b) > reach:
+                continue
+            c0, c1 = 0, m.nv - 1
+        else:
+            lo = (-reach - b) / a
+            hi = (reach - b) / a
+            if lo > hi:
+                tmp = lo; lo = hi; hi = tmp
+            if hi < 0.0 or lo > m.nv - 1:
+                continue
+            c0 = <long> ceil(lo) if lo > 0.0 else 0
+            c1 = <long> floor(hi) if hi < m.nv - 1 else m.nv - 1
+            if c0 > c1:
+                continue
+        if _row_any(m, row, c0, c1):
+            return True
     return False
 
 

@@ -31,7 +31,7 @@
 cimport cython
 from libc.math cimport INFINITY, copysign, fabs, sqrt
 
-from .mask cimport mask_point, mask_ray
+from .mask cimport mask_line, mask_point, mask_ray
 from .vec cimport max2, min2, norm, sq
 
 from .shape_data cimport (
@@ -41,7 +41,7 @@ from .shape_data cimport (
 
 import math
 
-from ..mask import Mask, has_mask
+from ..mask import Mask
 from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
 from .contact import TOUCH_TOLERANCE
 from .shape_store import public_store
@@ -283,6 +283,8 @@ cdef inline bint _line_leaf(const Leaf* leaf, double nx, double ny, double k) no
     cdef int i
     if leaf.kind == CIRCLE:
         return fabs(nx * leaf.cx + ny * leaf.cy - k) <= leaf.radius + TOL
+    if leaf.kind == MASK:
+        return mask_line(leaf, nx, ny, k, TOL)
     lo = hi = nx * leaf.v[0] + ny * leaf.v[1]
     for i in range(1, leaf.nv):
         p = nx * leaf.v[2 * i] + ny * leaf.v[2 * i + 1]
@@ -316,8 +318,6 @@ cdef bint line_overlaps(const Store* s, const Body* b, double nx, double ny, dou
 cdef inline _check(object shape, str name):
     if not isinstance(shape, _KINDS):
         raise TypeError(f"{name} does not know {type(shape).__name__}")
-    if name == "line_overlaps" and has_mask(shape):
-        raise TypeError(f"{name} does not know {type(shape).__name__} with a Mask yet")
 
 
 @cython.embedsignature(False)
