@@ -50,12 +50,16 @@ _COMPACT_LEAVES = 4096
 
 Comps = tuple[Position, Velocity | None, AccelerationMap | None, Collider | None, Geometry | None]
 
-_VEC_COLUMNS = ("pos", "vel", "acc", "move", "prev_pos", "lo", "hi")
+_VEC_COLUMNS = ("pos", "vel", "acc", "move", "prev_pos", "lo", "hi", "one_way", "floor_n",
+                "floor_v")
 _SCALAR_COLUMNS = {
     "entity": np.int64, "kind": np.int8, "layer": np.int64, "mask": np.int64,
     "sensor": np.bool_, "collides": np.bool_, "mass": np.float64, "inv_mass": np.float64,
     "restitution": np.float64, "slide": np.int8, "shape_code": np.int8,
     "shape_hash": np.int64, "leaf0": np.intc, "nleaf": np.intc,
+    "friction": np.float64, "stop_slope": np.bool_,
+    # what the last step's contacts said (systems/ground.pyx)
+    "ground": np.int8, "floor_entity": np.int64, "carrier": np.intc,
 }
 
 
@@ -67,6 +71,7 @@ class BodyTable:
     of the step, for interpolation), ``lo`` / ``hi`` (the shape's bounding box relative to
     ``pos``). Scalar columns: see ``_SCALAR_COLUMNS``; the shape's leaves in ``store`` are
     ``leaf0 .. leaf0 + nleaf`` and ``shape_hash`` orders same-kind pairs. Use ``[:n]`` slices.
+    ``one_way`` is a Collider's one-way direction ((0, 0): solid both ways).
     """
 
     pos: np.ndarray
@@ -90,6 +95,16 @@ class BodyTable:
     shape_hash: np.ndarray
     leaf0: np.ndarray
     nleaf: np.ndarray
+    friction: np.ndarray
+    stop_slope: np.ndarray
+    one_way: np.ndarray
+    #: per row, from the last step's contacts: GROUND_* flags, the floor's normal, velocity
+    #: and entity (-1: none), and the row of the ACTIVE body it rides on (-1: none)
+    ground: np.ndarray
+    floor_n: np.ndarray
+    floor_v: np.ndarray
+    floor_entity: np.ndarray
+    carrier: np.ndarray
 
     def __init__(self, capacity: int = 64) -> None:
         self.n = 0
@@ -158,6 +173,11 @@ class BodyTable:
         self.vel[row] = vel.xy if vel is not None else (0.0, 0.0)
         self.acc[row] = acc.total if acc is not None else (0.0, 0.0)
         self.move[row] = 0.0
+        self.ground[row] = 0
+        self.floor_n[row] = 0.0
+        self.floor_v[row] = 0.0
+        self.floor_entity[row] = -1
+        self.carrier[row] = -1
         self._write_collider(row, col)
         self._write_shape(row, geo.shape if geo is not None else None)
         self.collides[row] = col is not None and geo is not None
@@ -183,7 +203,11 @@ class BodyTable:
         last = self.n - 1
         if row != last and self.collides[last] and self.kind[last] == STATIC:
             self.static_version += 1  # a static body changes row: the index holds rows
+        # riders of the removed row ride nothing; those of the last row follow it
+        carrier = self.carrier[: self.n]
+        carrier[carrier == row] = -1
         if row != last:
+            carrier[carrier == last] = row
             self._copy_row(last, row)
             self.shapes[row] = self.shapes[last]
             self.comps[row] = self.comps[last]
@@ -215,6 +239,9 @@ class BodyTable:
             self.mass[row] = 1.0
             self.restitution[row] = 0.0
             self.slide[row] = 0
+            self.friction[row] = 0.0
+            self.stop_slope[row] = False
+            self.one_way[row] = 0.0
         else:
             self.kind[row] = col.kind
             self.layer[row] = col.layer
@@ -223,6 +250,9 @@ class BodyTable:
             self.mass[row] = col.mass
             self.restitution[row] = col.restitution
             self.slide[row] = SLIDE_CODE[col.slide]
+            self.friction[row] = col.friction
+            self.stop_slope[row] = col.stop_on_slope
+            self.one_way[row] = col.one_way if col.one_way is not None else (0.0, 0.0)
         self.inv_mass[row] = 0.0 if self.kind[row] == STATIC else 1.0 / self.mass[row]
 
     def _write_shape(self, row: int, shape: Shape | None) -> None:

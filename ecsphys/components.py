@@ -41,6 +41,9 @@ STATIC = ColliderKind.STATIC
 PASSIVE = ColliderKind.PASSIVE
 ACTIVE = ColliderKind.ACTIVE
 
+#: Friction of a Collider that does not say: none (as pymunk; Box2D uses 0.6).
+DEFAULT_FRICTION = 0.0
+
 #: The response modes of ACTIVE bodies (see `Collider`).
 SLIDE_MODES = ("project", "tangent")
 
@@ -283,14 +286,31 @@ class Collider(_Bindable):
     - ``layer`` / ``mask``: bit masks; a pair is tested only if each side's layer is in the
       other's mask.
     - ``sensor``: events only, no response.
-    - ``mass`` (> 0), ``restitution`` (in [0, 1]): for momentum exchange.
+    - ``mass`` (> 0), ``restitution`` (in [0, 1]): for momentum exchange. ``mass=math.inf``
+      makes a body that is never pushed and whose velocity no impact changes: an ACTIVE one
+      is a moving platform, elevator, door or piston, moving only by its own velocity and
+      pushing every finite-mass body it meets out of its way (one caught between it and a
+      wall stops it: the push ends at that body).
+    - ``friction`` (>= 0, default 0: frictionless, as pymunk; Box2D's default is 0.6): at
+      each impact the tangential velocity of the pair is reduced by at most friction times
+      the normal impulse (Coulomb), the two sides' values combined as their geometric mean,
+      so one side's 0 makes the pair frictionless. A crate of friction 0.5 on a floor of 0.5
+      slides ``v**2 / (2 * 0.5 * g)`` before it stops.
     - ``slide``: ``"project"`` (default; the rest of a blocked move is projected on the tangent)
       or ``"tangent"`` (the rest carried at full length along the tangent: top-down crowds).
+    - ``stop_on_slope``: a character that stands still on a slope up to the physics'
+      ``floor_max_angle`` when gravity is all that pushes it into the floor (no creep), walks
+      along slopes at the horizontal speed the game sets, and snaps down to the floor within
+      ``floor_snap`` while walking down a slope or over a step (not while moving up: jumps).
+    - ``one_way``: ``None`` or a direction (``(0, 1)``: up): the body is solid only for bodies
+      that meet it moving against that direction (landing on top); they pass through it
+      from below and from the sides, and a body that overlaps it is never pushed out.
 
     Fields may be changed at any time; an adopted collider passes the change to the physics.
     """
 
-    __slots__ = ("_kind", "_layer", "_mask", "_sensor", "_mass", "_restitution", "_slide")
+    __slots__ = ("_kind", "_layer", "_mask", "_sensor", "_mass", "_restitution", "_slide",
+                 "_friction", "_stop_on_slope", "_one_way")
 
     def __init__(
         self,
@@ -301,6 +321,9 @@ class Collider(_Bindable):
         mass: float = 1.0,
         restitution: float = 0.0,
         slide: str = "project",
+        friction: float = DEFAULT_FRICTION,
+        stop_on_slope: bool = False,
+        one_way: tuple[float, float] | None = None,
     ) -> None:
         self._table = None
         self._row = -1
@@ -308,15 +331,46 @@ class Collider(_Bindable):
         self._layer = _check_bits("Collider.layer", layer, allow_zero=False)
         self._mask = _check_bits("Collider.mask", mask, allow_zero=True)
         self._sensor = self._check_sensor(sensor)
-        self._mass = check_positive("Collider.mass", mass)
+        self._mass = self._check_mass(mass)
         self._restitution = self._check_restitution(restitution)
         self._slide = self._check_slide(slide)
+        self._friction = self._check_friction(friction)
+        self._stop_on_slope = self._check_flag("Collider.stop_on_slope", stop_on_slope)
+        self._one_way = self._check_one_way(one_way)
 
     @staticmethod
     def _check_sensor(value: object) -> bool:
+        return Collider._check_flag("Collider.sensor", value)
+
+    @staticmethod
+    def _check_flag(name: str, value: object) -> bool:
         if not isinstance(value, bool):
-            raise TypeError(f"Collider.sensor must be a bool, got {value!r}")
+            raise TypeError(f"{name} must be a bool, got {value!r}")
         return value
+
+    @staticmethod
+    def _check_mass(value: object) -> float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == math.inf:
+            return math.inf
+        return check_positive("Collider.mass", value)
+
+    @staticmethod
+    def _check_friction(value: object) -> float:
+        f = check_finite("Collider.friction", value)
+        if f < 0.0:
+            raise ValueError(f"Collider.friction must be >= 0, got {value!r}")
+        return f
+
+    @staticmethod
+    def _check_one_way(value: object) -> Vec | None:
+        if value is None:
+            return None
+        x, y = check_vec("Collider.one_way", value)
+        length = math.hypot(x, y)
+        if length == 0.0 or not math.isfinite(length):
+            raise ValueError(f"Collider.one_way must be None or a non-zero direction, got "
+                             f"{value!r}")
+        return (x / length, y / length)
 
     @staticmethod
     def _check_restitution(value: object) -> float:
@@ -377,7 +431,7 @@ class Collider(_Bindable):
 
     @mass.setter
     def mass(self, value: float) -> None:
-        self._mass = check_positive("Collider.mass", value)
+        self._mass = self._check_mass(value)
         self._changed()
 
     @property
@@ -398,9 +452,38 @@ class Collider(_Bindable):
         self._slide = self._check_slide(value)
         self._changed()
 
+    @property
+    def friction(self) -> float:
+        return self._friction
+
+    @friction.setter
+    def friction(self, value: float) -> None:
+        self._friction = self._check_friction(value)
+        self._changed()
+
+    @property
+    def stop_on_slope(self) -> bool:
+        return self._stop_on_slope
+
+    @stop_on_slope.setter
+    def stop_on_slope(self, value: bool) -> None:
+        self._stop_on_slope = self._check_flag("Collider.stop_on_slope", value)
+        self._changed()
+
+    @property
+    def one_way(self) -> Vec | None:
+        """The unit direction bodies must move against to meet it (None: solid both ways)."""
+        return self._one_way
+
+    @one_way.setter
+    def one_way(self, value: tuple[float, float] | None) -> None:
+        self._one_way = self._check_one_way(value)
+        self._changed()
+
     def _fields(self) -> tuple[object, ...]:
         return (self._kind, self._layer, self._mask, self._sensor, self._mass,
-                self._restitution, self._slide)
+                self._restitution, self._slide, self._friction, self._stop_on_slope,
+                self._one_way)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Collider):
@@ -412,7 +495,8 @@ class Collider(_Bindable):
     def __repr__(self) -> str:
         parts = [self._kind.name]
         defaults = {"layer": 1, "mask": ALL, "sensor": False, "mass": 1.0,
-                    "restitution": 0.0, "slide": "project"}
+                    "restitution": 0.0, "slide": "project", "friction": DEFAULT_FRICTION,
+                    "stop_on_slope": False, "one_way": None}
         for name, default in defaults.items():
             value = getattr(self, name)
             if value != default:

@@ -26,11 +26,13 @@ import numpy as np
 from .body_table import BodyTable
 from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
+from .ground import Ground
 from .layers import Layers
-from .shapes import check_finite
+from .shapes import check_finite, check_vec
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.events import EventsSystem
+from .systems.ground import ground_pass
 from .systems.integrate import IntegrateSystem
 from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem
 from .systems.response import ResponseSystem
@@ -101,6 +103,13 @@ class Physics:
             (hysteresis, so resting pairs do not flicker).
         max_slides: slide passes per step for a blocked move (see the response system).
         layers: optional `Layers`, so handlers can filter by layer names.
+        up: "up" for bodies without acceleration (a body with gravity: against it), for
+            floors, walls and ceilings (`ground`), riders and ``stop_on_slope``.
+        floor_max_angle: degrees (0 to 90, default 45): a contact whose normal is within
+            this angle of "up" is a floor, one within it of "down" a ceiling.
+        floor_snap: how far (world units, default 0.1) a ``stop_on_slope`` body that stood
+            on a floor is moved down to one it finds, while not moving up (so it follows a
+            slope down, or steps down a ledge, instead of flying off).
     """
 
     def __init__(
@@ -114,6 +123,9 @@ class Physics:
         contact_offset: float = 0.01,
         max_slides: int = 4,
         layers: Layers | None = None,
+        up: tuple[float, float] = (0.0, 1.0),
+        floor_max_angle: float = 45.0,
+        floor_snap: float = 0.1,
     ) -> None:
         self.fixed_dt = _check_fixed_dt(fixed_dt)
         self.max_steps_per_frame = _check_int("max_steps_per_frame", max_steps_per_frame, 1)
@@ -125,6 +137,18 @@ class Physics:
         if layers is not None and not isinstance(layers, Layers):
             raise TypeError(f"layers must be a Layers, got {layers!r}")
         self.layers = layers
+        ux, uy = check_vec("up", up)
+        length = math.hypot(ux, uy)
+        if length == 0.0 or not math.isfinite(length):
+            raise ValueError(f"up must be a non-zero direction, got {up!r}")
+        self.up = (ux / length, uy / length)
+        self.floor_max_angle = check_finite("floor_max_angle", floor_max_angle)
+        if not 0.0 <= self.floor_max_angle <= 90.0:
+            raise ValueError(f"floor_max_angle must be in [0, 90] degrees, got "
+                             f"{floor_max_angle!r}")
+        self.floor_snap = check_finite("floor_snap", floor_snap)
+        if self.floor_snap < 0.0:
+            raise ValueError(f"floor_snap must be >= 0, got {floor_snap!r}")
         options: dict[str, object] = {}
         if cell_size is not None:
             cell = check_finite("cell_size", cell_size)
@@ -154,7 +178,8 @@ class Physics:
         self._broadphase = BroadphaseSystem(
             self.table, broadphase, contact_offset=self.separation_offset, **options)
         self._response = ResponseSystem(
-            self.table, max_slides=self.max_slides, contact_offset=self.contact_offset)
+            self.table, max_slides=self.max_slides, contact_offset=self.contact_offset,
+            up=self.up, floor_max_angle=self.floor_max_angle, floor_snap=self.floor_snap)
         self._narrowphase = NarrowphaseSystem(
             self.table, contact_offset=self.contact_offset,
             separation_offset=self.separation_offset)
@@ -244,8 +269,12 @@ class Physics:
             ra, rb, toi, speed, normal, point = _merge_pairs(
                 t, (ra, rb, toi[:k], speed[:k], normal[:k], point[:k]),
                 (extra[0], extra[1], toi[k:], speed[k:], normal[k:], point[k:]))
-        self._narrowphase.process(ra, rb, toi, speed, normal, point, t.changed)
-        self._response.note_end(self._narrowphase.deepest)
+        narrow = self._narrowphase
+        narrow.process(ra, rb, toi, speed, normal, point, t.changed)
+        self._response.note_end(narrow.deepest)
+        found = narrow.result
+        ground_pass(t, ra, rb, narrow.pair_index, found.normal, found.depth, found.sensor,
+                    self.up, math.cos(math.radians(self.floor_max_angle)))
         t4 = clock()
         self.steps += 1
         self.time += dt
@@ -298,6 +327,24 @@ class Physics:
         """The entities touching ``entity`` after the last step, sorted."""
         return self._events.touching(entity)
 
+    def ground(self, entity: int) -> Ground:
+        """What ``entity`` stood on, touched and hit its head on at the end of the last step:
+        ``on_floor``, ``on_wall``, ``on_ceiling``, the floor's normal, velocity and entity
+        (see `ecsphys.ground.Ground`). ``KeyError`` naming the entity if it is not a body of
+        this Physics."""
+        row = self._row(entity)
+        t = self.table
+        return Ground.from_row(int(t.ground[row]), t.floor_n[row], t.floor_v[row],
+                               int(t.floor_entity[row]))
+
+    def _row(self, entity: int) -> int:
+        row = self.table.row_of.get(entity)
+        if row is None:
+            raise KeyError(
+                f"entity {entity!r} is not a body of this Physics: a body has a Position and a "
+                f"Velocity or a Collider, and is adopted at the next esper.process / step")
+        return row
+
     def contacts(self) -> list[BodyContact]:
         """Every touching pair of the last step, as contact objects (with durations)."""
         return self._events.contacts()
@@ -322,11 +369,7 @@ class Physics:
         ``KeyError`` naming the entity if it is not a body of this Physics (no Position, or
         neither Velocity nor Collider, or not adopted yet: bodies are adopted at the next
         ``esper.process``)."""
-        row = self.table.row_of.get(entity)
-        if row is None:
-            raise KeyError(
-                f"entity {entity!r} is not a body of this Physics: a body has a Position and a "
-                f"Velocity or a Collider, and is adopted at the next esper.process / step")
+        row = self._row(entity)
         prev = self.table.prev_pos[row]
         cur = self.table.pos[row]
         a = self.alpha

@@ -27,6 +27,20 @@ cdef struct Rows:
     const double* restitution
     const signed char* slide         # 0 project, 1 tangent
     const double* acc                # n * 2
+    const double* friction
+    const unsigned char* stop_slope
+    const double* one_way            # n * 2, (0, 0): solid both ways
+    # from the last step's contacts (written by systems/ground.pyx)
+    signed char* ground              # GROUND_FLOOR | GROUND_WALL | GROUND_CEILING
+    double* floor_n                  # n * 2
+    double* floor_v                  # n * 2
+    int64_t* floor_entity
+    int* carrier                     # the row of the moving platform it stands on, or -1
+
+cdef enum:
+    GROUND_FLOOR = 1
+    GROUND_WALL = 2
+    GROUND_CEILING = 4
 
 cdef Rows rows_of(object table) except *
 

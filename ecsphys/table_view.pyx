@@ -43,6 +43,14 @@ cdef Rows _take_rows(object t) except *:
     cdef const double[::1] restitution = t.restitution
     cdef const signed char[::1] slide = t.slide
     cdef const double[:, ::1] acc = t.acc
+    cdef const double[::1] friction = t.friction
+    cdef const unsigned char[::1] stop_slope = t.stop_slope.view(np.uint8)
+    cdef const double[:, ::1] one_way = t.one_way
+    cdef signed char[::1] ground = t.ground
+    cdef double[:, ::1] floor_n = t.floor_n
+    cdef double[:, ::1] floor_v = t.floor_v
+    cdef int64_t[::1] floor_entity = t.floor_entity
+    cdef int[::1] carrier = t.carrier
     cdef Rows r
     r.n = t.n
     r.leaf0 = &leaf0[0]
@@ -62,4 +70,12 @@ cdef Rows _take_rows(object t) except *:
     r.restitution = &restitution[0]
     r.slide = &slide[0]
     r.acc = &acc[0, 0]
+    r.friction = &friction[0]
+    r.stop_slope = &stop_slope[0]
+    r.one_way = &one_way[0, 0]
+    r.ground = &ground[0]
+    r.floor_n = &floor_n[0, 0]
+    r.floor_v = &floor_v[0, 0]
+    r.floor_entity = &floor_entity[0]
+    r.carrier = &carrier[0]
     return r

@@ -119,13 +119,14 @@ def test_project_ball_rolling_on_floor_keeps_horizontal_speed(world):
 
 
 def crate_push(crate_mass):
-    """A player walking right on a floor into a crate; returns both x after two seconds."""
+    """A player walking right on a floor into a crate (friction 0.6 between crate and
+    floor); returns both x after two seconds."""
     physics = ep.Physics(fixed_dt=1 / 60)
-    make(ep.STATIC, 0, -0.5, ep.Rect(100, 1))  # floor top at 0
+    make(ep.STATIC, 0, -0.5, ep.Rect(100, 1), friction=0.6)  # floor top at 0
     gravity = ep.AccelerationMap(gravity=(0, -9.8))
     player = make(ep.ACTIVE, 0, 0.5 + 1e-4, ep.Rect(1, 1))
     esper.add_component(player, gravity)
-    crate = make(ep.PASSIVE, 1.6, 0.5 + 1e-4, ep.Rect(1, 1), mass=crate_mass)
+    crate = make(ep.PASSIVE, 1.6, 0.5 + 1e-4, ep.Rect(1, 1), mass=crate_mass, friction=0.6)
     esper.add_component(crate, ep.AccelerationMap(gravity=(0, -9.8)))
     for _ in range(120):
         vel(player).x = 3.0  # walking right
@@ -150,7 +151,7 @@ def test_player_pushes_crate_and_heavier_crate_slows_more(world):
 
 def test_crate_on_moving_platform_moves_with_it(world):
     physics = ep.Physics(fixed_dt=1 / 60)
-    platform = make(ep.ACTIVE, 0, 0, ep.Rect(6, 0.5))
+    platform = make(ep.ACTIVE, 0, 0, ep.Rect(6, 0.5), mass=math.inf)  # never pushed: carries
     crate = esper.create_entity(ep.Position(0, 0.75 + 1e-3), ep.Velocity(0, 0),
                                 ep.AccelerationMap(gravity=(0, -9.8)),
                                 ep.Collider(ep.PASSIVE), ep.Geometry(ep.Rect(1, 1)))

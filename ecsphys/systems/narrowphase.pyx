@@ -391,10 +391,10 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     reaches, or met during the step and ends apart, gives one row for the tile under its
     contact point. The index of each row is its pair's, so a pair may appear more than once.
 
-    With ``columns``, returns ``(contacts, tested, deepest)`` instead: the touching rows as
+    With ``columns``, returns ``(contacts, tested, deepest, index)`` instead: the touching rows as
     a `ContactSet` (entities, keys, time of impact, the approach ``speed`` of pairs that met,
     sensors, layers, tiles: every column, from the same pass) and the largest depth of a row
-    without a sensor (``-inf`` if none)."""
+    without a sensor (``-inf`` if none), and each row's pair index."""
     cdef const int64_t[::1] a = _rows(ra)
     cdef const int64_t[::1] b = _rows(rb)
     cdef const double[:, ::1] p = _vectors(pos)
@@ -487,7 +487,7 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
         sensor=sensor_[:found], speed=floats_[2, :found], layer_a=ints_[3, :found],
         layer_b=ints_[4, :found], tile=ints_[5, :found], tile_kind=ints_[6, :found],
         _keys=ints_[0, :found])
-    return result, tested, deepest
+    return result, tested, deepest, index_[:found]
 
 
 #: How much wider than the contact offset the separation offset is by default: a pair that
@@ -516,6 +516,8 @@ class NarrowphaseSystem(esper.Processor):
         self.tests = 0  # exact pair tests run in the last step (diagnostics)
         #: the largest depth of a touching pair without a sensor in the last step
         self.deepest = -np.inf
+        #: per contact row of ``result``: the index of its pair in the last ``ra`` / ``rb``
+        self.pair_index = np.zeros(0, dtype=np.int64)
         self.last_input = None
 
     def process(self, ra, rb, toi=None, speed=None, normal=None, point=None, changed=None):
@@ -548,10 +550,11 @@ class NarrowphaseSystem(esper.Processor):
         #: what the last step tested (tests and diagnostics): the pairs, the previous step's
         #: keys that kept the wider tolerance, and the impacts
         self.last_input = (ra, rb, prev_keys, toi, normal, point)
-        self.result, self.tests, self.deepest = touching_pairs(
+        self.result, self.tests, self.deepest, self.pair_index = touching_pairs(
             t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
             toi, normal, point, speed, columns=True, prev_tiles=prev_tiles)
 
     def reset(self):
         """Forget the last step's contacts (no hysteresis for them in the next step)."""
         self.result = ContactSet()
+        self.pair_index = np.zeros(0, dtype=np.int64)

@@ -39,6 +39,8 @@ Python orchestrates: ``ResponseSystem.process`` is one compiled call per step (t
 ``filter_pair`` is set and a body leaves its box); buffers are kept between steps.
 """
 
+import math
+
 import numpy as np
 
 from libc.math cimport INFINITY, fabs, isinf, sqrt
@@ -50,7 +52,8 @@ from cpython.ref cimport PyObject
 from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid
-from ..table_view cimport Rows, row_body, rows_of
+from ..geometry.vec cimport max2, sq
+from ..table_view cimport GROUND_FLOOR, Rows, row_body, rows_of
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 
@@ -64,6 +67,8 @@ cdef double SWEEP_MARGIN = 1e-3     # world units: swept boxes this far apart ma
 cdef double SUPPORT_COS = 0.7       # a contact normal within ~45 degrees of "down" supports
 cdef int STATIC = 0
 cdef int PASSIVE = 1
+cdef int ACTIVE = 2
+cdef double ONE_WAY_COS = 1e-3     # a one-way body is met only from (almost) above
 
 # row states of a step
 cdef enum:
@@ -112,6 +117,13 @@ cdef struct Ctx:
     int hits
     int widened
     PyObject* filter_pair   # a Python callable, or NULL: called with the GIL
+    # characters and platforms (from the physics)
+    double upx              # "up" of a body without acceleration
+    double upy
+    double cos_floor        # a normal within floor_max_angle of "up" is a floor
+    double snap             # floor_snap
+    unsigned char* carried  # per row: its carrier's motion was added this step
+    unsigned char* floored  # per row: met a floor this step
 
 
 cdef class _Buffers:
@@ -121,6 +133,8 @@ cdef class _Buffers:
     cdef double* want
     cdef double* prev_n
     cdef unsigned char* bounced
+    cdef unsigned char* carried
+    cdef unsigned char* floored
     cdef double* covered
     cdef signed char* state
     cdef int* slides
@@ -145,7 +159,7 @@ cdef class _Buffers:
 
     def __dealloc__(self):
         free(self.body); free(self.rest); free(self.want); free(self.prev_n); free(self.covered)
-        free(self.bounced)
+        free(self.bounced); free(self.carried); free(self.floored)
         free(self.state); free(self.slides); free(self.stack); free(self.head)
         free(self.estart)
         free(self.enext); free(self.eother); free(self.epair)
@@ -163,6 +177,8 @@ cdef class _Buffers:
         self.want = <double*> _grow(self.want, cap * 2 * sizeof(double))
         self.prev_n = <double*> _grow(self.prev_n, cap * 2 * sizeof(double))
         self.bounced = <unsigned char*> _grow(self.bounced, cap * sizeof(unsigned char))
+        self.carried = <unsigned char*> _grow(self.carried, cap * sizeof(unsigned char))
+        self.floored = <unsigned char*> _grow(self.floored, cap * sizeof(unsigned char))
         self.covered = <double*> _grow(self.covered, cap * sizeof(double))
         self.state = <signed char*> _grow(self.state, cap * sizeof(signed char))
         self.slides = <int*> _grow(self.slides, cap * sizeof(int))
@@ -191,7 +207,7 @@ cdef class _Buffers:
 
     cdef void into(self, Ctx* c) noexcept:
         c.body = self.body; c.rest = self.rest; c.want = self.want; c.prev_n = self.prev_n; c.covered = self.covered
-        c.bounced = self.bounced
+        c.bounced = self.bounced; c.carried = self.carried; c.floored = self.floored
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
         c.estart = self.estart
         c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
@@ -338,14 +354,49 @@ cdef inline bint moving(const Ctx* c, int r) noexcept nogil:
 
 # ------------------------------------------------------------------ momentum
 
+cdef inline void up_of(const Ctx* c, int r, double* ux, double* uy) noexcept nogil:
+    """Row r's "up": against its acceleration, or the physics' up without one."""
+    cdef double ax = c.rows.acc[2 * r], ay = c.rows.acc[2 * r + 1]
+    cdef double g = sqrt(ax * ax + ay * ay)
+    if g > 0.0:
+        ux[0] = -ax / g
+        uy[0] = -ay / g
+    else:
+        ux[0] = c.upx
+        uy[0] = c.upy
+
+
+cdef inline bint is_floor(const Ctx* c, int r, double nx, double ny) noexcept nogil:
+    """The normal from r to what it meets is within floor_max_angle of r's "down"."""
+    cdef double ux, uy
+    up_of(c, r, &ux, &uy)
+    return -(nx * ux + ny * uy) >= c.cos_floor
+
+
+cdef inline void world_vel(const Ctx* c, int r, double* vx, double* vy) noexcept nogil:
+    """Row r's world velocity: its own, plus its carrier's while it rides one."""
+    cdef int f = c.rows.carrier[r]
+    vx[0] = c.vel[2 * r]
+    vy[0] = c.vel[2 * r + 1]
+    if f >= 0:
+        vx[0] += c.vel[2 * f]
+        vy[0] += c.vel[2 * f + 1]
+
+
 cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
-    """The exact exchange of momentum along the normal (from a to b), with restitution."""
+    """The exact exchange of momentum along the normal (from a to b), with restitution, and
+    friction across it: the tangential velocity of the pair reduced by at most the combined
+    friction times the normal impulse (Coulomb), never reversed."""
     cdef double ia = c.rows.inv_mass[a]
     cdef double ib = c.rows.inv_mass[b]
     if ia + ib <= 0.0:
         return
     cdef double* v = c.vel
-    cdef double rel = (v[2 * b] - v[2 * a]) * nx + (v[2 * b + 1] - v[2 * a + 1]) * ny
+    cdef double vax, vay, vbx, vby
+    world_vel(c, a, &vax, &vay)
+    world_vel(c, b, &vbx, &vby)
+    cdef double rx = vbx - vax, ry = vby - vay
+    cdef double rel = rx * nx + ry * ny
     if rel >= 0.0:
         return
     cdef double e = c.rows.restitution[a]
@@ -356,6 +407,20 @@ cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
     v[2 * a + 1] -= ny * j * ia
     v[2 * b] += nx * j * ib
     v[2 * b + 1] += ny * j * ib
+    cdef double mu = sqrt(c.rows.friction[a] * c.rows.friction[b])
+    if mu <= 0.0:
+        return
+    cdef double tx = -ny, ty = nx
+    cdef double jt = -(rx * tx + ry * ty) / (ia + ib)  # what stops the sliding
+    cdef double limit = mu * j
+    if jt > limit:
+        jt = limit
+    elif jt < -limit:
+        jt = -limit
+    v[2 * a] -= tx * jt * ia
+    v[2 * a + 1] -= ty * jt * ia
+    v[2 * b] += tx * jt * ib
+    v[2 * b + 1] += ty * jt * ib
 
 
 cdef inline bint supported(const Ctx* c, int p, double nx, double ny) noexcept nogil:
@@ -367,19 +432,49 @@ cdef inline bint supported(const Ctx* c, int p, double nx, double ny) noexcept n
     return g > 0.0 and nx * ax + ny * ay > SUPPORT_COS * g
 
 
-cdef void carry(Ctx* c, int p, int o, double nx, double ny) noexcept nogil:
-    """A PASSIVE body p resting on o (normal from p to o) takes on o's tangential velocity."""
-    if c.rows.kind[p] != PASSIVE or not supported(c, p, nx, ny):
-        return
-    cdef double tx = ny
-    cdef double ty = -nx
-    cdef double* v = c.vel
-    cdef double dv = (v[2 * o] - v[2 * p]) * tx + (v[2 * o + 1] - v[2 * p + 1]) * ty
-    v[2 * p] += tx * dv
-    v[2 * p + 1] += ty * dv
+cdef inline bint one_way_solid(const Ctx* c, int r, int j, const CContact* hit) noexcept nogil:
+    """Whether r moving into j meets it: a one-way body is met only by a body that comes
+    against its direction (the normal from it to the other along its direction) and did not
+    start inside it."""
+    cdef double wx = c.rows.one_way[2 * j], wy = c.rows.one_way[2 * j + 1]
+    if wx != 0.0 or wy != 0.0:   # r lands on j: the normal from r to j against j's way
+        if -(hit.nx * wx + hit.ny * wy) < ONE_WAY_COS or hit.depth > OVERLAP:
+            return False
+    wx = c.rows.one_way[2 * r]
+    wy = c.rows.one_way[2 * r + 1]
+    if wx != 0.0 or wy != 0.0:   # a one-way r moves into j from below j
+        if hit.nx * wx + hit.ny * wy < ONE_WAY_COS or hit.depth > OVERLAP:
+            return False
+    return True
+
+
+cdef inline bint is_one_way(const Ctx* c, int r) noexcept nogil:
+    return c.rows.one_way[2 * r] != 0.0 or c.rows.one_way[2 * r + 1] != 0.0
 
 
 # ------------------------------------------------------------------ the slide
+
+cdef void slope_rest(Ctx* c, int r, double lx, double ly, double nx, double ny) noexcept nogil:
+    """A stop_on_slope body meeting a floor: its rest loses its part down (gravity does not
+    slide it), and its part across "up" goes along the floor with the same length across
+    "up" (it walks at the game's speed up and down slopes)."""
+    cdef double ux, uy
+    up_of(c, r, &ux, &uy)
+    cdef double lv = dot(lx, ly, ux, uy)
+    cdef double hx = lx - ux * lv, hy = ly - uy * lv
+    cdef double h = sqrt(hx * hx + hy * hy)
+    cdef double tx = ny, ty = -nx, across
+    c.rest[2 * r] = 0.0
+    c.rest[2 * r + 1] = 0.0
+    if h <= 0.0:
+        return
+    if dot(tx, ty, hx, hy) < 0.0:
+        tx = -tx
+        ty = -ty
+    across = sqrt(max2(1.0 - sq(dot(tx, ty, ux, uy)), 1e-12))
+    c.rest[2 * r] = tx * h / across
+    c.rest[2 * r + 1] = ty * h / across
+
 
 cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny) noexcept nogil:
     """The slid rest of row r into c.rest: ``(lx, ly)`` the rest left at the impact, ``n``
@@ -445,7 +540,8 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
         bo = &c.body[j]
         if (bo.px + bo.x0 <= x1 and x0 <= bo.px + bo.x1
                 and bo.py + bo.y0 <= y1 and y0 <= bo.py + bo.y1):
-            if time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc) and t < best:
+            if (time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc) and t < best
+                    and one_way_solid(c, r, j, &cc)):
                 best = t
                 hit[0] = cc
                 other[0] = j
@@ -503,8 +599,8 @@ cdef void sensor_impacts(Ctx* c) noexcept nogil:
 
 
 cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) noexcept nogil:
-    """Row r meets row j at fraction t of its rest: move to just before, exchange momentum,
-    carry, push a PASSIVE j, slide the rest."""
+    """Row r meets row j at fraction t of its rest: move to just before, exchange momentum
+    (with friction), push j if it gives way, slide the rest."""
     cdef double nx = hit.nx
     cdef double ny = hit.ny
     cdef double mx = c.rest[2 * r]
@@ -526,18 +622,36 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
         note_impact(c, p, r, t, hit)
     if speed > c.pspeed[p]:
         c.pspeed[p] = speed
+    cdef double ux, uy, vu
+    up_of(c, r, &ux, &uy)
+    cdef bint floor = -(nx * ux + ny * uy) >= c.cos_floor
+    # a character landing or standing on a floor (not moving up)
+    cdef bint slope = floor and c.rows.stop_slope[r] and dot(lx, ly, ux, uy) <= 0.0
+    cdef double keep_vx = c.vel[2 * r], keep_vy = c.vel[2 * r + 1]
+    if floor:
+        c.floored[r] = 1
     impulse(c, r, j, nx, ny)
+    if slope:
+        # it keeps the game's velocity but for its part down
+        vu = dot(keep_vx, keep_vy, ux, uy)
+        if vu < 0.0:
+            keep_vx -= ux * vu
+            keep_vy -= uy * vu
+        c.vel[2 * r] = keep_vx
+        c.vel[2 * r + 1] = keep_vy
     if c.rows.restitution[r] > 0.0 or c.rows.restitution[j] > 0.0:
         c.bounced[r] = 1
         c.bounced[j] = 1
-    carry(c, r, j, nx, ny)
-    carry(c, j, r, -nx, -ny)
-    # push a PASSIVE body: the blocked part of the move along the normal, shared by mass
+    # push: a PASSIVE body (unless r rests on it), a rider of r, or anything with a finite
+    # mass when r's is infinite; the blocked part of the move along the normal, by mass
     cdef double into, share, cx = 0.0, cy = 0.0
-    if c.rows.kind[j] == PASSIVE and not supported(c, r, nx, ny):
+    cdef bint rider = c.rows.carrier[j] == r
+    cdef bint heavy = isinf(c.rows.mass[r]) and not isinf(c.rows.mass[j])
+    if c.rows.kind[j] != STATIC and (
+            rider or heavy or (c.rows.kind[j] == PASSIVE and not supported(c, r, nx, ny))):
         into = dot(lx, ly, nx, ny)
         if into > 0.0:
-            share = 1.0 if isinf(c.rows.mass[r]) else \
+            share = 1.0 if rider or isinf(c.rows.mass[r]) else \
                 c.rows.mass[r] / (c.rows.mass[r] + c.rows.mass[j])
             cx = nx * into * share
             cy = ny * into * share
@@ -545,7 +659,10 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
             c.rest[2 * j + 1] += cy
             if c.state[j] == DONE:
                 c.state[j] = PENDING
-    slide_rest(c, r, lx, ly, nx, ny)
+    if slope:
+        slope_rest(c, r, lx, ly, nx, ny)
+    else:
+        slide_rest(c, r, lx, ly, nx, ny)
     c.rest[2 * r] += cx
     c.rest[2 * r + 1] += cy
     if cx != 0.0 or cy != 0.0:
@@ -694,8 +811,8 @@ cdef void push_apart(Ctx* c) noexcept nogil:
     for p in range(c.np0):
         a = c.pa[p]
         b = c.pb[p]
-        if not solid(&c.rows, a, b):
-            continue
+        if not solid(&c.rows, a, b) or is_one_way(c, <int> a) or is_one_way(c, <int> b):
+            continue  # a body inside a one-way body is passing through it
         wa = c.rows.inv_mass[a]
         wb = c.rows.inv_mass[b]
         total = wa + wb
@@ -751,52 +868,122 @@ cdef void match_motion(Ctx* c) noexcept nogil:
             v[2 * r + 1] -= gy * (vg - ag)
 
 
-cdef int run(Ctx* c) except -1 nogil:
-    """Every moving row, one at a time, leaders first (see the module notes)."""
-    cdef int i, r, j, p, top
+cdef void move_from(Ctx* c, int i, long* budget) noexcept nogil:
+    """Row i moves, and every row it meets that has not moved yet goes first (leaders)."""
+    cdef int r, j, p, top = 0
     cdef double t
     cdef CContact hit
-    cdef long budget = 64 * (<long> c.n + c.npairs) * (c.max_slides + 1) + 1024
     hit.nx = hit.ny = hit.depth = hit.px = hit.py = 0.0
-    for i in range(c.n):
-        if c.state[i] != PENDING or not moving(c, i):
+    c.stack[0] = i
+    c.state[i] = WAITING
+    while top >= 0:
+        budget[0] -= 1
+        r = c.stack[top]
+        if budget[0] < 0 or c.slides[r] >= c.max_slides or not moving(c, r):
+            c.rest[2 * r] = 0.0
+            c.rest[2 * r + 1] = 0.0
+            c.state[r] = DONE
+            top -= 1
             continue
-        top = 0
-        c.stack[0] = i
-        c.state[i] = WAITING
-        while top >= 0:
-            budget -= 1
-            r = c.stack[top]
-            if budget < 0 or c.slides[r] >= c.max_slides or not moving(c, r):
-                c.rest[2 * r] = 0.0
-                c.rest[2 * r + 1] = 0.0
-                c.state[r] = DONE
-                top -= 1
-                continue
-            widen(c, r)
-            if not first_hit(c, r, &t, &hit, &j, &p):
-                c.body[r].px += c.rest[2 * r]
-                c.body[r].py += c.rest[2 * r + 1]
-                c.rest[2 * r] = 0.0
-                c.rest[2 * r + 1] = 0.0
-                c.state[r] = DONE
-                top -= 1
-                continue
-            if c.state[j] == PENDING and moving(c, j) and c.rows.kind[j] != STATIC:
-                # a leader that has not moved yet goes first; r looks again after it
-                top += 1
-                c.stack[top] = j
-                c.state[j] = WAITING
-                continue
-            apply_hit(c, r, j, t, &hit, p)
+        widen(c, r)
+        if not first_hit(c, r, &t, &hit, &j, &p):
+            c.body[r].px += c.rest[2 * r]
+            c.body[r].py += c.rest[2 * r + 1]
+            c.rest[2 * r] = 0.0
+            c.rest[2 * r + 1] = 0.0
+            c.state[r] = DONE
+            top -= 1
+            continue
+        if c.state[j] == PENDING and moving(c, j) and c.rows.kind[j] != STATIC:
+            # a leader that has not moved yet goes first; r looks again after it
+            top += 1
+            c.stack[top] = j
+            c.state[j] = WAITING
+            continue
+        apply_hit(c, r, j, t, &hit, p)
+
+
+cdef void carry_rider(Ctx* c, int i, int depth, long* budget) noexcept nogil:
+    """Row i rides its carrier (a moving ACTIVE body it stood on at the end of the last
+    step): the carrier moves first, and i's move gets the carrier's, but for its part up
+    (the carrier pushes i up itself, as it meets it)."""
+    cdef int f = c.rows.carrier[i]
+    cdef double dx, dy, ux, uy, u
+    if f < 0 or f >= c.n or c.carried[i] or c.rows.kind[i] == STATIC:
+        return
+    c.carried[i] = 1
+    if depth < 8:
+        carry_rider(c, f, depth + 1, budget)  # a platform riding a platform
+    if c.state[f] == PENDING and moving(c, f):
+        move_from(c, f, budget)
+    dx = c.body[f].px - c.start[2 * f]
+    dy = c.body[f].py - c.start[2 * f + 1]
+    up_of(c, i, &ux, &uy)
+    u = dot(dx, dy, ux, uy)
+    if u > 0.0:
+        dx -= ux * u
+        dy -= uy * u
+    if dx == 0.0 and dy == 0.0:
+        return
+    c.rest[2 * i] += dx
+    c.rest[2 * i + 1] += dy
+    if c.state[i] == DONE:
+        c.state[i] = PENDING
+
+
+cdef void snap_down(Ctx* c, int r) noexcept nogil:
+    """A stop_on_slope row that stood on a floor, met none in this step and is not moving
+    up (walking down a slope, over a step) moves down to a floor within ``snap``."""
+    cdef double ux, uy, t, closing, safe
+    cdef int j, p
+    cdef CContact hit
+    up_of(c, r, &ux, &uy)
+    if dot(c.vel[2 * r], c.vel[2 * r + 1], ux, uy) > 0.0:
+        return
+    c.rest[2 * r] = -ux * c.snap
+    c.rest[2 * r + 1] = -uy * c.snap
+    widen(c, r)
+    if first_hit(c, r, &t, &hit, &j, &p) and is_floor(c, r, hit.nx, hit.ny):
+        closing = dot(c.rest[2 * r], c.rest[2 * r + 1], hit.nx, hit.ny)
+        safe = t - c.skin / closing if closing > 0.0 else t
+        if safe > 0.0:
+            c.body[r].px += c.rest[2 * r] * safe
+            c.body[r].py += c.rest[2 * r + 1] * safe
+        c.floored[r] = 1
+    c.rest[2 * r] = 0.0
+    c.rest[2 * r + 1] = 0.0
+
+
+cdef int run(Ctx* c) except -1 nogil:
+    """Riders after their carriers, then every moving row, one at a time, leaders first
+    (see the module notes); then the snaps of characters that left their floor."""
+    cdef int i
+    cdef long budget = 64 * (<long> c.n + c.npairs) * (c.max_slides + 1) + 1024
+    for i in range(c.n):
+        if c.rows.carrier[i] >= 0:
+            carry_rider(c, i, 0, &budget)
+    for i in range(c.n):
+        if c.state[i] == PENDING and moving(c, i):
+            move_from(c, i, &budget)
+    if c.snap > 0.0:
+        for i in range(c.n):
+            if (c.rows.stop_slope[i] and not c.floored[i] and c.rows.kind[i] != STATIC
+                    and c.rows.ground[i] & GROUND_FLOOR):
+                snap_down(c, i)
     return 0
 
 
 class ResponseSystem:
     """Stage 4 of the step: turns desired moves into safe moves and adjusts velocities."""
 
-    def __init__(self, table, max_slides=4, skin=1e-4, contact_offset=0.01):
+    def __init__(self, table, max_slides=4, skin=1e-4, contact_offset=0.01, up=(0.0, 1.0),
+                 floor_max_angle=45.0, floor_snap=0.1):
         self.table = table
+        #: "up" for bodies without acceleration; floors are within floor_max_angle
+        #: (degrees) of it; stop_on_slope bodies snap down to floors within floor_snap
+        self.up = up
+        self.floor_max_angle = floor_max_angle
+        self.floor_snap = floor_snap
         self.max_slides = max_slides
         self.skin = skin
         self.contact_offset = contact_offset
@@ -853,6 +1040,10 @@ class ResponseSystem:
         c.max_slides = self.max_slides
         fp = self.filter_pair
         c.filter_pair = NULL if fp is None else <PyObject*> fp
+        c.upx = self.up[0]
+        c.upy = self.up[1]
+        c.cos_floor = math.cos(math.radians(self.floor_max_angle))
+        c.snap = self.floor_snap
         c.vel = &vel_col[0, 0]
         c.start = &pos_col[0, 0]
         c.rows = rows_of(t)
@@ -877,6 +1068,8 @@ class ResponseSystem:
                     c.state[i] = PENDING
                     c.slides[i] = 0
                     c.bounced[i] = 0
+                    c.carried[i] = 0
+                    c.floored[i] = 0
                     c.head[i] = -1
                     # the broadphase grew each dynamic box by the move's length and the offset
                     c.covered[i] = 0.0 if c.rows.kind[i] == STATIC else \

@@ -1,0 +1,143 @@
+# cython: embedsignature=True
+"""Floors, walls and ceilings: what each body stands on, read from the step's contacts.
+
+Guarantees (one compiled pass over the contacts at the end of each step):
+- a body's "up" is the opposite of its acceleration (gravity), or the physics' ``up`` for a
+  body without one; a contact whose other side lies below it, the normal from the body to
+  it within ``floor_max_angle`` of "down", is a floor; within that angle of "up" a ceiling;
+  any other contact a wall. Sensor contacts do not count; a one-way body counts only as a
+  floor, and only for a body standing on it (not overlapping it, the normal against its
+  one-way direction within ``floor_max_angle``);
+- per row: ``ground`` (GROUND_FLOOR | GROUND_WALL | GROUND_CEILING), and for the most level
+  floor its surface normal (``floor_n``, pointing up out of the floor), velocity
+  (``floor_v``) and entity (``floor_entity``, -1: none); static bodies get nothing;
+- ``carrier``: the row of the floor when that floor is a moving body that is never pushed
+  (infinite mass, not STATIC: a moving platform; the response carries the body along with
+  it in the next step), else -1;
+- while a body rides a carrier its velocity is its own, relative to the carrier (the
+  carrier's motion is added to its move, as Godot's ``move_and_slide`` does): one that
+  lands on a carrier keeps its velocity as its own, so it moves with the carrier at once;
+  one that rides it no more (it jumped or walked off) takes the carrier's velocity on
+  (Godot's ``ADD_VELOCITY`` on leaving a platform).
+"""
+
+import numpy as np
+
+from libc.math cimport isinf, sqrt
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+from ..table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, rows_of
+
+cdef int STATIC = 0
+#: a one-way body is a floor only for bodies no deeper into it than this
+cdef double ONE_WAY_DEPTH = 1e-6
+
+
+cdef struct Pass:
+    Rows rows
+    double* vel
+    double upx
+    double upy
+    double cos_floor
+    double* best       # per row: how level its best floor is so far
+
+
+cdef inline void _up(const Pass* g, int r, double* ux, double* uy) noexcept nogil:
+    cdef double ax = g.rows.acc[2 * r], ay = g.rows.acc[2 * r + 1]
+    cdef double a = sqrt(ax * ax + ay * ay)
+    if a > 0.0:
+        ux[0] = -ax / a
+        uy[0] = -ay / a
+    else:
+        ux[0] = g.upx
+        uy[0] = g.upy
+
+
+cdef void _side(Pass* g, int r, int o, double dx, double dy, double depth) noexcept nogil:
+    """Row r touches row o, (dx, dy) the unit normal from r to o."""
+    cdef const Rows* w = &g.rows
+    cdef double ux, uy, down, wx, wy
+    if w.kind[r] == STATIC:
+        return
+    _up(g, r, &ux, &uy)
+    down = -(dx * ux + dy * uy)      # cos of the angle between "down" and the normal
+    wx = w.one_way[2 * o]
+    wy = w.one_way[2 * o + 1]
+    if wx != 0.0 or wy != 0.0:
+        if depth > ONE_WAY_DEPTH or -(dx * wx + dy * wy) < g.cos_floor or down < g.cos_floor:
+            return
+    if down >= g.cos_floor:
+        w.ground[r] |= GROUND_FLOOR
+        if down > g.best[r]:
+            g.best[r] = down
+            w.floor_n[2 * r] = -dx
+            w.floor_n[2 * r + 1] = -dy
+            w.floor_v[2 * r] = g.vel[2 * o]
+            w.floor_v[2 * r + 1] = g.vel[2 * o + 1]
+            w.floor_entity[r] = w.entity[o]
+            w.carrier[r] = o if w.kind[o] != STATIC and isinf(w.mass[o]) else -1
+    elif -down >= g.cos_floor:
+        w.ground[r] |= GROUND_CEILING
+    else:
+        w.ground[r] |= GROUND_WALL
+
+
+def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
+    """Fill the table's ground columns from the step's contacts: row ``i`` of the contacts is
+    the pair ``(ra[index[i]], rb[index[i]])``, ``normal[i]`` from the first to the second,
+    ``depth[i]`` and ``sensor[i]`` its depth and whether a sensor is in it; ``up`` the
+    default up; ``cos_floor`` the cosine of the floor's largest angle."""
+    cdef const int64_t[::1] a = np.ascontiguousarray(ra, dtype=np.int64)
+    cdef const int64_t[::1] b = np.ascontiguousarray(rb, dtype=np.int64)
+    cdef const int64_t[::1] k = np.ascontiguousarray(index, dtype=np.int64)
+    cdef const double[:, ::1] nrm = np.ascontiguousarray(normal, dtype=np.float64).reshape(-1, 2)
+    cdef const double[::1] dep = np.ascontiguousarray(depth, dtype=np.float64)
+    cdef const unsigned char[::1] sen = np.ascontiguousarray(sensor, dtype=np.bool_).view(
+        np.uint8)
+    cdef double[:, ::1] vel = t.vel
+    cdef Py_ssize_t m = k.shape[0]
+    if nrm.shape[0] != m or dep.shape[0] != m or sen.shape[0] != m:
+        raise ValueError(f"normal, depth and sensor need one row per contact ({m})")
+    cdef Pass g
+    g.rows = rows_of(t)
+    g.vel = &vel[0, 0]
+    g.upx = up[0]
+    g.upy = up[1]
+    g.cos_floor = cos_floor
+    cdef int n = t.n
+    cdef int* old = <int*> malloc((n + 1) * sizeof(int))
+    g.best = <double*> malloc((n + 1) * sizeof(double))
+    if old == NULL or g.best == NULL:
+        free(old)
+        free(g.best)
+        raise MemoryError()
+    cdef Py_ssize_t i
+    cdef int r, f, p, ia, ib
+    cdef const Rows* w = &g.rows
+    try:
+        with nogil:
+            for r in range(n):
+                old[r] = w.carrier[r]
+                w.carrier[r] = -1
+                w.ground[r] = 0
+                w.floor_n[2 * r] = w.floor_n[2 * r + 1] = 0.0
+                w.floor_v[2 * r] = w.floor_v[2 * r + 1] = 0.0
+                w.floor_entity[r] = -1
+                g.best[r] = -2.0
+            for i in range(m):
+                if sen[i]:
+                    continue
+                p = <int> k[i]
+                ia = <int> a[p]
+                ib = <int> b[p]
+                _side(&g, ia, ib, nrm[i, 0], nrm[i, 1], dep[i])
+                _side(&g, ib, ia, -nrm[i, 0], -nrm[i, 1], dep[i])
+            for r in range(n):
+                f = old[r]
+                if f >= 0 and f < n and w.carrier[r] != f:  # left it: a world velocity again
+                    g.vel[2 * r] += g.vel[2 * f]
+                    g.vel[2 * r + 1] += g.vel[2 * f + 1]
+    finally:
+        free(old)
+        free(g.best)
