@@ -205,6 +205,12 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     cdef int rows
     it.tiled = b.kind == TILEMAP
     it.facing = False
+    it.c = it.c0 = it.c1 = it.r = it.r1 = it.k = it.kend = it.cols = it.base = 0
+    it.i = it.end = 0
+    it.cells = NULL
+    it.li = NULL
+    it.faces = NULL
+    it.vx = it.vy = 0.0
     if not it.tiled:
         it.i = b.first
         it.end = b.first + b.count
