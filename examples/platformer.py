@@ -1,6 +1,8 @@
-"""Platformer: an active player with gravity and a jump impulse, passive crates to push, a moving
-platform, a level drawn as a text map (one TileMap) whose spike tiles ("^") hurt while touched,
-coin sensors taken on touch.
+"""Platformer: an active player with gravity and a jump impulse that stands still on a ramp
+(``stop_on_slope``) and rides a moving platform (``mass=math.inf``: never pushed, carries
+what stands on it), crates with friction that slide to a stop when pushed, a one-way shelf to
+jump up through and land on, a level drawn as a text map (one TileMap) whose spike tiles ("^")
+hurt while touched, coin sensors taken on touch; the HUD reads ``physics.ground(player)``.
 
     python examples/platformer.py [--headless --frames N --screenshot PATH]
 
@@ -19,6 +21,8 @@ from pyglet.window import key
 import ecsphys as ep
 
 GRAVITY = (0.0, -30.0)
+#: crates and the level: a pushed crate slides v**2 / (2 * 0.6 * 30) before it stops
+FRICTION = 0.6
 #: the level, one character a tile of 1 x 1 (row 0 on top): "#" rock, "^" spikes
 LEVEL = """\
 #..............................................#
@@ -55,9 +59,12 @@ LEVEL = """\
 ################################################"""
 
 
-def static(x: float, y: float, shape: ep.Shape, sensor: bool = False) -> int:
-    return esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC, sensor=sensor),
-                               ep.Geometry(shape))
+def static(x: float, y: float, shape: ep.Shape, sensor: bool = False,
+           one_way: tuple[float, float] | None = None) -> int:
+    return esper.create_entity(
+        ep.Position(x, y),
+        ep.Collider(ep.STATIC, sensor=sensor, friction=FRICTION, one_way=one_way),
+        ep.Geometry(shape))
 
 
 class Platformer:
@@ -72,19 +79,24 @@ class Platformer:
         self.level = ep.TileMap(LEVEL, 1.0)
         self.ground = static(0, 0, self.level)  # ground, walls, a ledge, spikes: one entity
         self.spike_kind = self.level.kinds["^"]
-        static(18, 3.5, ep.Polygon([(-3, -1.5), (3, -1.5), (3, 1.5)]))  # a ramp
+        static(18, 3.5, ep.Polygon([(-3, -1.5), (3, -1.5), (3, 1.5)]))  # a ramp of 26.6 deg
+        # a shelf to jump up through and land on
+        self.shelf = static(12.0, 7.5, ep.Rect(4, 0.3), one_way=(0.0, 1.0))
         self.coins = {static(x, y, ep.Circle(0.4), sensor=True)
-                      for x, y in ((8, 5), (12, 5), (30, 11), (36, 11), (40, 11), (44, 4))}
+                      for x, y in ((8, 5), (12, 9), (30, 11), (36, 11), (40, 11), (44, 4))}
         for x in (6.0, 9.0):
             esper.create_entity(ep.Position(x, 3), ep.Velocity(0, 0),
                                 ep.AccelerationMap(gravity=GRAVITY),
-                                ep.Collider(ep.PASSIVE, mass=1.0), ep.Geometry(ep.Rect(1.6, 1.6)))
-        self.platform = esper.create_entity(ep.Position(24, 8), ep.Velocity(0, 0),
-                                            ep.Collider(ep.ACTIVE), ep.Geometry(ep.Rect(5, 0.6)))
+                                ep.Collider(ep.PASSIVE, mass=1.0, friction=FRICTION),
+                                ep.Geometry(ep.Rect(1.6, 1.6)))
+        self.platform = esper.create_entity(
+            ep.Position(24, 8), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE, mass=math.inf),
+            ep.Geometry(ep.Rect(5, 0.6)))
         self.player = esper.create_entity(
             ep.Position(3, 4), ep.Velocity(0, 0), ep.AccelerationMap(gravity=GRAVITY),
-            ep.Collider(ep.ACTIVE), ep.Geometry(ep.Rect(0.9, 1.8)))
-        self.health, self.score, self.clock, self.grounded = 100.0, 0, 0.0, False
+            ep.Collider(ep.ACTIVE, stop_on_slope=True), ep.Geometry(ep.Rect(0.9, 1.8)))
+        self.health, self.score, self.clock = 100.0, 0, 0.0
+        self.on = ep.Ground(False, False, False, (0.0, 0.0), (0.0, 0.0), None)
         self.manual = False
         self.physics.on_touch(self.take_coin, entity=self.player)
         self.physics.on_keep_touching(self.spiked, entity=self.player)
@@ -104,20 +116,16 @@ class Platformer:
 
     def update(self, dt: float) -> None:
         self.clock += dt
-        cs = self.physics.contact_set
-        me = (cs.a == self.player) | (cs.b == self.player)
-        up = (cs.normal[:, 1] * (cs.b == self.player) - cs.normal[:, 1] * (cs.a == self.player))
-        self.grounded = bool(((up > 0.5) & me & ~cs.sensor).any())
+        if self.physics.steps:  # adopted: what the last step's contacts say it stands on
+            self.on = self.physics.ground(self.player)
         vel = esper.component_for_entity(self.player, ep.Velocity)
         walk = self.keys[key.RIGHT] - self.keys[key.LEFT]
         jump = self.keys[key.SPACE]
         if not self.manual:  # demo mode until a key is pressed
             walk, jump = 1, math.sin(self.clock * 2.2) > 0.9
         vel.x = 8.0 * walk
-        if jump and self.grounded and vel.y <= 0.1:
+        if jump and self.on.on_floor and vel.y <= 0.1:
             vel.y = 16.0  # the jump impulse: a velocity kick
-        if self.grounded and vel.y < 0:
-            vel.y = 0.0
         esper.component_for_entity(self.platform, ep.Velocity).xy = (
             6 * math.cos(self.clock * 0.8), 3 * math.sin(self.clock * 1.6))
 
@@ -125,8 +133,12 @@ class Platformer:
         self.manual = True
 
     def status(self) -> str:
+        on = self.on
+        where = [name for name, flag in (("on floor", on.on_floor), ("on wall", on.on_wall),
+                                         ("on ceiling", on.on_ceiling)) if flag]
+        riding = "  riding" if on.floor_entity == self.platform else ""
         return (f"health {self.health:.0f}  coins {self.score}  "
-                f"{'grounded' if self.grounded else 'in the air'}")
+                f"{', '.join(where) or 'in the air'}{riding}")
 
 
 SCENE = Platformer
