@@ -21,13 +21,27 @@ Guarantees (for the solid pairs: neither side a sensor):
   for bit;
 - velocities lose their part into each impact, or reflect it scaled by restitution, with
   momentum shared by mass (each impact an exact exchange, one after the other, so impacts
-  never add energy); a PASSIVE body resting on another takes on its tangential velocity (it
-  is carried);
+  never add energy), and friction takes at most ``friction * normal impulse`` off the
+  pair's tangential velocity (Coulomb; the two frictions' geometric mean), never reversing
+  it; a body of infinite mass keeps its velocity;
 - a body blocked by a PASSIVE one pushes it: the blocked part of its move, shared by mass,
   is handed to the PASSIVE body, which moves it against what lies beyond (and stops there),
   and the pusher follows; a body resting on the PASSIVE one (the contact normal within ~45
   degrees of its own acceleration) does not push it down, so a stack of crates can be
-  pushed;
+  pushed. A body of infinite mass pushes every finite-mass body (ACTIVE too) the whole
+  blocked part, and a carrier pushes its riders; a body pushed against a wall stops the
+  push there, so nothing is squeezed into a wall;
+- riders (``carrier``, from the last step's floors: ``systems/ground.pyx``) move after
+  their carrier, by its motion this step but for its part up (which its push delivers), on
+  top of their own move; their velocity is their own, relative to the carrier (impacts use
+  the world velocity: own + carrier's);
+- a ``stop_on_slope`` body meeting a floor (within ``floor_max_angle`` of its "up") drops
+  the part of its move and of its velocity that points down, and carries its move across
+  "up" along the floor at the same length across "up"; one that stood on a floor, met none
+  this step and is not moving up is moved down to a floor within ``floor_snap``;
+- a one-way body is met only by a body whose contact normal runs against its direction and
+  that does not start the step inside it; overlaps with one-way bodies are never pushed
+  apart;
 - a body that gets further than the box the broadphase swept for it (pushed, or pushed
   apart) gets its pairs looked up again among every solid body, layers, masks and
   ``filter_pair`` applying, so a pushed crate is stopped by what lies beyond like any move;
