@@ -305,6 +305,7 @@ class Collider(_Bindable):
     - ``one_way``: ``None`` or a direction (``(0, 1)``: up): the body is solid only for bodies
       that meet it moving against that direction (landing on top); they pass through it
       from below and from the sides, and a body that overlaps it is never pushed out.
+      Touch events still report a body passing through it (they follow the shapes).
 
     Fields may be changed at any time; an adopted collider passes the change to the physics.
     """
