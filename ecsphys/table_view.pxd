@@ -4,6 +4,7 @@
 # replaces a shape (no Python runs between taking them and the end of the compiled call);
 # `row_body` is the shape of a row placed at a position, as the geometry routines read it.
 
+from libc.math cimport sqrt
 from libc.stdint cimport int64_t
 
 from .geometry.shape_data cimport Body
@@ -57,3 +58,15 @@ cdef inline Body row_body(const Rows* r, int64_t row, const double* pos) noexcep
     b.y1 = r.hi[2 * row + 1]
     b.hash = r.hash[row]
     return b
+
+cdef inline void body_up(const Rows* r, int row, double upx, double upy, double* ux,
+                         double* uy) noexcept nogil:
+    """A row's "up": against its acceleration (gravity), or (upx, upy) without one."""
+    cdef double ax = r.acc[2 * row], ay = r.acc[2 * row + 1]
+    cdef double g = sqrt(ax * ax + ay * ay)
+    if g > 0.0:
+        ux[0] = -ax / g
+        uy[0] = -ay / g
+    else:
+        ux[0] = upx
+        uy[0] = upy

@@ -23,11 +23,11 @@ Guarantees (one compiled pass over the contacts at the end of each step):
 
 import numpy as np
 
-from libc.math cimport isinf, sqrt
+from libc.math cimport isinf
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from ..table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, rows_of
+from ..table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
 
 cdef int STATIC = 0
 #: a one-way body is a floor only for bodies no deeper into it than this
@@ -43,24 +43,13 @@ cdef struct Pass:
     double* best       # per row: how level its best floor is so far
 
 
-cdef inline void _up(const Pass* g, int r, double* ux, double* uy) noexcept nogil:
-    cdef double ax = g.rows.acc[2 * r], ay = g.rows.acc[2 * r + 1]
-    cdef double a = sqrt(ax * ax + ay * ay)
-    if a > 0.0:
-        ux[0] = -ax / a
-        uy[0] = -ay / a
-    else:
-        ux[0] = g.upx
-        uy[0] = g.upy
-
-
 cdef void _side(Pass* g, int r, int o, double dx, double dy, double depth) noexcept nogil:
     """Row r touches row o, (dx, dy) the unit normal from r to o."""
     cdef const Rows* w = &g.rows
     cdef double ux, uy, down, wx, wy
     if w.kind[r] == STATIC:
         return
-    _up(g, r, &ux, &uy)
+    body_up(w, r, g.upx, g.upy, &ux, &uy)
     down = -(dx * ux + dy * uy)      # cos of the angle between "down" and the normal
     wx = w.one_way[2 * o]
     wy = w.one_way[2 * o + 1]

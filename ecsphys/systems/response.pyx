@@ -67,7 +67,7 @@ from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid
 from ..geometry.vec cimport max2, sq
-from ..table_view cimport GROUND_FLOOR, Rows, row_body, rows_of
+from ..table_view cimport GROUND_FLOOR, Rows, body_up, row_body, rows_of
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 
@@ -370,14 +370,7 @@ cdef inline bint moving(const Ctx* c, int r) noexcept nogil:
 
 cdef inline void up_of(const Ctx* c, int r, double* ux, double* uy) noexcept nogil:
     """Row r's "up": against its acceleration, or the physics' up without one."""
-    cdef double ax = c.rows.acc[2 * r], ay = c.rows.acc[2 * r + 1]
-    cdef double g = sqrt(ax * ax + ay * ay)
-    if g > 0.0:
-        ux[0] = -ax / g
-        uy[0] = -ay / g
-    else:
-        ux[0] = c.upx
-        uy[0] = c.upy
+    body_up(&c.rows, r, c.upx, c.upy, ux, uy)
 
 
 cdef inline bint is_floor(const Ctx* c, int r, double nx, double ny) noexcept nogil:
