@@ -119,6 +119,8 @@ class BodyTable:
         self.columns_version = 0
         #: changes whenever a row is added or removed or a collider or shape is written
         self.layout_version = 0
+        #: changes whenever a game writes a Position (the world's queries look again)
+        self.pose_version = 0
         self.changed: set[int] = set()
         #: per component slot (Position, Velocity, AccelerationMap, Collider, Geometry): the
         #: entities that have that component bound here.
@@ -299,7 +301,8 @@ class BodyTable:
             self.layout_version += 1
 
     def position_written(self, row: int) -> None:
-        """A game wrote a Position: statics must be re-indexed."""
+        """A game wrote a Position: statics must be re-indexed; queries look again."""
+        self.pose_version += 1
         if self.kind[row] == STATIC and self.collides[row]:
             self.static_version += 1
 

@@ -28,6 +28,7 @@ from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
 from .ground import Ground
 from .layers import Layers
+from .queries import WorldQueries
 from .shapes import check_finite, check_vec
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
@@ -191,6 +192,15 @@ class Physics:
         self.on_keep_touching = self.handlers.on_keep_touching
         self.on_separate = self.handlers.on_separate
         self.remove_handler = self.handlers.remove_handler
+        self.queries = WorldQueries(self.table, self._broadphase, layers)
+        #: Spatial queries (see `ecsphys.queries.WorldQueries`): what is at a point, in a
+        #: region, along a ray (first, all, many at once), in the way of a moving shape.
+        self.query_point = self.queries.query_point
+        self.query_region = self.queries.query_region
+        self.raycast = self.queries.raycast
+        self.raycast_all = self.queries.raycast_all
+        self.raycast_many = self.queries.raycast_many
+        self.cast_shape = self.queries.cast_shape
         self.processor = PhysicsProcessor(self)
         esper.add_processor(self.processor, priority)
 

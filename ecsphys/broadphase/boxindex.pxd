@@ -15,7 +15,11 @@
 #   `lo_a <= hi_b and lo_b <= hi_a` on both axes;
 # - `BoxIndex` is what the grid, the sweep and the quad tree are: `run(lo, hi, n)` (no GIL, no
 #   Python) leaves the dynamic-dynamic pairs `dd` (i < j) and the dynamic-static pairs `ds`
-#   sorted lexicographically, each pair once; the def `query` wraps it for Python.
+#   sorted lexicographically, each pair once; the def `query` wraps it for Python;
+# - `find(q, out)` (no GIL, no Python) appends to `out` a pair (id, 0) for every dynamic box of
+#   the last `run` and a pair (id, 1) for every static box that overlaps box `q` (closed), each
+#   once: the index as the step left it, for the world's queries (`n_last` is how many
+#   dynamic boxes the last run had; ids are below it). The def `find_box` wraps it for Python.
 
 from libc.stdint cimport int64_t, uint64_t
 
@@ -56,6 +60,11 @@ cdef inline int pl_push(PairList* p, int64_t a, int64_t b) noexcept nogil:
 
 cdef inline bint overlap(const double* a, const double* b) noexcept nogil:
     return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
+
+
+cdef enum:
+    FOUND_DYNAMIC = 0   # find's second column
+    FOUND_STATIC = 1
 
 
 cdef enum:
@@ -101,9 +110,11 @@ cdef inline int test_range(PairList* out, const double* q, int64_t a, const doub
 cdef class BoxIndex:
     cdef readonly Py_ssize_t rebuilds
     cdef readonly Py_ssize_t last_candidates
+    cdef readonly Py_ssize_t n_last
     cdef PairList dd
     cdef PairList ds
     cdef PairList spare
     cdef Buf b_keys
     cdef Buf b_tmp
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil
+    cdef int find(self, const double* q, PairList* out) noexcept nogil

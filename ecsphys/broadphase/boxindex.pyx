@@ -249,7 +249,34 @@ cdef class BoxIndex:
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
         self.dd.n = 0
         self.ds.n = 0
+        self.n_last = 0
         return 0
+
+    cdef int find(self, const double* q, PairList* out) noexcept nogil:
+        return 0
+
+    def find_box(self, lo, hi):
+        """``(ids, static)`` of the boxes overlapping the box ``lo``-``hi`` (closed): the
+        dynamic boxes of the last ``query`` (``static`` False) and the static boxes (True),
+        each once, in no particular order."""
+        cdef double q[4]
+        cdef PairList out
+        cdef int r
+        q[0], q[1] = float(lo[0]), float(lo[1])
+        q[2], q[3] = float(hi[0]), float(hi[1])
+        out.a = NULL
+        out.b = NULL
+        out.n = 0
+        out.cap = 0
+        try:
+            with nogil:
+                r = self.find(q, &out)
+            if r < 0:
+                raise MemoryError("broadphase: out of memory")
+            ids, which = pair_arrays(&out)
+        finally:
+            pl_free(&out)
+        return ids, which.astype(bool)
 
     def query(self, lo, hi):
         """Return ``(di, dj, sk, sl)`` for the dynamic boxes ``lo, hi`` (ids ``0..n-1``):

@@ -31,6 +31,8 @@
 #   each dynamic box up there (a summed-area table rejects empty areas in O(1)), unless the
 #   statics are few and cover few dynamic cells (walls around a crowd): then each static box
 #   scans the dynamic cells under it instead, which costs nothing per dynamic box.
+# - `find(q)` looks a box up the same ways: the dynamic boxes of the last run in each level's
+#   cells under it grown by one cell, the statics by the lower-left-corner rule.
 # - Negative and far-away coordinates work (exact while |coordinate| / cell stays below about
 #   1e12; the cell is raised so an axis has at most 2**25 cells); a sparse scene switches
 #   from a dense cell table to binary search.
@@ -40,6 +42,8 @@ from libc.stdint cimport int64_t, uint64_t, uint8_t
 from libc.string cimport memset
 
 from .boxindex cimport (
+    FOUND_DYNAMIC,
+    FOUND_STATIC,
     ID_FIRST,
     MINMAX,
     BoxIndex,
@@ -727,61 +731,83 @@ cdef class Grid(BoxIndex):
 
     cdef int _static_lookup(self, Py_ssize_t n) noexcept nogil:
         """Each dynamic box looks itself up in the static cell index."""
-        cdef Py_ssize_t i, t, s, e
+        cdef Py_ssize_t i
+        for i in range(n):
+            if self._static_box(self.sbox + 4 * i, self.order[i], &self.ds, False) < 0:
+                return -1
+        return 0
+
+    cdef int _static_box(self, const double* q, int64_t qid, PairList* out,
+                         bint found) noexcept nogil:
+        """Push the static boxes overlapping box ``q``, each once: ``(qid, static id)``, or
+        ``(static id, FOUND_STATIC)`` when ``found``."""
+        cdef Py_ssize_t t, s, e
         cdef int l
         cdef SLevel* S
-        cdef const double* q
         cdef const double* eb
         cdef double fx0, fx1, fy0, fy1, rx, ry
         cdef int64_t gx0, gx1, gy0, gy1, r, w1, k0
         cdef const int64_t* sat
         cdef const int64_t* st
-        for i in range(n):
-            q = self.sbox + 4 * i
-            for l in range(self.s_nlv):
-                S = &self.s_lv[l]
-                fx0 = floor(q[0] * S.inv) - S.x0
-                fx1 = floor(q[2] * S.inv) - S.x0
-                fy0 = floor(q[1] * S.inv) - S.y0
-                fy1 = floor(q[3] * S.inv) - S.y0
-                if fx0 < 0.0:
-                    fx0 = 0.0
-                if fy0 < 0.0:
-                    fy0 = 0.0
-                if fx1 > <double>(S.w - 1):
-                    fx1 = <double>(S.w - 1)
-                if fy1 > <double>(S.h - 1):
-                    fy1 = <double>(S.h - 1)
-                if fx1 < fx0 or fy1 < fy0:
+        for l in range(self.s_nlv):
+            S = &self.s_lv[l]
+            fx0 = floor(q[0] * S.inv) - S.x0
+            fx1 = floor(q[2] * S.inv) - S.x0
+            fy0 = floor(q[1] * S.inv) - S.y0
+            fy1 = floor(q[3] * S.inv) - S.y0
+            if fx0 < 0.0:
+                fx0 = 0.0
+            if fy0 < 0.0:
+                fy0 = 0.0
+            if fx1 > <double>(S.w - 1):
+                fx1 = <double>(S.w - 1)
+            if fy1 > <double>(S.h - 1):
+                fy1 = <double>(S.h - 1)
+            if fx1 < fx0 or fy1 < fy0:
+                continue
+            gx0 = <int64_t>fx0
+            gx1 = <int64_t>fx1
+            gy0 = <int64_t>fy0
+            gy1 = <int64_t>fy1
+            if S.sat >= 0:
+                sat = self.s_tab + S.sat
+                w1 = S.w + 1
+                if (sat[(gy1 + 1) * w1 + gx1 + 1] - sat[gy0 * w1 + gx1 + 1]
+                        - sat[(gy1 + 1) * w1 + gx0] + sat[gy0 * w1 + gx0]) == 0:
                     continue
-                gx0 = <int64_t>fx0
-                gx1 = <int64_t>fx1
-                gy0 = <int64_t>fy0
-                gy1 = <int64_t>fy1
-                if S.sat >= 0:
-                    sat = self.s_tab + S.sat
-                    w1 = S.w + 1
-                    if (sat[(gy1 + 1) * w1 + gx1 + 1] - sat[gy0 * w1 + gx1 + 1]
-                            - sat[(gy1 + 1) * w1 + gx0] + sat[gy0 * w1 + gx0]) == 0:
-                        continue
-                for r in range(gy0, gy1 + 1):
-                    k0 = r * S.w
-                    if S.st >= 0:
-                        st = self.s_tab + S.st
-                        s = st[k0 + gx0]
-                        e = st[k0 + gx1 + 1]
-                    else:
-                        s = lower_bound(self.e_key, S.e0, S.e1, k0 + gx0)
-                        e = lower_bound(self.e_key, s, S.e1, k0 + gx1 + 1)
-                    for t in range(s, e):
-                        eb = self.e_box + 4 * t
-                        if overlap(q, eb):
-                            # reference point: the intersection's lower-left corner's cell
-                            rx = floor((q[0] if q[0] > eb[0] else eb[0]) * S.inv) - S.x0
-                            ry = floor((q[1] if q[1] > eb[1] else eb[1]) * S.inv) - S.y0
-                            if rx == <double>self.e_cx[t] and ry == <double>self.e_cy[t]:
-                                if pl_push(&self.ds, self.order[i], self.e_id[t]) < 0:
+            for r in range(gy0, gy1 + 1):
+                k0 = r * S.w
+                if S.st >= 0:
+                    st = self.s_tab + S.st
+                    s = st[k0 + gx0]
+                    e = st[k0 + gx1 + 1]
+                else:
+                    s = lower_bound(self.e_key, S.e0, S.e1, k0 + gx0)
+                    e = lower_bound(self.e_key, s, S.e1, k0 + gx1 + 1)
+                for t in range(s, e):
+                    eb = self.e_box + 4 * t
+                    if overlap(q, eb):
+                        # reference point: the intersection's lower-left corner's cell
+                        rx = floor((q[0] if q[0] > eb[0] else eb[0]) * S.inv) - S.x0
+                        ry = floor((q[1] if q[1] > eb[1] else eb[1]) * S.inv) - S.y0
+                        if rx == <double>self.e_cx[t] and ry == <double>self.e_cy[t]:
+                            if found:
+                                if pl_push(out, self.e_id[t], FOUND_STATIC) < 0:
                                     return -1
+                            elif pl_push(out, qid, self.e_id[t]) < 0:
+                                return -1
+        return 0
+
+    cdef int find(self, const double* q, PairList* out) noexcept nogil:
+        cdef int L
+        if self.n_last:
+            for L in range(self.nlv):
+                if self.lv[L].p1 > self.lv[L].p0:
+                    # (box id, FOUND_DYNAMIC) pairs: _scan's "to static" order
+                    if self._scan(q, &self.lv[L], FOUND_DYNAMIC, out, True) < 0:
+                        return -1
+        if self.m:
+            return self._static_box(q, 0, out, True)
         return 0
 
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
@@ -790,6 +816,7 @@ cdef class Grid(BoxIndex):
         cdef double cells
         self.dd.n = 0
         self.ds.n = 0
+        self.n_last = n
         self.last_candidates = 0
         self._scanned = False
         self._levels_used = 0

@@ -13,15 +13,19 @@
 #   boxes spanning the centre stop the split), so copies grow at most 1.5x per level.
 # - One compiled call per query (no GIL, no Python inside): the dynamic tree is rebuilt on
 #   every query into buffers kept from call to call; the static tree is built once per
-#   set_static (and only then), and a query walks each dynamic box down it.
+#   set_static (and only then), and a query walks each dynamic box down it; `find` walks a box
+#   down both trees with the same reference-point rule.
 # - Typically slower than Grid; it adapts to very uneven densities without a cell size.
 
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 
 from .boxindex cimport (
+    FOUND_DYNAMIC,
+    FOUND_STATIC,
     BoxIndex,
     Buf,
+    PairList,
     buf_free,
     buf_keep,
     buf_reserve,
@@ -193,6 +197,7 @@ cdef class QuadTree(BoxIndex):
     cdef Buf s_items
     cdef Buf b_stack
     cdef Tree st
+    cdef Tree dt        # the dynamic tree of the last run (when it had two boxes or more)
     cdef object _sbox_arr
     cdef const double* s_box
     cdef Py_ssize_t m
@@ -245,6 +250,7 @@ cdef class QuadTree(BoxIndex):
         if build(box, n, self.capacity, self.max_depth, &self.b_nodes, &self.b_items,
                  &tr) < 0:
             return -1
+        self.dt = tr
         for k in range(tr.nnode):
             nd = tr.node + k
             if nd.child >= 0:
@@ -265,50 +271,70 @@ cdef class QuadTree(BoxIndex):
                                 return -1
         return sort_pairs(&self.dd, &self.spare, n, &self.b_keys, &self.b_tmp)
 
-    cdef int _static(self, const double* box, Py_ssize_t n) noexcept nogil:
-        cdef Py_ssize_t i, t
+    cdef int _walk(self, const Tree* tr, const double* boxes, const double* q, int64_t qid,
+                   PairList* out, bint found) noexcept nogil:
+        """Push the boxes of tree ``tr`` (packed in ``boxes``) overlapping box ``q``, each once
+        (from the leaf whose region holds the intersection's lower-left corner):
+        ``(qid, box id)``, or ``(box id, qid)`` when ``found``."""
+        cdef Py_ssize_t t
         cdef int64_t top, k, l
-        cdef int q, bits
+        cdef int qd, bits
         cdef const QNode* nd
-        cdef const double* pq
         cdef const double* ps
         cdef double x, y
         cdef int64_t* stack = <int64_t*>buf_reserve(
-            &self.b_stack, (4 * (self.st.depth + 2)) * sizeof(int64_t))
+            &self.b_stack, (4 * (tr.depth + 2)) * sizeof(int64_t))
         if stack == NULL:
             return -1
+        stack[0] = 0
+        top = 1
+        while top:
+            top -= 1
+            k = stack[top]
+            nd = tr.node + k
+            if nd.child >= 0:
+                bits = quadrants(q, nd.mx, nd.my)
+                for qd in range(4):
+                    if (bits >> qd) & 1:
+                        stack[top] = nd.child + qd
+                        top += 1
+                continue
+            for t in range(nd.i0, nd.i1):
+                l = tr.item[t]
+                ps = boxes + 4 * l
+                if overlap(q, ps):
+                    x = q[0] if q[0] > ps[0] else ps[0]
+                    y = q[1] if q[1] > ps[1] else ps[1]
+                    if in_region(nd, x, y):
+                        if pl_push(out, l if found else qid, qid if found else l) < 0:
+                            return -1
+        return 0
+
+    cdef int _static(self, const double* box, Py_ssize_t n) noexcept nogil:
+        cdef Py_ssize_t i
         for i in range(n):
-            pq = box + 4 * i
-            top = 0
-            stack[top] = 0
-            top = 1
-            while top:
-                top -= 1
-                k = stack[top]
-                nd = self.st.node + k
-                if nd.child >= 0:
-                    bits = quadrants(pq, nd.mx, nd.my)
-                    for q in range(4):
-                        if (bits >> q) & 1:
-                            stack[top] = nd.child + q
-                            top += 1
-                    continue
-                for t in range(nd.i0, nd.i1):
-                    l = self.st.item[t]
-                    ps = self.s_box + 4 * l
-                    if overlap(pq, ps):
-                        x = pq[0] if pq[0] > ps[0] else ps[0]
-                        y = pq[1] if pq[1] > ps[1] else ps[1]
-                        if in_region(nd, x, y):
-                            if pl_push(&self.ds, i, l) < 0:
-                                return -1
+            if self._walk(&self.st, self.s_box, box + 4 * i, i, &self.ds, False) < 0:
+                return -1
         return sort_pairs(&self.ds, &self.spare, self.m, &self.b_keys, &self.b_tmp)
+
+    cdef int find(self, const double* q, PairList* out) noexcept nogil:
+        cdef const double* box = <const double*>self.b_box.p
+        if self.n_last == 1:
+            if overlap(q, box) and pl_push(out, 0, FOUND_DYNAMIC) < 0:
+                return -1
+        elif self.n_last > 1:
+            if self._walk(&self.dt, box, q, FOUND_DYNAMIC, out, True) < 0:
+                return -1
+        if self.m:
+            return self._walk(&self.st, self.s_box, q, FOUND_STATIC, out, True)
+        return 0
 
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
         cdef Py_ssize_t i
         cdef double* box
         self.dd.n = 0
         self.ds.n = 0
+        self.n_last = n
         self.last_candidates = 0
         if n == 0:
             return 0

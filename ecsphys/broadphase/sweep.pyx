@@ -15,16 +15,22 @@
 #   never drops one), its hi_x] by binary search. Statics much wider than typical (over 8x
 #   the median width) are kept apart and tested against every dynamic box, so one long floor
 #   does not widen every lookup.
+# - `find(q)` uses the same sorted boxes: the last run's dynamic boxes with lo_x in [q's lo_x -
+#   the widest of them (widened the same way), q's hi_x], and the statics as a dynamic box does.
 # - Work memory is kept from call to call and only grows.
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
 from .boxindex cimport (
+    FOUND_DYNAMIC,
+    FOUND_STATIC,
+    ID_FIRST,
     ID_SECOND,
     MINMAX,
     BoxIndex,
     Buf,
+    PairList,
     buf_free,
     buf_keep,
     buf_reserve,
@@ -66,6 +72,7 @@ cdef class SweepAndPrune(BoxIndex):
     cdef Py_ssize_t ns
     cdef Py_ssize_t nw
     cdef double s_maxw
+    cdef double d_maxw  # the widest dynamic box of the last run
     cdef const double* s_box
     cdef const int64_t* s_id
     cdef const double* w_box
@@ -148,15 +155,63 @@ cdef class SweepAndPrune(BoxIndex):
                 return sort_keys(key, order, n, &self.b_work)
         return 0
 
+    cdef Py_ssize_t _first_at(self, const double* box, Py_ssize_t n, double x) noexcept nogil:
+        """The first of ``n`` boxes (sorted by lo_x) whose lo_x is not below ``x``."""
+        cdef Py_ssize_t lo_ = 0, hi_ = n, mid
+        while lo_ < hi_:
+            mid = (lo_ + hi_) >> 1
+            if box[4 * mid] < x:
+                lo_ = mid + 1
+            else:
+                hi_ = mid
+        return lo_
+
+    cdef inline double _reach(self, double x, double width) noexcept nogil:
+        """The lowest lo_x a box of at most ``width`` overlapping x can have, widened by a
+        relative 1e-14 so rounding never drops one."""
+        return x - width - ((x if x >= 0 else -x) + width) * MARGIN
+
+    cdef int _static_box(self, const double* q, int64_t qid, PairList* out,
+                         int mode) noexcept nogil:
+        """Test box ``q`` (id ``qid``) against the statics, pushing as ``mode`` says."""
+        cdef Py_ssize_t s0, s1
+        if self.ns:
+            s0 = self._first_at(self.s_box, self.ns, self._reach(q[0], self.s_maxw))
+            s1 = s0
+            while s1 < self.ns and self.s_box[4 * s1] <= q[2]:
+                s1 += 1
+            if test_range(out, q, qid, self.s_box, self.s_id, s0, s1, mode) < 0:
+                return -1
+        if self.nw:
+            if test_range(out, q, qid, self.w_box, self.w_id, 0, self.nw, mode) < 0:
+                return -1
+        return 0
+
+    cdef int find(self, const double* q, PairList* out) noexcept nogil:
+        cdef Py_ssize_t s0, s1, n = self.n_last
+        cdef const double* sbox = <const double*>self.b_sbox.p
+        if n:
+            s0 = self._first_at(sbox, n, self._reach(q[0], self.d_maxw))
+            s1 = s0
+            while s1 < n and sbox[4 * s1] <= q[2]:
+                s1 += 1
+            if test_range(out, q, FOUND_DYNAMIC, sbox, <const int64_t*>self.b_ord.p, s0, s1,
+                          ID_FIRST) < 0:
+                return -1
+        if self.m:
+            return self._static_box(q, FOUND_STATIC, out, ID_FIRST)
+        return 0
+
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
-        cdef Py_ssize_t p, e, i, s0, s1, lo_, hi_, mid
+        cdef Py_ssize_t p, e, i
         cdef int64_t* order
         cdef double* sbox
-        cdef const double* q
-        cdef double hx, q0
+        cdef double hx
         self.dd.n = 0
         self.ds.n = 0
+        self.n_last = n
         self.last_candidates = 0
+        self.d_maxw = 0.0
         if n == 0:
             self.n_prev = 0
             return 0
@@ -172,6 +227,8 @@ cdef class SweepAndPrune(BoxIndex):
             sbox[4 * p + 1] = lo[2 * i + 1]
             sbox[4 * p + 2] = hi[2 * i]
             sbox[4 * p + 3] = hi[2 * i + 1]
+            if sbox[4 * p + 2] - sbox[4 * p] > self.d_maxw:
+                self.d_maxw = sbox[4 * p + 2] - sbox[4 * p]
         for p in range(n):
             hx = sbox[4 * p + 2]
             e = p + 1
@@ -185,27 +242,6 @@ cdef class SweepAndPrune(BoxIndex):
         if self.m == 0:
             return 0
         for p in range(n):
-            q = sbox + 4 * p
-            if self.ns:
-                q0 = q[0] - self.s_maxw
-                q0 -= ((q[0] if q[0] >= 0 else -q[0]) + self.s_maxw) * MARGIN
-                lo_ = 0
-                hi_ = self.ns
-                while lo_ < hi_:
-                    mid = (lo_ + hi_) >> 1
-                    if self.s_box[4 * mid] < q0:
-                        lo_ = mid + 1
-                    else:
-                        hi_ = mid
-                s0 = lo_
-                s1 = s0
-                while s1 < self.ns and self.s_box[4 * s1] <= q[2]:
-                    s1 += 1
-                if test_range(&self.ds, q, order[p], self.s_box, self.s_id, s0, s1,
-                              ID_SECOND) < 0:
-                    return -1
-            if self.nw:
-                if test_range(&self.ds, q, order[p], self.w_box, self.w_id, 0, self.nw,
-                              ID_SECOND) < 0:
-                    return -1
+            if self._static_box(sbox + 4 * p, order[p], &self.ds, ID_SECOND) < 0:
+                return -1
         return sort_pairs(&self.ds, &self.spare, self.m, &self.b_keys, &self.b_tmp)

@@ -98,6 +98,25 @@ class ShapeStore:
         self._ranges[shape] = found
         return found
 
+    def lend(self, shape: Shape) -> tuple[tuple[int, int, int], tuple[int, ...] | None]:
+        """``(range, mark)``: the range of ``shape`` as ``intern`` gives it, and a mark for
+        ``give_back`` (None when the shape was interned already): a shape used for one call
+        (a query's shape) need not stay. Nothing may be interned between the two."""
+        if isinstance(shape, TileMap):
+            raise TypeError(f"a TileMap cannot be lent, got {shape!r}")
+        found = self._ranges.get(shape)
+        if found is not None:
+            return found, None
+        mark = (self.leaves, self.nverts, self.nfaces, self.nbits)
+        return self.intern(shape), mark
+
+    def give_back(self, shape: Shape, mark: tuple[int, ...] | None) -> None:
+        """Forget ``shape`` lent with ``mark`` and free its room (nothing if mark is None)."""
+        if mark is None:
+            return
+        del self._ranges[shape]
+        self.leaves, self.nverts, self.nfaces, self.nbits = mark
+
     # ---------------------------------------------------------------- packing
 
     def _tilemap(self, tm: TileMap) -> tuple[int, int, int]:

@@ -76,6 +76,11 @@ class BroadphaseSystem(esper.Processor):
         self._dyn = np.zeros(0, dtype=np.int64)
         self._all_layers_pass = True
         self._stage = Stage()
+        #: how many times the stage ran (the world's queries read the index it left)
+        self.runs = 0
+        #: the static boxes as indexed (static id j is row ``static_rows[j]``)
+        self.static_lo = np.zeros((0, 2))
+        self.static_hi = np.zeros((0, 2))
 
     @property
     def static_rebuilds(self) -> int:
@@ -91,8 +96,10 @@ class BroadphaseSystem(esper.Processor):
         if t.static_version != self._static_version:
             rows = self.static_rows
             base = t.pos[rows]
-            self.index.set_static(base + t.lo[rows], base + t.hi[rows])
+            self.static_lo, self.static_hi = base + t.lo[rows], base + t.hi[rows]
+            self.index.set_static(self.static_lo, self.static_hi)
             self._static_version = t.static_version
+        self.runs += 1
         ra, rb, self.box_pairs = self._stage.run(
             self.index, t, self.contact_offset, not self._all_layers_pass)
         if self.filter_pair is not None and len(ra):

@@ -1,0 +1,275 @@
+"""Spatial queries against a Physics world: points, rays, regions and shape casts.
+
+Guarantees:
+- ``query_point``, ``raycast``, ``raycast_all``, ``query_region``, ``cast_shape`` and
+  ``raycast_many`` (reached as ``physics.query_point(...)`` and so on) see every body with a
+  Collider and a Geometry that the physics has adopted, at its position and with its shape as
+  they are now in the body table: after the last step, with the positions and shapes a game
+  wrote since. Entities created since the last step are seen from the next step on (they are
+  adopted then); deleted ones until it.
+- They read the index the step's broadphase built (no second index): a body the index does not
+  cover where it is now (moved by the game or pushed past its swept box) is tested on its own;
+  the exact tests are the step's compiled geometry (``point_in``, ``raycast``, ``overlap``,
+  ``time_of_impact``), so a query agrees with what the step would do. Every shape kind is
+  seen, tile maps and pixel masks included.
+- Filters: ``mask`` (layer bits, or layer names when the physics has `Layers`) keeps bodies
+  whose layer meets it; sensors only with ``sensors=True``; ``exclude`` skips entities.
+- Answers are deterministic: lists of entities are sorted; the first hit is the smallest
+  fraction, the lowest entity among equal fractions; ``raycast_all`` is sorted by fraction,
+  then entity.
+- A ray that starts inside (or on) a shape hits it at fraction 0 with the normal facing back
+  along the ray; a zero-length ray is a point test (fraction 0, normal (0, 0)). A shape cast
+  hits what it touches first as the step's time of impact decides: a body it already
+  overlaps at the start is hit at fraction 0 only if the move goes into it.
+- Bad input raises ``TypeError`` / ``ValueError`` naming the argument and the value (NaN and
+  infinite coordinates included), and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from .components import ALL
+from .shapes import Shape, Vec, check_finite, check_vec
+from .tilemap import TileMap
+from .world_query import WorldQuery
+
+if TYPE_CHECKING:
+    from .body_table import BodyTable
+    from .layers import Layers
+    from .systems.broadphase import BroadphaseSystem
+
+Mask = int | str | Iterable[str]
+
+
+class Hit(NamedTuple):
+    """Where a ray or a moving shape first meets a body.
+
+    ``point``: for a ray, the point on the ray; for a shape cast, the contact point with the
+    shape moved to ``start + (end - start) * fraction``. ``normal``: the unit normal of the
+    surface hit, facing the ray or the moving shape ((0, 0) for a zero-length ray).
+    ``fraction``: in [0, 1] along start to end.
+    """
+
+    entity: int
+    point: Vec
+    normal: Vec
+    fraction: float
+
+
+class RayHits(NamedTuple):
+    """The answers of ``raycast_many``, one row per ray: ``hit`` (bool), ``entity`` (int64, -1
+    for none), ``point`` ((n, 2): the end for none), ``normal`` ((n, 2): (0, 0) for none) and
+    ``fraction`` (1.0 for none)."""
+
+    hit: np.ndarray
+    entity: np.ndarray
+    point: np.ndarray
+    normal: np.ndarray
+    fraction: np.ndarray
+
+
+_NO_ENTITIES = np.zeros(0, dtype=np.int64)
+
+
+def _check_points(name: str, value: object) -> np.ndarray:
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an (n, 2) array of numbers, got {value!r}") from None
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n, 2), got shape {a.shape}")
+    if not np.isfinite(a).all():
+        bad = int(np.flatnonzero(~np.isfinite(a).all(axis=1))[0])
+        raise ValueError(f"{name}[{bad}] must be finite, got {tuple(a[bad])!r}")
+    return np.ascontiguousarray(a)
+
+
+class WorldQueries:
+    """The queries of one `Physics` (see the module docstring)."""
+
+    def __init__(self, table: BodyTable, broadphase: BroadphaseSystem,
+                 layers: Layers | None = None) -> None:
+        self._table = table
+        self._broadphase = broadphase
+        self._layers = layers
+        self._c = WorldQuery()
+        self._seen: tuple[int, ...] | None = None
+
+    # ------------------------------------------------------------ checking
+
+    def _mask(self, mask: Mask) -> int:
+        if isinstance(mask, (str, list, tuple, set, frozenset)):
+            if self._layers is None:
+                raise TypeError(f"mask may name layers only when the Physics has layers, got "
+                                f"{mask!r}")
+            names = (mask,) if isinstance(mask, str) else tuple(mask)
+            if not all(isinstance(n, str) for n in names):
+                raise TypeError(f"mask must be an int or layer names, got {mask!r}")
+            return self._layers.mask(*names)
+        if isinstance(mask, bool) or not isinstance(mask, (int, np.integer)):
+            raise TypeError(f"mask must be an int (layer bits) or layer names, got {mask!r}")
+        if not 0 <= int(mask) <= ALL:
+            raise ValueError(f"mask must be in [0, {ALL:#x}], got {mask!r}")
+        return int(mask)
+
+    @staticmethod
+    def _exclude(exclude: int | Iterable[int]) -> np.ndarray:
+        if isinstance(exclude, (int, np.integer)) and not isinstance(exclude, bool):
+            return np.array([int(exclude)], dtype=np.int64)
+        try:
+            items = list(exclude)  # type: ignore[arg-type]
+        except TypeError:
+            raise TypeError(f"exclude must be an entity or entities, got {exclude!r}") from None
+        if not items:
+            return _NO_ENTITIES
+        for e in items:
+            if isinstance(e, bool) or not isinstance(e, (int, np.integer)):
+                raise TypeError(f"exclude must hold entities (ints), got {e!r} in {exclude!r}")
+        return np.unique(np.asarray(items, dtype=np.int64))
+
+    @staticmethod
+    def _sensors(sensors: object) -> bool:
+        if not isinstance(sensors, (bool, np.bool_)):
+            raise TypeError(f"sensors must be True or False, got {sensors!r}")
+        return bool(sensors)
+
+    @staticmethod
+    def _shape(shape: object) -> Shape:
+        if isinstance(shape, TileMap) or not isinstance(shape, Shape):
+            raise TypeError(f"shape must be a Circle, Rect, OrientedRect, Segment, Polygon, "
+                            f"Compound or Mask, got {shape!r}")
+        return shape
+
+    def _filters(self, mask: Mask, exclude: int | Iterable[int],
+                 sensors: object) -> tuple[int, bool, np.ndarray]:
+        return self._mask(mask), self._sensors(sensors), self._exclude(exclude)
+
+    def _ready(self) -> BodyTable:
+        """Learn the index again if a step ran or the table changed since the last query."""
+        t, bp = self._table, self._broadphase
+        seen = (bp.runs, t.layout_version, t.static_version, t.pose_version,
+                t.columns_version, t.n)
+        if seen != self._seen:
+            lo, hi = bp._stage.boxes
+            self._c.refresh(bp.index, t, bp._dyn, bp.static_rows, lo, hi, bp.static_lo,
+                            bp.static_hi)
+            self._seen = seen
+        return t
+
+    def _spec(self, shape: Shape) -> tuple[tuple, tuple[int, ...] | None]:
+        (first, count, key), mark = self._table.store.lend(shape)
+        return (first, count, shape.type_code, *shape.bounds(), key), mark
+
+    # ------------------------------------------------------------ the queries
+
+    def query_point(self, x: float, y: float, *, mask: Mask = ALL,
+                    exclude: int | Iterable[int] = (), sensors: bool = False) -> list[int]:
+        """The entities whose shape contains the point (x, y) (on the boundary counts),
+        sorted. What is under the mouse: ``physics.query_point(*mouse_world)``."""
+        px, py = check_finite("x", x), check_finite("y", y)
+        m, s, ex = self._filters(mask, exclude, sensors)
+        return self._c.point(self._ready(), px, py, m, s, ex).tolist()
+
+    def raycast(self, start: Vec, end: Vec, *, mask: Mask = ALL,
+                exclude: int | Iterable[int] = (), sensors: bool = False) -> Hit | None:
+        """The first body the segment from ``start`` to ``end`` meets, as a `Hit`, or None.
+        Can the enemy see the player: ``raycast(eye, player_pos, exclude=enemy, mask=walls)
+        is None``."""
+        (ox, oy), (ex_, ey) = check_vec("start", start), check_vec("end", end)
+        m, s, ex = self._filters(mask, exclude, sensors)
+        found = self._c.ray(self._ready(), ox, oy, ex_, ey, m, s, ex)
+        if found is None:
+            return None
+        entity, t, nx, ny = found
+        return Hit(int(entity), (ox + (ex_ - ox) * t, oy + (ey - oy) * t), (nx, ny), t)
+
+    def raycast_all(self, start: Vec, end: Vec, *, mask: Mask = ALL,
+                    exclude: int | Iterable[int] = (), sensors: bool = False) -> list[Hit]:
+        """Every body the segment meets, each once (where it first meets it), sorted by
+        fraction, then entity: what a piercing shot passes through."""
+        (ox, oy), (ex_, ey) = check_vec("start", start), check_vec("end", end)
+        m, s, ex = self._filters(mask, exclude, sensors)
+        ent, frac, nrm = self._c.ray_all(self._ready(), ox, oy, ex_, ey, m, s, ex)
+        dx, dy = ex_ - ox, ey - oy
+        return [Hit(int(e), (ox + dx * float(t), oy + dy * float(t)), (float(n[0]), float(n[1])),
+                    float(t)) for e, t, n in zip(ent, frac, nrm, strict=True)]
+
+    def query_region(self, shape: Shape, position: Vec = (0.0, 0.0), *, mask: Mask = ALL,
+                     exclude: int | Iterable[int] = (), sensors: bool = False) -> list[int]:
+        """The entities whose shape overlaps (or touches) ``shape`` placed at ``position``,
+        sorted: a selection box (a Rect), a blast radius (a Circle), any shape but a TileMap."""
+        shape = self._shape(shape)
+        px, py = check_vec("position", position)
+        m, s, ex = self._filters(mask, exclude, sensors)
+        t = self._ready()
+        spec, mark = self._spec(shape)
+        try:
+            return self._c.region(t, spec, px, py, m, s, ex).tolist()
+        finally:
+            t.store.give_back(shape, mark)
+
+    def cast_shape(self, shape: Shape, start: Vec, end: Vec, *, mask: Mask = ALL,
+                   exclude: int | Iterable[int] = (), sensors: bool = False) -> Hit | None:
+        """Would ``shape`` moved from ``start`` to ``end`` hit something, and where first: a
+        `Hit` (``fraction`` of the move at first touch, the contact point, the normal of the
+        surface hit), or None. Uses the step's time of impact, so nothing thin is passed
+        through; the caster itself is best left out with ``exclude``."""
+        shape = self._shape(shape)
+        (ox, oy), (ex_, ey) = check_vec("start", start), check_vec("end", end)
+        m, s, ex = self._filters(mask, exclude, sensors)
+        t = self._ready()
+        spec, mark = self._spec(shape)
+        try:
+            found = self._c.cast(t, spec, ox, oy, ex_, ey, m, s, ex)
+        finally:
+            t.store.give_back(shape, mark)
+        if found is None:
+            return None
+        entity, frac, nx, ny, px, py = found
+        return Hit(int(entity), (px, py), (nx, ny), frac)
+
+    def raycast_many(self, starts: object, ends: object, *, mask: Mask = ALL,
+                     exclude: int | Iterable[int] = (), ignore: object = None,
+                     sensors: bool = False) -> RayHits:
+        """``raycast`` for many segments in one compiled call: ``starts`` and ``ends`` are
+        (n, 2) arrays; ``ignore`` (optional, n entities, -1 for none) is one more entity each
+        ray skips, such as the agent looking. Returns `RayHits` arrays; line of sight for
+        hundreds of agents a frame."""
+        s0 = _check_points("starts", starts)
+        s1 = _check_points("ends", ends)
+        if s0.shape != s1.shape:
+            raise ValueError(f"starts and ends must have the same shape, got {s0.shape} and "
+                             f"{s1.shape}")
+        n = s0.shape[0]
+        if ignore is None:
+            ig = np.full(n, -1, dtype=np.int64)
+        else:
+            try:
+                ig = np.asarray(ignore)
+            except (TypeError, ValueError):
+                raise TypeError(f"ignore must be n entities, got {ignore!r}") from None
+            if ig.shape != (n,) or not (ig.size == 0 or np.issubdtype(ig.dtype, np.integer)):
+                raise ValueError(f"ignore must be {n} entities (ints, -1 for none), got "
+                                 f"{ignore!r}")
+            ig = np.ascontiguousarray(ig, dtype=np.int64)
+        m, s, ex = self._filters(mask, exclude, sensors)
+        entity = np.empty(n, dtype=np.int64)
+        fraction = np.empty(n, dtype=np.float64)
+        point = np.empty((n, 2), dtype=np.float64)
+        normal = np.empty((n, 2), dtype=np.float64)
+        self._c.ray_many(self._ready(), s0, s1, m, s, ex, ig, entity, fraction, point, normal)
+        return RayHits(entity >= 0, entity, point, normal, fraction)
+
+    @property
+    def escaped(self) -> int:
+        """How many bodies the step's index does not cover where they are now (each query
+        tests them on its own; diagnostics)."""
+        self._ready()
+        return int(self._c.escaped)
+
+
+__all__ = ["Hit", "RayHits", "WorldQueries"]
