@@ -1,11 +1,14 @@
-"""Invaders: layers and masks (`ep.Layers`) decide which pairs are even tested.
+"""Invaders: layers and masks (`ep.Layers`) decide which pairs are even tested; aliens bomb
+only what they can see (line of sight by `physics.raycast_many`).
 
     python examples/invaders.py [--headless --frames N --screenshot PATH]
 
 Layers: player, alien, laser (the player's missiles), bomb (the aliens'), shield. Lasers hit
 aliens and shields, bombs hit the player and shields; aliens never test aliens, lasers never
-test bombs or the player. The table of tested pairs is on screen. Left/Right move, Space fires
-(headless: the player patrols and fires by itself).
+test bombs or the player. The table of tested pairs is on screen. Every frame one batch of
+rays, one from each alien to the player, tells which aliens see the player past the aliens
+below them and the shields; only those drop bombs, and their sight lines are drawn in red.
+Left/Right move, Space fires (headless: the player patrols and fires by itself).
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ import math
 import _scene
 import esper
 import numpy as np
+from pyglet import shapes
 from pyglet.window import key
 
 import ecsphys as ep
 
 L = ep.Layers("player", "alien", "laser", "bomb", "shield")
+#: what blocks an alien's view of the player
+SIGHT = L.mask("alien", "shield", "player")
 MASKS = {"player": L.mask("bomb"), "alien": L.mask("laser"), "laser": L.mask("alien", "shield"),
          "bomb": L.mask("player", "shield"), "shield": L.mask("laser", "bomb")}
 
@@ -53,6 +59,9 @@ class Invaders:
                                                                   (0, 0.9)])))
         self.missiles: set[int] = set()
         self.kills = self.hits = 0
+        self.batch = app.batch
+        self.sight_lines: list[shapes.Line] = []
+        self.seeing = 0
         self.clock = self.cooldown = 0.0
         for pair in (("laser", "alien"), ("laser", "shield"), ("bomb", "player"),
                      ("bomb", "shield")):
@@ -90,18 +99,48 @@ class Invaders:
             vel = esper.component_for_entity(a, ep.Velocity)
             if turn and (vel.x > 0) == (max(xs) > 57):
                 vel.x = -vel.x
-            if self.rng.random() < 0.002:
-                pos = esper.component_for_entity(a, ep.Position)
-                self.fire(pos.x, pos.y - 1.2, "bomb", -12)
+        watchers = self.watchers(me.xy)
+        for _alien, (x, y) in watchers:
+            if self.rng.random() < 0.02:
+                self.fire(x, y - 1.2, "bomb", -12)
+        self.draw_sight(watchers, me.xy)
         for m in list(self.missiles):
             if not 0 < esper.component_for_entity(m, ep.Position).y < 40:
                 self.missiles.discard(m)
                 esper.delete_entity(m)
 
+    def watchers(self, target: tuple[float, float]) -> list[tuple[int, tuple[float, float]]]:
+        """The aliens that see the point ``target`` (the player), with their positions: one
+        compiled batch of rays, each ignoring its own alien."""
+        alive = sorted(self.aliens)
+        if not alive:
+            return []
+        eyes = np.array([esper.component_for_entity(a, ep.Position).xy for a in alive])
+        rays = self.physics.raycast_many(eyes, np.tile(target, (len(alive), 1)), mask=SIGHT,
+                                         ignore=alive, sensors=True)
+        return [(a, tuple(eyes[i])) for i, a in enumerate(alive)
+                if rays.entity[i] == self.player]
+
+    def draw_sight(self, watchers: list[tuple[int, tuple[float, float]]],
+                   target: tuple[float, float]) -> None:
+        """Red lines from the aliens that see the player to it (a pool of pyglet lines)."""
+        self.seeing = len(watchers)
+        while len(self.sight_lines) < len(watchers):
+            self.sight_lines.append(shapes.Line(0, 0, 0, 0, thickness=1.5,
+                                                color=(255, 70, 70, 150), batch=self.batch))
+        s = self.scale
+        for i, line in enumerate(self.sight_lines):
+            line.visible = i < len(watchers)
+            if line.visible:
+                (x, y) = watchers[i][1]
+                line.position = (x * s, y * s)
+                line.x2, line.y2 = target[0] * s, target[1] * s
+
     def status(self) -> str:
         pairs = [f"{a}-{b}" for i, a in enumerate(L) for b in list(L)[i:]
                  if MASKS[a] & L[b] and MASKS[b] & L[a]]
-        return (f"aliens {len(self.aliens)}  kills {self.kills}  player hit {self.hits}\n"
+        return (f"aliens {len(self.aliens)}  kills {self.kills}  player hit {self.hits}  "
+                f"aliens that see the player {self.seeing}\n"
                 f"tested pairs: {', '.join(pairs)} (all others are never tested)")
 
 

@@ -29,6 +29,7 @@ ACTIVE = over_bg((70, 165, 250, 230))
 TILE_FILL = over_bg((*STATIC, 60))  # a TileMap's solid tiles, dimmed under its edges
 PASSIVE = over_bg((235, 165, 60, 230))
 SENSOR = over_bg((90, 220, 110, 120))
+SIGHT = over_bg((255, 70, 70, 150))  # invaders: the sight lines of aliens that see the player
 
 
 def run(scene: str, frames: int, shot: Path, *extra: str) -> str:
@@ -69,7 +70,7 @@ CASES = {
     "platformer": (300, (), [((200, 630), TILE_FILL), ((200, 600), STATIC)],
                    [(ACTIVE, 0.001)]),
     "bullets": (200, (), [], [(STATIC, 0.002)]),
-    "invaders": (200, (), [], [(SENSOR, 0.01)]),
+    "invaders": (200, (), [], [(SENSOR, 0.01), (SIGHT, 0.003)]),
     "shapes": (200, (), [], [(PASSIVE, 0.03)]),
     "sprites": (100, (), [], [(SENSOR, 0.02)]),  # pixel sprites and boxes (sensors)
 }
