@@ -92,6 +92,9 @@ class Physics:
     >>> round(esper.component_for_entity(ball, ep.Position).x, 4)
     0.0333
 
+    Spatial queries: ``query_point``, ``query_region``, ``raycast``, ``raycast_all``,
+    ``raycast_many`` and ``cast_shape`` (see `ecsphys.queries.WorldQueries`).
+
     Parameters:
         fixed_dt: the fixed step in seconds, or None to step once per frame with its dt.
         max_steps_per_frame: cap on fixed steps per frame; time beyond it is dropped, so a

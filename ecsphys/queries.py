@@ -28,6 +28,7 @@ Guarantees:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from math import isfinite
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -73,6 +74,15 @@ class RayHits(NamedTuple):
 
 
 _NO_ENTITIES = np.zeros(0, dtype=np.int64)
+
+
+def _vec(name: str, value: object) -> Vec:
+    """``check_vec``, with a quick path for a tuple of two finite floats (NumPy's too)."""
+    if type(value) is tuple and len(value) == 2:
+        x, y = value
+        if isinstance(x, float) and isinstance(y, float) and isfinite(x) and isfinite(y):
+            return (float(x), float(y))
+    return check_vec(name, value)
 
 
 def _check_points(name: str, value: object) -> np.ndarray:
@@ -146,6 +156,10 @@ class WorldQueries:
 
     def _filters(self, mask: Mask, exclude: int | Iterable[int],
                  sensors: object) -> tuple[int, bool, np.ndarray]:
+        if type(mask) is int and 0 <= mask <= ALL and type(sensors) is bool:
+            if type(exclude) is tuple and not exclude:  # the common case, quickly
+                return mask, sensors, _NO_ENTITIES
+            return mask, sensors, self._exclude(exclude)
         return self._mask(mask), self._sensors(sensors), self._exclude(exclude)
 
     def _ready(self) -> BodyTable:
@@ -172,14 +186,14 @@ class WorldQueries:
         sorted. What is under the mouse: ``physics.query_point(*mouse_world)``."""
         px, py = check_finite("x", x), check_finite("y", y)
         m, s, ex = self._filters(mask, exclude, sensors)
-        return self._c.point(self._ready(), px, py, m, s, ex).tolist()
+        return self._c.point(self._ready(), px, py, m, s, ex)
 
     def raycast(self, start: Vec, end: Vec, *, mask: Mask = ALL,
                 exclude: int | Iterable[int] = (), sensors: bool = False) -> Hit | None:
         """The first body the segment from ``start`` to ``end`` meets, as a `Hit`, or None.
         Can the enemy see the player: ``raycast(eye, player_pos, exclude=enemy, mask=walls)
         is None``."""
-        (ox, oy), (ex_, ey) = check_vec("start", start), check_vec("end", end)
+        (ox, oy), (ex_, ey) = _vec("start", start), _vec("end", end)
         m, s, ex = self._filters(mask, exclude, sensors)
         found = self._c.ray(self._ready(), ox, oy, ex_, ey, m, s, ex)
         if found is None:
@@ -191,7 +205,7 @@ class WorldQueries:
                     exclude: int | Iterable[int] = (), sensors: bool = False) -> list[Hit]:
         """Every body the segment meets, each once (where it first meets it), sorted by
         fraction, then entity: what a piercing shot passes through."""
-        (ox, oy), (ex_, ey) = check_vec("start", start), check_vec("end", end)
+        (ox, oy), (ex_, ey) = _vec("start", start), _vec("end", end)
         m, s, ex = self._filters(mask, exclude, sensors)
         ent, frac, nrm = self._c.ray_all(self._ready(), ox, oy, ex_, ey, m, s, ex)
         dx, dy = ex_ - ox, ey - oy
@@ -203,12 +217,12 @@ class WorldQueries:
         """The entities whose shape overlaps (or touches) ``shape`` placed at ``position``,
         sorted: a selection box (a Rect), a blast radius (a Circle), any shape but a TileMap."""
         shape = self._shape(shape)
-        px, py = check_vec("position", position)
+        px, py = _vec("position", position)
         m, s, ex = self._filters(mask, exclude, sensors)
         t = self._ready()
         spec, mark = self._spec(shape)
         try:
-            return self._c.region(t, spec, px, py, m, s, ex).tolist()
+            return self._c.region(t, spec, px, py, m, s, ex)
         finally:
             t.store.give_back(shape, mark)
 
@@ -219,7 +233,7 @@ class WorldQueries:
         surface hit), or None. Uses the step's time of impact, so nothing thin is passed
         through; the caster itself is best left out with ``exclude``."""
         shape = self._shape(shape)
-        (ox, oy), (ex_, ey) = check_vec("start", start), check_vec("end", end)
+        (ox, oy), (ex_, ey) = _vec("start", start), _vec("end", end)
         m, s, ex = self._filters(mask, exclude, sensors)
         t = self._ready()
         spec, mark = self._spec(shape)

@@ -25,6 +25,7 @@
 cimport cython
 from libc.math cimport INFINITY, ceil, sqrt
 from libc.stdint cimport int64_t, uint32_t
+from libc.stdlib cimport qsort
 from libc.string cimport memset
 
 from .broadphase.boxindex cimport (
@@ -63,6 +64,11 @@ cdef struct Found:
     double ny
     double px
     double py
+
+
+cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
+    cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
+    return (x > y) - (x < y)
 
 
 cdef inline bint _excluded(const Filter* f, int64_t e) noexcept nogil:
@@ -142,10 +148,12 @@ cdef class WorldQuery:
     cdef Rows rows
     cdef Store store
     cdef const double* pos
+    cdef object _pos              # the column pos points into
 
     def __init__(self):
         self.index = None
         self._keep = None
+        self._pos = None
         self.ndyn = self.nsrow = self.nesc = 0
         self.world[0] = self.world[1] = INFINITY
         self.world[2] = self.world[3] = -INFINITY
@@ -253,21 +261,24 @@ cdef class WorldQuery:
             self.world[3] = b[3]
 
     cdef int _bind(self, table) except -1:
-        """Take the table's pointers (valid for this call) and size the stamps."""
-        cdef const double[:, ::1] pos = table.pos
+        """Take the table's pointers (valid for this call) and size the buffers."""
+        cdef const double[:, ::1] pos
         cdef Py_ssize_t n = table.n
+        cdef object column = table.pos
         self.rows = rows_of(table)
         self.store = store_of(table.store)
-        self.pos = &pos[0, 0]
+        if column is not self._pos:
+            pos = column
+            self._pos = column
+            self.pos = &pos[0, 0]
         if n + 1 > self.nstamp:
-            if buf_reserve(&self.b_stamp, 2 * (n + 1) * sizeof(uint32_t)) == NULL:
+            if (buf_reserve(&self.b_stamp, 2 * (n + 1) * sizeof(uint32_t)) == NULL
+                    or buf_reserve(&self.b_cand, 2 * (n + 1) * sizeof(int64_t)) == NULL
+                    or buf_reserve(&self.b_hits, 2 * (n + 1) * sizeof(Found)) == NULL):
                 raise MemoryError("world queries: out of memory")
             memset(self.b_stamp.p, 0, 2 * (n + 1) * sizeof(uint32_t))
             self.nstamp = 2 * (n + 1)
             self.gen = 0
-        if (buf_reserve(&self.b_cand, (n + 1) * sizeof(int64_t)) == NULL
-                or buf_reserve(&self.b_hits, (n + 1) * sizeof(Found)) == NULL):
-            raise MemoryError("world queries: out of memory")
         return 0
 
     # ------------------------------------------------------------ candidates
@@ -534,16 +545,14 @@ cdef class WorldQuery:
         f.ignore = -1
         return f
 
-    cdef object _entities(self):
-        """The candidates' entities, sorted."""
+    cdef list _entities(self):
+        """The candidates' entities, sorted, as a list."""
         cdef Py_ssize_t k
-        cdef const int64_t* cand = <const int64_t*>self.b_cand.p
-        out = np.empty(self.ncand, dtype=np.int64)
-        cdef int64_t[::1] v = out
+        cdef int64_t* cand = <int64_t*>self.b_cand.p
         for k in range(self.ncand):
-            v[k] = self.rows.entity[cand[k]]
-        out.sort()
-        return out
+            cand[k] = self.rows.entity[cand[k]]
+        qsort(cand, self.ncand, sizeof(int64_t), _cmp_int64)
+        return [cand[k] for k in range(self.ncand)]
 
     def point(self, table, double x, double y, int64_t mask, bint sensors, exclude):
         """Entities (sorted int64) whose shape contains (x, y)."""
