@@ -10,8 +10,11 @@ import math
 import esper
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ecsphys as ep
+from ecsphys import geometry
 from ecsphys.broadphase import Grid, QuadTree, SweepAndPrune
 from ecsphys.mask import Mask
 
@@ -192,6 +195,38 @@ def test_tile_map_rays_and_points(physics):
     assert physics.query_point(2.0, 1.5) == []  # in the open
     assert physics.query_region(ep.Circle(0.3), (2, 1.5)) == []
     assert physics.query_region(ep.Circle(0.6), (2, 1.5)) == [level]
+
+
+@settings(max_examples=150)
+@given(seed=st.integers(0, 2**32 - 1), length=st.sampled_from([0.5, 3.0, 40.0, 400.0]))
+def test_rays_through_a_tile_map_match_the_edges_one_by_one(seed, length):
+    """A tile map's ray walks the map a few tiles at a time: the hit is the first of its edges,
+    tested one by one (bit for bit), for short and very long rays; a ray that starts in a solid
+    tile hits at once, as point_in says it is inside."""
+    rng = np.random.default_rng(seed)
+    solid = rng.random((rng.integers(1, 30), rng.integers(1, 30))) < 0.3
+    solid[0, 0] = True  # a map has a solid tile
+    tm = ep.TileMap(solid.astype(int), float(rng.choice([0.5, 1.0, 2.0])),
+                    origin=tuple(rng.uniform(-10, 10, 2)))
+    x0, y0, x1, y1 = tm.bounds()
+    for _ in range(10):
+        o = rng.uniform((x0 - 3, y0 - 3), (x1 + 3, y1 + 3))
+        d = rng.normal(size=2)
+        d *= length / np.linalg.norm(d)
+        got = geometry.raycast(tm, (0.0, 0.0), tuple(o), tuple(d), 1.0)
+        cell = tm.cell_at(*o)
+        if cell is not None and tm[cell]:  # starts inside: t = 0, the normal facing back
+            assert got[0] == 0.0 and got[1] == pytest.approx(tuple(-d / np.linalg.norm(d)))
+            continue
+        best = None
+        for p0, p1, _face in tm.edges:
+            hit = geometry.raycast(ep.Segment(p0, p1), (0.0, 0.0), tuple(o), tuple(d), 1.0)
+            if hit is not None and (best is None or hit[0] < best[0]):
+                best = hit
+        if best is None:
+            assert got is None
+        else:
+            assert got is not None and got[0] == best[0], (got, best)
 
 
 def test_masks_answer_by_pixels(physics):

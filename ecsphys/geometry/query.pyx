@@ -25,18 +25,20 @@
 # store_of(public_store())) and call the cdef functions, which read only C values: the body's
 # leaves [first, first + count) (one for a shape, one per part for a compound), each tested
 # by its own kind. point_in and line_overlaps answer True at the first leaf that does;
-# raycast casts at each leaf with max_t lowered to the best hit so far. Positions are made
+# raycast casts at each leaf with max_t lowered to the best hit so far; through a tile map it
+# walks the ray (clipped to the map) TILE_SPAN tiles at a time and stops at the first part that
+# ends at or after the best hit, so a long ray costs per tile it passes. Positions are made
 # relative to the body first (world point - body position), as the Python code did.
 
 cimport cython
-from libc.math cimport INFINITY, copysign, fabs, sqrt
+from libc.math cimport INFINITY, ceil, copysign, fabs, sqrt
 
 from .mask cimport mask_line, mask_point, mask_ray
 from .vec cimport max2, min2, norm, sq
 
 from .shape_data cimport (
-    CIRCLE, MASK, RECT, SEGMENT, TILEMAP, Body, Leaf, Near, Store, body_of, leaf_at, near_init,
-    near_next, store_of, tile_kind_at,
+    CIRCLE, LF_RADIUS, LF_STRIDE, MASK, RECT, SEGMENT, TILEMAP, Body, Leaf, Near, Store, body_of,
+    leaf_at, near_init, near_next, store_of, tile_kind_at,
 )
 
 import math
@@ -49,6 +51,8 @@ from .shape_store import public_store
 __all__ = ["line_overlaps", "point_in", "raycast", "segment_hits"]
 
 cdef double TOL = TOUCH_TOLERANCE
+cdef double TILE_SPAN = 2.0     # a ray through a tile map is walked this many tiles at a time
+cdef double MAX_SPANS = 65536.0
 cdef tuple _KINDS = (Circle, Rect, OrientedRect, Segment, Polygon, Compound, Mask)
 
 
@@ -241,30 +245,92 @@ cdef inline double _reach(double d, double max_t) noexcept nogil:
     return copysign(INFINITY, d)
 
 
-cdef bint raycast(const Store* s, const Body* b, double ox, double oy, double dx, double dy,
-                  double max_t, double* t, double* nx, double* ny) noexcept nogil:
+cdef bint _ray_span(const Store* s, const Body* b, double ox, double oy, double dx, double dy,
+                    double x0, double y0, double x1, double y1, double* max_t, bint found,
+                    double* t, double* nx, double* ny) noexcept nogil:
+    """Test the leaves of ``b`` near the world box x0..x1, y0..y1 against the ray up to
+    ``max_t[0]``, lowering it to each better hit; True if a hit was found (or ``found``)."""
     cdef double lx = ox - b.px, ly = oy - b.py
     cdef double ht, hx, hy
-    cdef bint found = False
     cdef Leaf leaf
     cdef int i
     cdef Near it
-    cdef double ex = _reach(dx, max_t)
-    cdef double ey = _reach(dy, max_t)
-    near_init(&it, s, b, min2(ox, ox + ex) - TOL, min2(oy, oy + ey) - TOL,
-              max2(ox, ox + ex) + TOL, max2(oy, oy + ey) + TOL)
+    near_init(&it, s, b, x0, y0, x1, y1)
     i = near_next(&it)
     while i >= 0:
         leaf = leaf_at(s, i)
-        if _ray_leaf(&leaf, lx, ly, dx, dy, max_t, &ht, &hx, &hy):
+        if _ray_leaf(&leaf, lx, ly, dx, dy, max_t[0], &ht, &hx, &hy):
             if not found or ht < t[0]:
                 found = True
                 t[0] = ht
                 nx[0] = hx
                 ny[0] = hy
-                max_t = ht
+                max_t[0] = ht
         i = near_next(&it)
     return found
+
+
+cdef bint _ray_tiles(const Store* s, const Body* b, double ox, double oy, double dx, double dy,
+                     double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    """A tile map: t = 0 when the ray starts in a solid tile; else the first edge it meets,
+    the ray clipped to the map and walked a few tiles at a time, so a long
+    ray costs per tile it passes, not per tile of its bounding box; it stops at the first
+    part that ends at or after the best hit."""
+    cdef double size = s.lf[(b.first - 1) * LF_STRIDE + LF_RADIUS]
+    cdef double a = 0.0, e = max_t, lo, hi, u, step, c0, c1
+    cdef double box[4]
+    cdef int axis, k, parts
+    cdef bint found = False
+    if tile_kind_at(s, b, ox, oy) > 0:  # starts in a solid tile: inside, as point_in says
+        t[0] = 0.0
+        _back(dx, dy, nx, ny)
+        return True
+    box[0] = b.px + b.x0 - TOL
+    box[1] = b.py + b.y0 - TOL
+    box[2] = b.px + b.x1 + TOL
+    box[3] = b.py + b.y1 + TOL
+    for axis in range(2):  # slabs: the part of the ray inside the map's box
+        u = dx if axis == 0 else dy
+        c0 = ox if axis == 0 else oy
+        if u == 0.0:
+            if c0 < box[axis] or c0 > box[axis + 2]:
+                return False
+            continue
+        lo = (box[axis] - c0) / u
+        hi = (box[axis + 2] - c0) / u
+        if lo > hi:
+            lo, hi = hi, lo
+        a = max2(a, lo)
+        e = min2(e, hi)
+    if not a <= e:
+        return False
+    step = TILE_SPAN * size / norm(dx, dy)
+    parts = <int>min2(ceil((e - a) / step), <double>MAX_SPANS) if e > a else 1
+    if parts < 1:
+        parts = 1
+    for k in range(parts):
+        c0 = a + (e - a) * k / parts
+        c1 = a + (e - a) * (k + 1) / parts if k + 1 < parts else e
+        found = _ray_span(s, b, ox, oy, dx, dy,
+                          min2(ox + dx * c0, ox + dx * c1) - TOL,
+                          min2(oy + dy * c0, oy + dy * c1) - TOL,
+                          max2(ox + dx * c0, ox + dx * c1) + TOL,
+                          max2(oy + dy * c0, oy + dy * c1) + TOL, &max_t, found, t, nx, ny)
+        if found and t[0] <= c1:
+            break
+    return found
+
+
+cdef bint raycast(const Store* s, const Body* b, double ox, double oy, double dx, double dy,
+                  double max_t, double* t, double* nx, double* ny) noexcept nogil:
+    cdef double ex, ey
+    if b.kind == TILEMAP:
+        return _ray_tiles(s, b, ox, oy, dx, dy, max_t, t, nx, ny)
+    ex = _reach(dx, max_t)
+    ey = _reach(dy, max_t)
+    return _ray_span(s, b, ox, oy, dx, dy, min2(ox, ox + ex) - TOL, min2(oy, oy + ey) - TOL,
+                     max2(ox, ox + ex) + TOL, max2(oy, oy + ey) + TOL, &max_t, False, t, nx,
+                     ny)
 
 
 cdef bint segment_hits(const Store* s, const Body* b, double x1, double y1, double x2,
