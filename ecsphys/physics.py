@@ -272,6 +272,7 @@ class Physics:
         if bp.filter_pair is not None:  # its answers may change between steps
             response.forget_end()
         response.process(bp.ra, bp.rb, dt)  # moves the bodies
+        t.pose_version += 1  # queries made from filter_pair during the step look again
         t3 = clock()
         # every pair's first impact of the step: the broadphase's pairs, then the extra ones
         toi, speed, normal, point = response.impacts

@@ -285,7 +285,7 @@ cdef class WorldQuery:
 
     cdef inline void _fresh(self) noexcept nogil:
         """Start a new query: no row is stamped."""
-        self.gen += 1
+        self.gen = self.gen + 1
         if self.gen == 0:  # wrapped: clear the stamps once every 4 billion queries
             memset(self.b_stamp.p, 0, self.nstamp * sizeof(uint32_t))
             self.gen = 1
@@ -313,7 +313,7 @@ cdef class WorldQuery:
         if (f.nexclude or f.ignore >= 0) and _excluded(f, e):
             return
         (<int64_t*>self.b_cand.p)[self.ncand] = r
-        self.ncand += 1
+        self.ncand = self.ncand + 1
 
     cdef int _gather(self, const double* q, const Filter* f) noexcept nogil:
         """Append the rows not yet stamped in this query whose box overlaps ``q`` and that pass
@@ -418,7 +418,7 @@ cdef class WorldQuery:
                     hits[self.nhits].entity = e
                     hits[self.nhits].t = 0.0
                     hits[self.nhits].nx = hits[self.nhits].ny = 0.0
-                    self.nhits += 1
+                    self.nhits = self.nhits + 1
                 elif _better(0.0, e, best):
                     best.row = r
                     best.entity = e
@@ -458,7 +458,7 @@ cdef class WorldQuery:
                         hits[self.nhits].t = t
                         hits[self.nhits].nx = nx
                         hits[self.nhits].ny = ny
-                        self.nhits += 1
+                        self.nhits = self.nhits + 1
                 elif raycast(&self.store, &b, ox, oy, dx, dy,
                              best.t if best.t < 1.0 else 1.0, &t, &nx, &ny):
                     if _better(t, e, best):
