@@ -61,6 +61,9 @@ _SCALAR_COLUMNS = {
     # what the last step's contacts said (systems/ground.pyx)
     "ground": np.int8, "floor_entity": np.int64, "carrier": np.intc,
 }
+#: what a step changes in the rows (``motion`` / ``set_motion``)
+_MOTION_COLUMNS = ("pos", "prev_pos", "vel", "ground", "floor_n", "floor_v", "floor_entity",
+                   "carrier")
 
 
 class BodyTable:
@@ -299,6 +302,19 @@ class BodyTable:
             self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(tm)
             self.tilemaps[entity] = (tm, tm.version)
             self.layout_version += 1
+
+    def motion(self) -> tuple[np.ndarray, ...]:
+        """Copies of what a step changes in the rows (positions, velocities, what each body
+        stands on), for ``set_motion``."""
+        n = self.n
+        return tuple(getattr(self, name)[:n].copy() for name in _MOTION_COLUMNS)
+
+    def set_motion(self, saved: tuple[np.ndarray, ...]) -> None:
+        """Put back what ``motion()`` copied (the rows must be the same)."""
+        n = self.n
+        for name, values in zip(_MOTION_COLUMNS, saved, strict=True):
+            getattr(self, name)[:n] = values
+        self.pose_version += 1
 
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed; queries look again."""

@@ -18,7 +18,20 @@ from collections.abc import Iterator
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
-from .shapes import Shape, Vec, check_finite, check_positive, check_vec
+from .limits import (
+    MAX_ACCEL,
+    MAX_COORD,
+    MAX_MASS,
+    MAX_SPEED,
+    MIN_MASS,
+    Vec,
+    check_bool,
+    check_finite,
+    check_positive,
+    check_range,
+    check_vec,
+)
+from .shapes import Shape
 
 if TYPE_CHECKING:
     from .body_table import BodyTable
@@ -65,17 +78,21 @@ class _Bindable:
 
 
 class _VectorView(_Bindable):
-    """Shared code of Position and Velocity: an (x, y) pair, own or a view on a table column."""
+    """Shared code of Position and Velocity: an (x, y) pair, own or a view on a table column;
+    each coordinate within ``_limit`` of 0 (``limits.MAX_COORD``, ``limits.MAX_SPEED``)."""
 
     __slots__ = ("_x", "_y")
     _column: str = ""
+    _limit: float = MAX_COORD
 
     def __init__(self, x: float = 0.0, y: float = 0.0) -> None:
-        name = type(self).__name__
-        self._x = check_finite(f"{name}.x", x)
-        self._y = check_finite(f"{name}.y", y)
+        self._x = self._check("x", x)
+        self._y = self._check("y", y)
         self._table = None
         self._row = -1
+
+    def _check(self, axis: str, value: object) -> float:
+        return check_range(f"{type(self).__name__}.{axis}", value, -self._limit, self._limit)
 
     def _array(self) -> Any:
         return getattr(self._table, self._column)
@@ -88,7 +105,7 @@ class _VectorView(_Bindable):
 
     @x.setter
     def x(self, value: float) -> None:
-        v = check_finite(f"{type(self).__name__}.x", value)
+        v = self._check("x", value)
         if self._table is None:
             self._x = v
         else:
@@ -103,7 +120,7 @@ class _VectorView(_Bindable):
 
     @y.setter
     def y(self, value: float) -> None:
-        v = check_finite(f"{type(self).__name__}.y", value)
+        v = self._check("y", value)
         if self._table is None:
             self._y = v
         else:
@@ -120,7 +137,7 @@ class _VectorView(_Bindable):
 
     @xy.setter
     def xy(self, value: Vec) -> None:
-        x, y = check_vec(type(self).__name__, value)
+        x, y = check_vec(type(self).__name__, value, self._limit)
         if self._table is None:
             self._x, self._y = x, y
         else:
@@ -153,7 +170,8 @@ class _VectorView(_Bindable):
 
 
 class Position(_VectorView):
-    """World position of the body's centre (the shape's offset is relative to it).
+    """World position of the body's centre (the shape's offset is relative to it); each
+    coordinate within ``limits.MAX_COORD`` (1e9) of 0.
 
     >>> p = Position(1, 2)
     >>> p.x += 0.5
@@ -170,10 +188,11 @@ class Position(_VectorView):
 
 
 class Velocity(_VectorView):
-    """Displacement per second."""
+    """Displacement per second; each coordinate within ``limits.MAX_SPEED`` (1e7) of 0."""
 
     __slots__ = ()
     _column = "vel"
+    _limit = MAX_SPEED
 
 
 class AccelerationMap(_Bindable):
@@ -193,16 +212,29 @@ class AccelerationMap(_Bindable):
     __slots__ = ("_named", "_total")
 
     def __init__(self, **named: Vec) -> None:
-        checked = {name: check_vec(f"AccelerationMap[{name!r}]", v) for name, v in named.items()}
+        checked = {name: self._check(name, v) for name, v in named.items()}
+        self._total = self._sum(checked)
         self._named: dict[str, Vec] = checked
         self._table = None
         self._row = -1
         self._update()
 
+    @staticmethod
+    def _check(name: str, value: object) -> Vec:
+        return check_vec(f"AccelerationMap[{name!r}]", value, MAX_ACCEL)
+
+    @staticmethod
+    def _sum(named: dict[str, Vec]) -> Vec:
+        """The total of ``named``; ValueError if it is beyond ``limits.MAX_ACCEL``."""
+        tx = math.fsum(v[0] for v in named.values()) + 0.0
+        ty = math.fsum(v[1] for v in named.values()) + 0.0
+        if not (abs(tx) <= MAX_ACCEL and abs(ty) <= MAX_ACCEL):
+            raise ValueError(f"AccelerationMap total must be within {MAX_ACCEL:g} on each axis, "
+                             f"got {(tx, ty)!r} from {named!r}")
+        return (tx, ty)
+
     def _update(self) -> None:
-        tx = math.fsum(v[0] for v in self._named.values())
-        ty = math.fsum(v[1] for v in self._named.values())
-        self._total = (tx + 0.0, ty + 0.0)
+        self._total = self._sum(self._named)
         if self._table is not None:
             self._table.acc[self._row] = self._total
 
@@ -217,7 +249,10 @@ class AccelerationMap(_Bindable):
     def __setitem__(self, name: str, value: Vec) -> None:
         if not isinstance(name, str):
             raise TypeError(f"AccelerationMap name must be a str, got {name!r}")
-        self._named[name] = check_vec(f"AccelerationMap[{name!r}]", value)
+        named = dict(self._named)
+        named[name] = self._check(name, value)
+        self._sum(named)  # checked before anything changes
+        self._named = named
         self._update()
 
     def __delitem__(self, name: str) -> None:
@@ -345,15 +380,14 @@ class Collider(_Bindable):
 
     @staticmethod
     def _check_flag(name: str, value: object) -> bool:
-        if not isinstance(value, bool):
-            raise TypeError(f"{name} must be a bool, got {value!r}")
-        return value
+        return check_bool(name, value)
 
     @staticmethod
     def _check_mass(value: object) -> float:
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value == math.inf:
             return math.inf
-        return check_positive("Collider.mass", value)
+        return check_range("Collider.mass", check_positive("Collider.mass", value), MIN_MASS,
+                           MAX_MASS)
 
     @staticmethod
     def _check_friction(value: object) -> float:
@@ -382,6 +416,8 @@ class Collider(_Bindable):
 
     @staticmethod
     def _check_slide(value: object) -> str:
+        if not isinstance(value, str):
+            raise TypeError(f"Collider.slide must be one of {SLIDE_MODES}, got {value!r}")
         if value not in SLIDE_MODES:
             raise ValueError(f"Collider.slide must be one of {SLIDE_MODES}, got {value!r}")
         return str(value)
@@ -521,7 +557,7 @@ class Geometry(_Bindable):
 
     @staticmethod
     def _check(shape: object) -> Shape:
-        if not isinstance(shape, Shape):
+        if not isinstance(shape, Shape) or shape.type_code < 0:  # the base class is no shape
             raise TypeError(f"Geometry.shape must be a shape (Circle, Rect...), got {shape!r}")
         return shape
 

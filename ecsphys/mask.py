@@ -39,8 +39,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .limits import MAX_SIZE, check_size, check_vec
 from .png import read_png
-from .shapes import Shape, check_positive, check_vec
+from .shapes import Shape, check_reach
 
 #: Pixels per storage word.
 WORD = 64
@@ -108,14 +109,15 @@ class Mask(Shape):
         bits = pack(solid)
         bits.setflags(write=False)
         self._set("_pixels", solid)
-        self._set("scale", check_positive("Mask.scale", scale))
-        self._set("offset", check_vec("Mask.offset", offset))
+        self._set("scale", check_size("Mask.scale", scale))
+        self._set("offset", check_vec("Mask.offset", offset, MAX_SIZE))
         self._set("bits", bits)
         self._set("count", int(solid.sum()))
         h, w = solid.shape
         ox, oy = self.offset
         hx, hy = w * self.scale / 2, h * self.scale / 2
         self._set("_bb", (ox - hx, oy - hy, ox + hx, oy + hy))
+        check_reach(self)
 
     @classmethod
     def from_image(cls, image: Any, threshold: int = 127, scale: float = 1.0,

@@ -28,8 +28,8 @@ from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
 from .ground import Ground
 from .layers import Layers
+from .limits import MAX_DT, MAX_SIZE, MIN_DT, check_finite, check_range, check_size, check_vec
 from .queries import WorldQueries
-from .shapes import check_finite, check_vec
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.events import EventsSystem
@@ -66,7 +66,7 @@ def _check_fixed_dt(value: object) -> float | None:
     dt = check_finite("fixed_dt", value)
     if dt <= 0.0:
         raise ValueError(f"fixed_dt must be positive or None, got {value!r}")
-    return dt
+    return check_range("fixed_dt", dt, MIN_DT, MAX_DT)
 
 
 def _check_int(name: str, value: object, low: int) -> int:
@@ -96,7 +96,9 @@ class Physics:
     ``raycast_many`` and ``cast_shape`` (see `ecsphys.queries.WorldQueries`).
 
     Parameters:
-        fixed_dt: the fixed step in seconds, or None to step once per frame with its dt.
+        fixed_dt: the fixed step in seconds (``limits.MIN_DT`` to ``MAX_DT``: 1e-6 to 1), or
+            None to step once per frame with its dt (a frame longer than ``MAX_DT`` runs one
+            step of ``MAX_DT``).
         max_steps_per_frame: cap on fixed steps per frame; time beyond it is dropped, so a
             long stall does not freeze the game catching up.
         priority: the esper processor priority (higher runs first).
@@ -134,9 +136,7 @@ class Physics:
         self.fixed_dt = _check_fixed_dt(fixed_dt)
         self.max_steps_per_frame = _check_int("max_steps_per_frame", max_steps_per_frame, 1)
         _check_int("priority", priority, -(2**31))
-        self.contact_offset = check_finite("contact_offset", contact_offset)
-        if self.contact_offset < 0.0:
-            raise ValueError(f"contact_offset must be >= 0, got {contact_offset!r}")
+        self.contact_offset = check_range("contact_offset", contact_offset, 0.0, MAX_SIZE)
         self.max_slides = _check_int("max_slides", max_slides, 1)
         if layers is not None and not isinstance(layers, Layers):
             raise TypeError(f"layers must be a Layers, got {layers!r}")
@@ -150,14 +150,10 @@ class Physics:
         if not 0.0 <= self.floor_max_angle <= 90.0:
             raise ValueError(f"floor_max_angle must be in [0, 90] degrees, got "
                              f"{floor_max_angle!r}")
-        self.floor_snap = check_finite("floor_snap", floor_snap)
-        if self.floor_snap < 0.0:
-            raise ValueError(f"floor_snap must be >= 0, got {floor_snap!r}")
+        self.floor_snap = check_range("floor_snap", floor_snap, 0.0, MAX_SIZE)
         options: dict[str, object] = {}
         if cell_size is not None:
-            cell = check_finite("cell_size", cell_size)
-            if cell <= 0.0:
-                raise ValueError(f"cell_size must be positive, got {cell_size!r}")
+            cell = check_size("cell_size", cell_size)
             if broadphase != "grid":
                 raise ValueError(f"cell_size is an option of the grid, not of {broadphase!r}")
             options["cell_size"] = cell
@@ -217,7 +213,7 @@ class Physics:
         self._adopt.process()  # deletions are seen even in a frame with no step
         if self.fixed_dt is None:
             if dt > 0.0:
-                self.step(dt)
+                self.step(min(dt, MAX_DT))  # a long stall runs one step of MAX_DT
             self.alpha = 0.0
             return 1 if dt > 0.0 else 0
         fixed = self.fixed_dt
@@ -245,6 +241,7 @@ class Physics:
         dt = check_finite("dt", dt)
         if dt <= 0.0:
             raise ValueError(f"dt must be positive, got {dt!r}")
+        check_range("dt", dt, MIN_DT, MAX_DT)
         switched = esper.current_world != self.world
         previous = esper.current_world
         if switched:
@@ -262,16 +259,24 @@ class Physics:
         t = self.table
         self._adopt.process()
         t.refresh_tilemaps()  # tiles dug or built since the last step
-        self._integrate.process(dt)  # keeps the start positions in prev_pos first
-        t1 = clock()
         bp = self._broadphase
-        bp.process()
-        t2 = clock()
         response = self._response
-        response.filter_pair = bp.filter_pair
-        if bp.filter_pair is not None:  # its answers may change between steps
-            response.forget_end()
-        response.process(bp.ra, bp.rb, dt)  # moves the bodies
+        # filter_pair is the game's code inside the step: if it raises, the bodies are put
+        # back as they were, so the step is all or nothing
+        saved = t.motion() if bp.filter_pair is not None else None
+        try:
+            self._integrate.process(dt)  # keeps the start positions in prev_pos first
+            t1 = clock()
+            bp.process()
+            t2 = clock()
+            response.filter_pair = bp.filter_pair
+            if bp.filter_pair is not None:  # its answers may change between steps
+                response.forget_end()
+            response.process(bp.ra, bp.rb, dt)  # moves the bodies
+        except BaseException:
+            if saved is not None:
+                t.set_motion(saved)
+            raise
         t.pose_version += 1  # queries made from filter_pair during the step look again
         t3 = clock()
         # every pair's first impact of the step: the broadphase's pairs, then the extra ones

@@ -22,48 +22,20 @@ import numbers
 from collections.abc import Iterable
 from typing import ClassVar
 
-Vec = tuple[float, float]
+from .limits import (
+    MAX_SIZE,
+    MIN_SIZE,
+    Vec,
+    check_finite,
+    check_positive,
+    check_size,
+    check_vec,
+)
 
-
-def check_finite(name: str, value: object) -> float:
-    """Return ``value`` as a float; raise if it is not a finite real number.
-
-    Raises ``TypeError`` for non-numbers (and bools) and ``ValueError`` for NaN or infinities,
-    naming the field ``name`` and the value.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            import numpy as np
-
-            if isinstance(value, np.generic) and np.issubdtype(type(value), np.number):
-                value = float(value)  # type: ignore[arg-type]
-            else:
-                raise TypeError
-        except TypeError:
-            raise TypeError(f"{name} must be a number, got {value!r}") from None
-    f = float(value)  # type: ignore[arg-type]
-    if not math.isfinite(f):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return f
-
-
-def check_positive(name: str, value: object) -> float:
-    """Return ``value`` as a float; raise ``ValueError`` unless it is finite and > 0."""
-    f = check_finite(name, value)
-    if f <= 0.0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    return f
-
-
-def check_vec(name: str, value: object) -> Vec:
-    """Return ``value`` as an ``(x, y)`` tuple of finite floats; raise naming ``name`` if not."""
-    try:
-        items = list(value)  # type: ignore[call-overload]
-    except TypeError:
-        raise TypeError(f"{name} must be an (x, y) pair, got {value!r}") from None
-    if len(items) != 2:
-        raise ValueError(f"{name} must be an (x, y) pair, got {value!r}")
-    return (check_finite(f"{name}.x", items[0]), check_finite(f"{name}.y", items[1]))
+__all__ = [
+    "Circle", "Compound", "OrientedRect", "Polygon", "Rect", "Segment", "Shape", "Vec",
+    "check_finite", "check_positive", "check_reach", "check_size", "check_vec",
+]
 
 
 class Shape:
@@ -134,8 +106,9 @@ class Circle(Shape):
     radius: float
 
     def __init__(self, radius: float, offset: Iterable[float] = (0.0, 0.0)) -> None:
-        self._set("radius", check_positive("Circle.radius", radius))
-        self._set("offset", check_vec("Circle.offset", offset))
+        self._set("radius", check_size("Circle.radius", radius))
+        self._set("offset", check_vec("Circle.offset", offset, MAX_SIZE))
+        check_reach(self)
 
     def _key(self) -> tuple[object, ...]:
         return (self.radius, self.offset)
@@ -165,9 +138,9 @@ class Rect(Shape):
     height: float
 
     def __init__(self, width: float, height: float, offset: Iterable[float] = (0.0, 0.0)) -> None:
-        self._set("width", check_positive("Rect.width", width))
-        self._set("height", check_positive("Rect.height", height))
-        self._set("offset", check_vec("Rect.offset", offset))
+        self._set("width", check_size("Rect.width", width))
+        self._set("height", check_size("Rect.height", height))
+        self._set("offset", check_vec("Rect.offset", offset, MAX_SIZE))
         ox, oy = self.offset
         hw, hh = self.width / 2, self.height / 2
         verts = ((ox - hw, oy - hh), (ox + hw, oy - hh), (ox + hw, oy + hh), (ox - hw, oy + hh))
@@ -178,6 +151,7 @@ class Rect(Shape):
             (-1.0, 0.0, hw - ox),
         )
         _set_convex(self, verts, faces)
+        check_reach(self)
 
     @classmethod
     def from_sprite(cls, width: float, height: float, scale: float | Iterable[float] = 0.8,
@@ -255,6 +229,15 @@ def _bounds_of(verts: Iterable[Vec]) -> tuple[float, float, float, float]:
     return (min(xs), min(ys), max(xs), max(ys))
 
 
+def check_reach(shape: Shape) -> None:
+    """A shape reaches at most MAX_SIZE from its body's position (offset included)."""
+    x0, y0, x1, y1 = shape.bounds()
+    reach = max(-x0, -y0, x1, y1)
+    if not reach <= MAX_SIZE:
+        raise ValueError(f"{type(shape).__name__} must reach at most {MAX_SIZE:g} from its "
+                         f"body's position (offset included), reaches {reach:g}")
+
+
 def _set_convex(shape: Shape, verts: tuple[Vec, ...], faces: tuple[Face, ...]) -> None:
     shape._set("_verts", verts)
     shape._set("_faces", faces)
@@ -304,10 +287,10 @@ class OrientedRect(Shape):
         angle: float = 0.0,
         offset: Iterable[float] = (0.0, 0.0),
     ) -> None:
-        self._set("width", check_positive("OrientedRect.width", width))
-        self._set("height", check_positive("OrientedRect.height", height))
+        self._set("width", check_size("OrientedRect.width", width))
+        self._set("height", check_size("OrientedRect.height", height))
         self._set("angle", check_finite("OrientedRect.angle", angle))
-        self._set("offset", check_vec("OrientedRect.offset", offset))
+        self._set("offset", check_vec("OrientedRect.offset", offset, MAX_SIZE))
         ox, oy = self.offset
         c, s = math.cos(math.radians(self.angle)), math.sin(math.radians(self.angle))
         hw, hh = self.width / 2, self.height / 2
@@ -316,6 +299,7 @@ class OrientedRect(Shape):
             for x, y in ((-hw, -hh), (hw, -hh), (hw, hh), (-hw, hh))
         )
         _set_convex(self, verts, _faces_of(verts))
+        check_reach(self)
 
     def _key(self) -> tuple[object, ...]:
         return (self.width, self.height, self.angle, self.offset)
@@ -356,13 +340,14 @@ class Segment(Shape):
     def __init__(
         self, p1: Iterable[float], p2: Iterable[float], offset: Iterable[float] = (0.0, 0.0)
     ) -> None:
-        a = check_vec("Segment.p1", p1)
-        b = check_vec("Segment.p2", p2)
-        if a == b:
-            raise ValueError(f"Segment.p2 must differ from Segment.p1 (zero length), got {b!r}")
+        a = check_vec("Segment.p1", p1, MAX_SIZE)
+        b = check_vec("Segment.p2", p2, MAX_SIZE)
+        if not math.hypot(b[0] - a[0], b[1] - a[1]) >= MIN_SIZE:
+            raise ValueError(f"Segment.p2 must differ from Segment.p1 by at least {MIN_SIZE:g} "
+                             f"(zero length), got {b!r} and p1 {a!r}")
         self._set("p1", a)
         self._set("p2", b)
-        self._set("offset", check_vec("Segment.offset", offset))
+        self._set("offset", check_vec("Segment.offset", offset, MAX_SIZE))
         ox, oy = self.offset
         v1, v2 = (a[0] + ox, a[1] + oy), (b[0] + ox, b[1] + oy)
         length = math.hypot(v2[0] - v1[0], v2[1] - v1[1])
@@ -375,6 +360,7 @@ class Segment(Shape):
             (-dx, -dy, -dx * v1[0] - dy * v1[1]),
         )
         _set_convex(self, (v1, v2), faces)
+        check_reach(self)
 
     def _key(self) -> tuple[object, ...]:
         return (self.p1, self.p2, self.offset)
@@ -418,15 +404,19 @@ class Polygon(Shape):
             raise TypeError(
                 f"Polygon.points must be a sequence of (x, y), got {points!r}"
             ) from None
-        pts = [check_vec(f"Polygon.points[{i}]", p) for i, p in enumerate(raw)]
+        pts = [check_vec(f"Polygon.points[{i}]", p, MAX_SIZE) for i, p in enumerate(raw)]
         _check_convex(pts)
         if _signed_area(pts) < 0:
             pts.reverse()
         self._set("points", tuple(pts))
-        self._set("offset", check_vec("Polygon.offset", offset))
+        self._set("offset", check_vec("Polygon.offset", offset, MAX_SIZE))
         ox, oy = self.offset
         verts = tuple((x + ox, y + oy) for x, y in pts)
         _set_convex(self, verts, _faces_of(verts))
+        check_reach(self)
+        x0, y0, x1, y1 = self._bb
+        if not max(x1 - x0, y1 - y0) >= MIN_SIZE:
+            raise ValueError(f"Polygon.points must span at least {MIN_SIZE:g}, got {raw!r}")
 
     def _key(self) -> tuple[object, ...]:
         return (self.points, self.offset)
@@ -528,7 +518,7 @@ class Compound(Shape):
             if not isinstance(s, Shape):
                 raise TypeError(f"Compound.shapes[{i}] must be a Shape, got {s!r}")
         self._set("shapes", items)
-        self._set("offset", check_vec("Compound.offset", offset))
+        self._set("offset", check_vec("Compound.offset", offset, MAX_SIZE))
         ox, oy = self.offset
         parts: list[tuple[Shape, float, float]] = []
         for s in items:
@@ -547,10 +537,12 @@ class Compound(Shape):
             cx, cy, r = p.bounding_circle()
             circles.append((cx + dx, cy + dy, r))
         self._set("_bb", rects_rect_hull(boxes))
+        check_reach(self)
         self._set("_bc", circles_circle_hull(circles))
 
     def _key(self) -> tuple[object, ...]:
-        return (self.shapes, self.offset)
+        # the flat parts (not the nested groups): hashing a deep nest does not recurse
+        return self.parts
 
     def __repr__(self) -> str:
         return f"Compound({list(self.shapes)!r}{self._offset_repr()})"

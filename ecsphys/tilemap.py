@@ -43,7 +43,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .shapes import Compound, Segment, Shape, check_positive, check_vec
+from .limits import MAX_SIZE, check_size, check_vec
+from .shapes import Compound, Segment, Shape, check_reach
 
 #: Characters of a text map that mean "no tile".
 EMPTY_CHARS = frozenset(". ")
@@ -173,8 +174,8 @@ class TileMap(Compound):
     def __init__(self, grid: object, tile_size: float,
                  origin: Iterable[float] = (0.0, 0.0)) -> None:
         kinds_grid, kinds = _as_grid(grid)
-        size = check_positive("TileMap.tile_size", tile_size)
-        ox, oy = check_vec("TileMap.origin", origin)
+        size = check_size("TileMap.tile_size", tile_size)
+        ox, oy = check_vec("TileMap.origin", origin, MAX_SIZE)
         solid = kinds_grid != 0
         if not solid.any():
             raise ValueError("TileMap.grid must have at least one solid tile, got none")
@@ -195,6 +196,7 @@ class TileMap(Compound):
         self._set("offset", (0.0, 0.0))
         x1, y1 = ox + cols * size, oy + rows * size
         self._set("_bb", (ox, oy, x1, y1))
+        check_reach(self)
         self._set("_bc", ((ox + x1) / 2, (oy + y1) / 2, math.hypot(x1 - ox, y1 - oy) / 2))
 
     # -------------------------------------------------------------- identity, not value

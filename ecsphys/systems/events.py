@@ -16,11 +16,13 @@ Guarantees:
   sensor changed, Collider or Geometry replaced or removed) ends with a ``separate`` this step
   and, if it still touches, starts again with a ``touch``; ``changed`` is cleared when read;
 - deterministic order: within a step all ``separate`` first, then ``touch``, then
-  ``keep_touching``, each sorted by ``(a, b)``; per event, esper's bus first
-  (``esper.dispatch_event("on_touch", contact)`` ...), then the registry's matching handlers
-  in registration order. The same input sequence gives the same event sequence;
+  ``keep_touching``, each sorted by ``(a, b)``; per event, esper's bus first (each handler
+  ``esper.set_handler("on_touch", ...)`` holds, called as ``esper.dispatch_event`` would, in
+  esper's order), then the registry's matching handlers in registration order. The same
+  input sequence gives the same event sequence;
 - every delivered ``touch`` is followed by exactly one ``separate`` (for a handler, as long as
-  it stays registered; filters see the layers the pair had when it touched);
+  it stays registered; filters see the layers the pair had when it touched); a handler that
+  raises keeps the event from no other handler, esper's included;
 - nobody listening costs no Python work per pair: filters are NumPy masks over the pair
   columns, and `BodyContact` objects are built only for events somebody receives;
 - the new state is committed before any handler runs. An exception in a handler propagates out
@@ -123,6 +125,14 @@ class _Batch:
                 src.speed[sel].tolist(), _tiles(src.tile[sel]), src.tile_kind[sel].tolist())
 
 
+def _call_ref(ref: Callable[[], Callable[[BodyContact], Any] | None],
+              contact: BodyContact) -> None:
+    """Call the handler esper holds by weak reference ``ref``, if it is still alive."""
+    fn = ref()
+    if fn is not None:
+        fn(contact)
+
+
 class _Deliveries:
     """The deliveries of one step, in order, resumable: when a handler raises, ``run`` records
     where it stopped (the contact, the next target) and re-raises; the next ``run`` goes on
@@ -139,10 +149,16 @@ class _Deliveries:
         self.prepared: tuple[tuple[list[Any], ...], list[_Target]] | None = None
 
     def _prepare(self, batch: _Batch) -> tuple[tuple[list[Any], ...], list[_Target]]:
-        # esper.dispatch_event is looked up now, so it may be patched (tests, profilers).
-        bus = partial(esper.dispatch_event, ESPER_NAMES[batch.event])
-        targets = [(bus if entry is None else entry.fn, entry, None if mk is None else mk.tolist())
-                   for entry, mk in batch.targets]
+        # esper's bus is one target per handler esper holds now (as esper.dispatch_event would
+        # call them), so a handler that raises does not keep the event from the others
+        targets: list[_Target] = []
+        for entry, mk in batch.targets:
+            rows = None if mk is None else mk.tolist()
+            if entry is None:
+                for ref in list(esper.event_registry.get(ESPER_NAMES[batch.event], ())):
+                    targets.append((partial(_call_ref, ref), None, rows))
+            else:
+                targets.append((entry.fn, entry, rows))
         return batch.columns(), targets
 
     def run(self) -> None:
@@ -152,6 +168,10 @@ class _Deliveries:
             if self.prepared is None:
                 self.prepared = self._prepare(self.batches[self.batch])
             cols, targets = self.prepared
+            if not targets:  # esper's handlers went away since the batch was made
+                self.batch += 1
+                self.prepared = None
+                continue
             a, b, normal, depth, point, duration, steps, sensor, speed, tile, kind = cols
             start = self.row
             if self.contact is not None:  # resume a contact part-way through its targets

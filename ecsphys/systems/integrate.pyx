@@ -4,14 +4,43 @@
 Guarantees: the positions at the start of the step are kept (``table.prev_pos``, for
 interpolation); for PASSIVE and ACTIVE bodies, semi-implicit Euler: ``v += a_total * dt``
 then ``move = v * dt``; STATIC bodies get a zero move and keep their velocity untouched.
-Nothing is written to the positions here.
+The world's limits hold (``ecsphys.limits``): each velocity component is clamped to
+``MAX_SPEED``; a move that would take a body past ``MAX_COORD`` stops it there (that velocity
+component set to 0), and a body pushed past it last step is put back on it. Nothing else is
+written to the positions here.
 """
 
 import esper
 
+from .. import limits
+
 from ..table_view cimport Rows, rows_of
 
 cdef int STATIC = 0
+cdef double MAX_SPEED = limits.MAX_SPEED
+cdef double MAX_COORD = limits.MAX_COORD
+
+
+cdef inline void _axis(double* p, double* v, double* m, double a, double dt) noexcept nogil:
+    """One axis of one body: the velocity integrated and clamped to MAX_SPEED, the move
+    that keeps the position within MAX_COORD (the velocity that way zeroed where it stops)."""
+    cdef double w = v[0] + a * dt
+    if p[0] > MAX_COORD:  # pushed past the edge last step
+        p[0] = MAX_COORD
+    elif p[0] < -MAX_COORD:
+        p[0] = -MAX_COORD
+    if w > MAX_SPEED:
+        w = MAX_SPEED
+    elif w < -MAX_SPEED:
+        w = -MAX_SPEED
+    m[0] = w * dt
+    if p[0] + m[0] > MAX_COORD:
+        m[0] = MAX_COORD - p[0]
+        w = 0.0
+    elif p[0] + m[0] < -MAX_COORD:
+        m[0] = -MAX_COORD - p[0]
+        w = 0.0
+    v[0] = w
 
 
 class IntegrateSystem(esper.Processor):
@@ -39,7 +68,5 @@ class IntegrateSystem(esper.Processor):
                     move[i, 0] = 0.0
                     move[i, 1] = 0.0
                     continue
-                vel[i, 0] += r.acc[2 * i] * dt
-                vel[i, 1] += r.acc[2 * i + 1] * dt
-                move[i, 0] = vel[i, 0] * dt
-                move[i, 1] = vel[i, 1] * dt
+                _axis(&pos[i, 0], &vel[i, 0], &move[i, 0], r.acc[2 * i], dt)
+                _axis(&pos[i, 1], &vel[i, 1], &move[i, 1], r.acc[2 * i + 1], dt)

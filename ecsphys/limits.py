@@ -1,0 +1,122 @@
+"""The valid range of the numbers a game gives ecsphys, and the checks that enforce it.
+
+Guarantees:
+- every number a game hands over (component fields, shape sizes, Physics settings, a frame's
+  dt) is checked where it comes in against the ranges below; a value outside raises
+  ``ValueError`` (``TypeError`` for a non-number) naming the field and the value, and changes
+  nothing;
+- inside those ranges no arithmetic of a step can overflow: positions, moves, squared
+  distances and grid cell indices all stay far from the float64 range, so the compiled step
+  never sees an infinity or a NaN from valid input;
+- the step keeps every body inside them: a velocity is clamped to ``MAX_SPEED`` per axis when
+  it is integrated, and a body that reaches ``MAX_COORD`` stops there (its velocity that way
+  set to zero).
+
+The ranges (world units, seconds), as Box2D documents its own:
+
+==================  ============================================================
+``MAX_COORD``       1e9: ``|x|`` and ``|y|`` of positions (and tile map origins)
+``MIN_SIZE``        1e-6: the smallest radius, width, height, tile or pixel size
+``MAX_SIZE``        1e7: the largest of those, and how far a shape may reach from
+                    its body's position (offsets and vertices included)
+``MAX_SPEED``       1e7 per axis: velocities
+``MAX_ACCEL``       1e9 per axis: each named acceleration and their sum
+``MIN_MASS``        1e-9 ... ``MAX_MASS`` 1e12, or ``math.inf`` (never pushed)
+``MIN_DT``          1e-6 ... ``MAX_DT`` 1.0: a step's length (``fixed_dt``, ``step(dt)``);
+                    with ``fixed_dt=None`` a longer frame runs one step of ``MAX_DT``
+==================  ============================================================
+
+A game in pixels fits as well as one in metres: a 1e9 world is a million screens wide.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+Vec = tuple[float, float]
+
+MAX_COORD = 1e9
+MIN_SIZE = 1e-6
+MAX_SIZE = 1e7
+MAX_SPEED = 1e7
+MAX_ACCEL = 1e9
+MIN_MASS = 1e-9
+MAX_MASS = 1e12
+MIN_DT = 1e-6
+MAX_DT = 1.0
+
+
+def check_finite(name: str, value: object) -> float:
+    """Return ``value`` as a float; raise if it is not a finite real number.
+
+    Raises ``TypeError`` for non-numbers (and bools) and ``ValueError`` for NaN, infinities and
+    integers beyond the float range, naming the field ``name`` and the value.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    try:
+        f = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise ValueError(f"{name} must be finite, got {_short(value)}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return f
+
+
+def check_range(name: str, value: object, low: float, high: float) -> float:
+    """``check_finite``, and ``low <= value <= high``."""
+    f = check_finite(name, value)
+    if not low <= f <= high:
+        raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value!r}")
+    return f
+
+
+def check_positive(name: str, value: object) -> float:
+    """Return ``value`` as a float; raise ``ValueError`` unless it is finite and > 0."""
+    f = check_finite(name, value)
+    if f <= 0.0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    return f
+
+
+def check_size(name: str, value: object) -> float:
+    """A radius, width, height, tile or pixel size: in [MIN_SIZE, MAX_SIZE]."""
+    f = check_finite(name, value)
+    if f <= 0.0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    if not MIN_SIZE <= f <= MAX_SIZE:
+        raise ValueError(f"{name} must be in [{MIN_SIZE:g}, {MAX_SIZE:g}], got {value!r}")
+    return f
+
+
+def check_vec(name: str, value: object, limit: float = math.inf) -> Vec:
+    """Return ``value`` as an ``(x, y)`` tuple of finite floats, each within ``limit`` of 0;
+    raise naming ``name`` (``name.x`` / ``name.y`` for a bad coordinate) if not."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be an (x, y) pair, got {value!r}")
+    try:
+        items = list(value)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"{name} must be an (x, y) pair, got {value!r}") from None
+    if len(items) != 2:
+        raise ValueError(f"{name} must be an (x, y) pair, got {value!r}")
+    if limit == math.inf:
+        return (check_finite(f"{name}.x", items[0]), check_finite(f"{name}.y", items[1]))
+    return (check_range(f"{name}.x", items[0], -limit, limit),
+            check_range(f"{name}.y", items[1], -limit, limit))
+
+
+def check_bool(name: str, value: object) -> bool:
+    """A flag: True or False (NumPy's bools too), nothing else."""
+    if isinstance(value, bool):
+        return value
+    if type(value).__name__ == "bool_":  # numpy.bool_, without importing NumPy here
+        return bool(value)
+    raise TypeError(f"{name} must be a bool (True or False), got {_short(value)}")
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut short (an int of 400 digits, an array)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:60] + "..." + text[-10:]
