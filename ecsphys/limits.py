@@ -111,7 +111,8 @@ def check_bool(name: str, value: object) -> bool:
     """A flag: True or False (NumPy's bools too), nothing else."""
     if isinstance(value, bool):
         return value
-    if type(value).__name__ == "bool_":  # numpy.bool_, without importing NumPy here
+    kind = type(value)
+    if kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"):  # NumPy's bool
         return bool(value)
     raise TypeError(f"{name} must be a bool (True or False), got {_short(value)}")
 

@@ -218,11 +218,11 @@ class Physics:
             return 1 if dt > 0.0 else 0
         fixed = self.fixed_dt
         self.accumulator += dt
+        cap = self.max_steps_per_frame
+        if self.accumulator >= fixed * (cap + 1):  # time beyond the cap is dropped
+            self.accumulator = fixed * cap + math.fmod(self.accumulator, fixed)
         # Tolerate float error: 1/30 holds two steps of 1/60 even if the sum rounds down.
-        count = int(math.floor(self.accumulator / fixed + 1e-9))
-        if count > self.max_steps_per_frame:
-            count = self.max_steps_per_frame
-            self.accumulator = fixed * count + math.fmod(self.accumulator, fixed)
+        count = min(int(math.floor(self.accumulator / fixed + 1e-9)), cap)
         for _ in range(count):
             # taken off first: a handler that raises must not leave the step to run again
             self.accumulator = max(self.accumulator - fixed, 0.0)
