@@ -23,6 +23,7 @@ from typing import Any
 import esper
 import numpy as np
 
+from . import snapshot
 from .body_table import BodyTable
 from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
@@ -30,6 +31,7 @@ from .ground import Ground
 from .layers import Layers
 from .limits import MAX_DT, MAX_SIZE, MIN_DT, check_finite, check_range, check_size, check_vec
 from .queries import WorldQueries
+from .snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.events import EventsSystem
@@ -162,6 +164,7 @@ class Physics:
             if isinstance(proc, PhysicsProcessor):
                 raise ValueError(f"esper world {self.world!r} already has a Physics")
         self.table = BodyTable()
+        self._stepping = False  # a step is running (re-entering it is refused)
         self.accumulator = 0.0
         self.alpha = 0.0
         self.steps = 0
@@ -242,13 +245,20 @@ class Physics:
         if dt <= 0.0:
             raise ValueError(f"dt must be positive, got {dt!r}")
         check_range("dt", dt, MIN_DT, MAX_DT)
+        if self._stepping:
+            raise RuntimeError(
+                "Physics.step called while a step is running (esper.process or physics.step "
+                "from inside an event handler or filter_pair): the step would run inside "
+                "itself; let the frame finish, or defer the call to after esper.process")
         switched = esper.current_world != self.world
         previous = esper.current_world
         if switched:
             esper.switch_world(self.world)
+        self._stepping = True
         try:
             self._run_step(dt)
         finally:
+            self._stepping = False
             if switched:
                 esper.switch_world(previous)
 
@@ -399,6 +409,17 @@ class Physics:
         t = self.table
         n = t.n
         return t.entity[:n].copy(), t.prev_pos[:n] + (t.pos[:n] - t.prev_pos[:n]) * self.alpha
+
+    def snapshot(self) -> Snapshot:
+        """The whole physics state now, as a plain value that pickles (see
+        `ecsphys.snapshot`): restore it to rewind, replay or roll back."""
+        return snapshot.take(self)
+
+    def restore(self, saved: Snapshot) -> None:
+        """Put back a state ``snapshot()`` returned; stepping again with the same inputs gives
+        the same bits. ``ValueError`` naming the entities if the world's bodies are not those
+        of the snapshot (then nothing changes)."""
+        snapshot.restore(self, saved)
 
     def remove(self) -> None:
         """Take this Physics out of its esper world; adopted components keep their values."""

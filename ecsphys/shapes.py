@@ -61,6 +61,19 @@ class Shape:
     def _key(self) -> tuple[object, ...]:
         raise NotImplementedError
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # immutable slots cannot be set by pickle's default: rebuild from the slot values
+        state = {}
+        for cls in type(self).__mro__:
+            for name in cls.__dict__.get("__slots__", ()):
+                if name not in state and not isinstance(getattr(type(self), name, None),
+                                                        property):
+                    try:
+                        state[name] = object.__getattribute__(self, name)
+                    except AttributeError:
+                        pass
+        return (_rebuild, (type(self), state))
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
@@ -90,6 +103,14 @@ class Shape:
     def bounding_radius(self) -> float:
         """Radius of ``bounding_circle()`` (about its own centre)."""
         return self.bounding_circle()[2]
+
+
+def _rebuild(cls: type[Shape], state: dict[str, object]) -> Shape:
+    """A shape of class ``cls`` with the given slot values (unpickling)."""
+    shape = object.__new__(cls)
+    for name, value in state.items():
+        object.__setattr__(shape, name, value)
+    return shape
 
 
 class Circle(Shape):

@@ -398,6 +398,12 @@ class EventsSystem(esper.Processor):
     def __len__(self) -> int:
         return len(self._pairs)
 
+    def restore_pairs(self, pairs: _Pairs) -> None:
+        """Take ``pairs`` as the touching pairs of the last step (a restored snapshot); the
+        deliveries still pending are dropped."""
+        self._pairs = pairs
+        self._pending.clear()
+
     def reset(self) -> None:
         """Forget every pair and pending delivery, without events (a fresh start)."""
         self._pairs = _Pairs.empty()
