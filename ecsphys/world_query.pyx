@@ -407,7 +407,7 @@ cdef class WorldQuery:
         best.nx = best.ny = 0.0
         self.nhits = 0
         self._fresh()
-        if length == 0.0:
+        if dx == 0.0 and dy == 0.0:  # (a tiny ray whose length underflows is still a ray)
             if self._point(ox, oy, f) < 0:
                 return -1
             for k in range(self.ncand):
