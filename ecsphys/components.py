@@ -26,6 +26,7 @@ from .limits import (
     MIN_MASS,
     Vec,
     check_bool,
+    check_direction,
     check_finite,
     check_positive,
     check_range,
@@ -400,12 +401,10 @@ class Collider(_Bindable):
     def _check_one_way(value: object) -> Vec | None:
         if value is None:
             return None
-        x, y = check_vec("Collider.one_way", value)
-        length = math.hypot(x, y)
-        if length == 0.0 or not math.isfinite(length):
-            raise ValueError(f"Collider.one_way must be None or a non-zero direction, got "
-                             f"{value!r}")
-        return (x / length, y / length)
+        try:
+            return check_direction("Collider.one_way", value)
+        except ValueError as e:
+            raise ValueError(f"{e} (or None: solid both ways)") from None
 
     @staticmethod
     def _check_restitution(value: object) -> float:

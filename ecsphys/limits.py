@@ -107,6 +107,28 @@ def check_vec(name: str, value: object, limit: float = math.inf) -> Vec:
             check_range(f"{name}.y", items[1], -limit, limit))
 
 
+def check_direction(name: str, value: object) -> Vec:
+    """A non-zero ``(x, y)`` direction, returned as a unit vector (exact in length even when
+    its coordinates are subnormal); ValueError naming ``name`` for a zero vector."""
+    x, y = check_vec(name, value)
+    m = max(abs(x), abs(y))
+    if m == 0.0:
+        raise ValueError(f"{name} must be a non-zero direction, got {value!r}")
+    x, y = x / m, y / m  # scaled to about 1 first: no underflow in the length
+    length = math.hypot(x, y)
+    return (x / length, y / length)
+
+
+def check_int(name: str, value: object, low: int, high: int) -> int:
+    """An int (NumPy's too, not a bool) in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {_short(value)}")
+    v = int(value)
+    if not low <= v <= high:
+        raise ValueError(f"{name} must be in [{low}, {high}], got {_short(value)}")
+    return v
+
+
 def check_bool(name: str, value: object) -> bool:
     """A flag: True or False (NumPy's bools too), nothing else."""
     if isinstance(value, bool):

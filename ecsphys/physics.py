@@ -29,14 +29,23 @@ from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
 from .ground import Ground
 from .layers import Layers
-from .limits import MAX_DT, MAX_SIZE, MIN_DT, check_finite, check_range, check_size, check_vec
+from .limits import (
+    MAX_DT,
+    MAX_SIZE,
+    MIN_DT,
+    check_direction,
+    check_finite,
+    check_int,
+    check_range,
+    check_size,
+)
 from .queries import WorldQueries
 from .snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.events import EventsSystem
 from .systems.ground import ground_pass
-from .systems.integrate import IntegrateSystem
+from .systems.integrate import IntegrateSystem, keep_in_limits
 from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem
 from .systems.response import ResponseSystem
 
@@ -71,12 +80,10 @@ def _check_fixed_dt(value: object) -> float | None:
     return check_range("fixed_dt", dt, MIN_DT, MAX_DT)
 
 
-def _check_int(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value!r}")
-    return value
+#: The most steps a frame may run, and slide passes a step may make (settings beyond are
+#: refused: a frame of ten thousand steps is a frozen game).
+MAX_STEPS_PER_FRAME = 10_000
+MAX_SLIDES = 1_000
 
 
 class Physics:
@@ -100,7 +107,7 @@ class Physics:
     Parameters:
         fixed_dt: the fixed step in seconds (``limits.MIN_DT`` to ``MAX_DT``: 1e-6 to 1), or
             None to step once per frame with its dt (a frame longer than ``MAX_DT`` runs one
-            step of ``MAX_DT``).
+            step of ``MAX_DT``, one shorter than ``MIN_DT`` none).
         max_steps_per_frame: cap on fixed steps per frame; time beyond it is dropped, so a
             long stall does not freeze the game catching up.
         priority: the esper processor priority (higher runs first).
@@ -136,18 +143,15 @@ class Physics:
         floor_snap: float = 0.1,
     ) -> None:
         self.fixed_dt = _check_fixed_dt(fixed_dt)
-        self.max_steps_per_frame = _check_int("max_steps_per_frame", max_steps_per_frame, 1)
-        _check_int("priority", priority, -(2**31))
+        self.max_steps_per_frame = check_int("max_steps_per_frame", max_steps_per_frame, 1,
+                                             MAX_STEPS_PER_FRAME)
+        check_int("priority", priority, -(2**31), 2**31 - 1)
         self.contact_offset = check_range("contact_offset", contact_offset, 0.0, MAX_SIZE)
-        self.max_slides = _check_int("max_slides", max_slides, 1)
+        self.max_slides = check_int("max_slides", max_slides, 1, MAX_SLIDES)
         if layers is not None and not isinstance(layers, Layers):
             raise TypeError(f"layers must be a Layers, got {layers!r}")
         self.layers = layers
-        ux, uy = check_vec("up", up)
-        length = math.hypot(ux, uy)
-        if length == 0.0 or not math.isfinite(length):
-            raise ValueError(f"up must be a non-zero direction, got {up!r}")
-        self.up = (ux / length, uy / length)
+        self.up = check_direction("up", up)
         self.floor_max_angle = check_finite("floor_max_angle", floor_max_angle)
         if not 0.0 <= self.floor_max_angle <= 90.0:
             raise ValueError(f"floor_max_angle must be in [0, 90] degrees, got "
@@ -215,10 +219,12 @@ class Physics:
             raise ValueError(f"dt must be >= 0, got {frame_dt!r}")
         self._adopt.process()  # deletions are seen even in a frame with no step
         if self.fixed_dt is None:
-            if dt > 0.0:
-                self.step(min(dt, MAX_DT))  # a long stall runs one step of MAX_DT
+            # a long stall runs one step of MAX_DT; a frame shorter than MIN_DT runs none
+            ran = dt >= MIN_DT
+            if ran:
+                self.step(min(dt, MAX_DT))
             self.alpha = 0.0
-            return 1 if dt > 0.0 else 0
+            return 1 if ran else 0
         fixed = self.fixed_dt
         self.accumulator += dt
         cap = self.max_steps_per_frame
@@ -287,7 +293,6 @@ class Physics:
             if saved is not None:
                 t.set_motion(saved)
             raise
-        t.pose_version += 1  # queries made from filter_pair during the step look again
         t3 = clock()
         # every pair's first impact of the step: the broadphase's pairs, then the extra ones
         toi, speed, normal, point = response.impacts
@@ -304,6 +309,9 @@ class Physics:
         found = narrow.result
         ground_pass(t, ra, rb, narrow.pair_index, found.normal, found.depth, found.sensor,
                     self.up, math.cos(math.radians(self.floor_max_angle)))
+        # impulses, pushes and a rider leaving its platform stay within the valid range
+        keep_in_limits(t)
+        t.pose_version += 1  # queries made from filter_pair during the step look again
         t4 = clock()
         self.steps += 1
         self.time += dt

@@ -426,6 +426,10 @@ class Polygon(Shape):
                 f"Polygon.points must be a sequence of (x, y), got {points!r}"
             ) from None
         pts = [check_vec(f"Polygon.points[{i}]", p, MAX_SIZE) for i, p in enumerate(raw)]
+        if len(pts) >= 3:  # a span under MIN_SIZE may collapse when the offset is added
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            if not max(max(xs) - min(xs), max(ys) - min(ys)) >= MIN_SIZE:
+                raise ValueError(f"Polygon.points must span at least {MIN_SIZE:g}, got {raw!r}")
         _check_convex(pts)
         if _signed_area(pts) < 0:
             pts.reverse()
@@ -435,9 +439,6 @@ class Polygon(Shape):
         verts = tuple((x + ox, y + oy) for x, y in pts)
         _set_convex(self, verts, _faces_of(verts))
         check_reach(self)
-        x0, y0, x1, y1 = self._bb
-        if not max(x1 - x0, y1 - y0) >= MIN_SIZE:
-            raise ValueError(f"Polygon.points must span at least {MIN_SIZE:g}, got {raw!r}")
 
     def _key(self) -> tuple[object, ...]:
         return (self.points, self.offset)
@@ -536,8 +537,9 @@ class Compound(Shape):
         if not items:
             raise ValueError("Compound.shapes must not be empty, got ()")
         for i, s in enumerate(items):
-            if not isinstance(s, Shape):
-                raise TypeError(f"Compound.shapes[{i}] must be a Shape, got {s!r}")
+            if not isinstance(s, Shape) or s.type_code < 0:
+                raise TypeError(f"Compound.shapes[{i}] must be a shape (Circle, Rect...), got "
+                                f"{s!r}")
         self._set("shapes", items)
         self._set("offset", check_vec("Compound.offset", offset, MAX_SIZE))
         ox, oy = self.offset

@@ -51,7 +51,7 @@ BAD = [
     (lambda: Polygon([(0, 0), (1, 0), (1, 0), (0, 1)]), ValueError, r"points\[2\] repeats"),
     (lambda: Polygon(5), TypeError, r"Polygon.points must be a sequence"),
     (lambda: Compound([]), ValueError, r"Compound.shapes must not be empty"),
-    (lambda: Compound([Circle(1), "x"]), TypeError, r"Compound.shapes\[1\] must be a Shape"),
+    (lambda: Compound([Circle(1), "x"]), TypeError, r"Compound.shapes\[1\] must be a shape"),
     (lambda: Segment((0, 0), (1, 1), offset=(0, math.inf)), ValueError, r"Segment.offset.y"),
 ]
 

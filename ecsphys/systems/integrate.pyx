@@ -7,7 +7,8 @@ then ``move = v * dt``; STATIC bodies get a zero move and keep their velocity un
 The world's limits hold (``ecsphys.limits``): each velocity component is clamped to
 ``MAX_SPEED``; a move that would take a body past ``MAX_COORD`` stops it there (that velocity
 component set to 0), and a body pushed past it last step is put back on it. Nothing else is
-written to the positions here.
+written to the positions here. ``keep_in_limits`` (at the end of the step) puts back within the
+limits a velocity an impulse raised past MAX_SPEED and a body a push moved past MAX_COORD.
 """
 
 import esper
@@ -70,3 +71,25 @@ class IntegrateSystem(esper.Processor):
                     continue
                 _axis(&pos[i, 0], &vel[i, 0], &move[i, 0], r.acc[2 * i], dt)
                 _axis(&pos[i, 1], &vel[i, 1], &move[i, 1], r.acc[2 * i + 1], dt)
+
+
+def keep_in_limits(table) -> None:
+    """At the end of the step: every velocity component within MAX_SPEED, every position within
+    MAX_COORD (an impulse or a push may have taken a body past them); one compiled pass."""
+    cdef int n = table.n
+    if n == 0:
+        return
+    cdef double[:, ::1] pos = table.pos
+    cdef double[:, ::1] vel = table.vel
+    cdef int i, k
+    with nogil:
+        for i in range(n):
+            for k in range(2):
+                if pos[i, k] > MAX_COORD:
+                    pos[i, k] = MAX_COORD
+                elif pos[i, k] < -MAX_COORD:
+                    pos[i, k] = -MAX_COORD
+                if vel[i, k] > MAX_SPEED:
+                    vel[i, k] = MAX_SPEED
+                elif vel[i, k] < -MAX_SPEED:
+                    vel[i, k] = -MAX_SPEED
