@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import ecsphys as ep
-from ecsphys import limits
+from ecsphys import geometry, limits
 
 
 def ball(pos=(0.0, 0.0), vel=(0.0, 0.0), kind=ep.ACTIVE, shape=None, **collider):
@@ -296,3 +296,23 @@ def test_an_esper_handler_that_raises_keeps_the_touch_from_no_other(world):
     assert [e for e, _ in good.log].count("touch") == [e for e, _ in bad.log].count("touch")
     assert physics.steps == 60
     assert math.isfinite(physics.time)
+
+
+# ------------------------------------------------------------ the public geometry functions
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: geometry.contact(ep.Circle(1), (math.nan, 0), ep.Circle(1), (0, 0)), "pos_a.x"),
+    (lambda: geometry.overlaps(ep.Circle(1), (0, 0), ep.Rect(1, 1), (0, 2e9)), "pos_b.y"),
+    (lambda: geometry.distance(ep.Circle(1), (0, 0), ep.Circle(1), (math.inf, 0)), "pos_b.x"),
+    (lambda: geometry.time_of_impact(ep.Circle(1), (0, 0), (math.nan, 0), ep.Circle(1),
+                                     (3, 0)), "move_a.x"),
+    (lambda: geometry.point_in(ep.Circle(1), (0, 0), (0, math.nan)), "point.y"),
+    (lambda: geometry.raycast(ep.Circle(1), (0, 0), (1e300, 0), (1, 0)), "origin.x"),
+    (lambda: geometry.raycast(ep.Circle(1), (0, 0), (-5, 0), (1, 0), math.nan), "max_t"),
+    (lambda: geometry.segment_hits(ep.Circle(1), (0, 0), (0, 0), (math.inf, 0)), "p2.x"),
+    (lambda: geometry.point_in(ep.Circle(1), "ab", (0, 0)), "pos"),
+])
+def test_the_geometry_functions_refuse_bad_positions_naming_them(call, field):
+    with pytest.raises((ValueError, TypeError), match=field):
+        call()

@@ -96,6 +96,7 @@ from .shape_data cimport (
     near_next,
 )
 
+from ..limits import MAX_COORD, check_vec
 from ..shapes import Shape
 from .contact import ON_TOLERANCE, PARALLEL_TOLERANCE, TOUCH_TOLERANCE, Contact
 
@@ -1029,8 +1030,8 @@ def _time_of_impact(a, pos_a, move_a, b, pos_b, move_b=(0.0, 0.0)):
     """
     cdef Body ba, bb
     cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no time of impact for")
-    amx_, amy_ = move_a
-    bmx_, bmy_ = move_b
+    amx_, amy_ = check_vec("move_a", move_a, 2 * MAX_COORD)
+    bmx_, bmy_ = check_vec("move_b", move_b, 2 * MAX_COORD)
     cdef double amx = amx_, amy = amy_, bmx = bmx_, bmy = bmy_
     cdef double t
     cdef CContact c
@@ -1055,7 +1056,7 @@ def binary_impact_search(a, pos_a, move, b, pos_b, min_step=None):
             )
     cdef Body ba, bb
     cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no time of impact for")
-    mx_, my_ = move
+    mx_, my_ = check_vec("move", move, 2 * MAX_COORD)
     cdef double mx = mx_, my = my_
     cdef double step = -1.0 if min_step is None else min_step
     cdef double t0, t1

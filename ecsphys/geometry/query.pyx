@@ -43,6 +43,7 @@ from .shape_data cimport (
 
 import math
 
+from ..limits import MAX_COORD, check_vec
 from ..mask import Mask
 from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment
 from .contact import TOUCH_TOLERANCE
@@ -394,7 +395,9 @@ def _point_in(shape, pos, point):
 
     Raises ``TypeError`` for an unknown shape kind.
     """
-    cdef double x = point[0], y = point[1], px = pos[0], py = pos[1]
+    cdef double x, y, px, py
+    x, y = check_vec("point", point, MAX_COORD)
+    px, py = check_vec("pos", pos, MAX_COORD)
     _check(shape, "point_in")
     store = public_store()
     cdef Body b = body_of(store, shape, px, py)
@@ -409,11 +412,16 @@ def _raycast(shape, pos, origin, direction, max_t=math.inf):
     """First hit ``(t, normal)`` of the ray ``origin + direction * t`` (``0 <= t <= max_t``)
     on ``shape`` at body position ``pos``, or ``None``. ``normal`` is the shape's outward
     unit normal at the hit. Raises ``ValueError`` for a zero ``direction``."""
-    ddx, ddy = direction
+    ddx, ddy = check_vec("direction", direction, 2 * MAX_COORD)
     cdef double dx = ddx, dy = ddy
     if dx == 0.0 and dy == 0.0:
         raise ValueError(f"raycast direction must not be zero, got {direction!r}")
-    cdef double ox = origin[0], oy = origin[1], px = pos[0], py = pos[1], mt = max_t
+    cdef double ox, oy, px, py, mt
+    ox, oy = check_vec("origin", origin, MAX_COORD)
+    px, py = check_vec("pos", pos, MAX_COORD)
+    if isinstance(max_t, bool) or not isinstance(max_t, (int, float)) or not max_t >= 0.0:
+        raise ValueError(f"raycast max_t must be a number >= 0 (inf: no limit), got {max_t!r}")
+    mt = max_t
     _check(shape, "raycast")
     store = public_store()
     cdef Body b = body_of(store, shape, px, py)
@@ -430,7 +438,10 @@ def _raycast(shape, pos, origin, direction, max_t=math.inf):
 def _segment_hits(shape, pos, p1, p2):
     """True if the segment ``p1``-``p2`` (world) touches ``shape`` at ``pos`` (line of sight
     is blocked); a zero-length segment is a point test."""
-    cdef double x1 = p1[0], y1 = p1[1], x2 = p2[0], y2 = p2[1], px = pos[0], py = pos[1]
+    cdef double x1, y1, x2, y2, px, py
+    x1, y1 = check_vec("p1", p1, MAX_COORD)
+    x2, y2 = check_vec("p2", p2, MAX_COORD)
+    px, py = check_vec("pos", pos, MAX_COORD)
     _check(shape, "point_in" if x2 - x1 == 0.0 and y2 - y1 == 0.0 else "raycast")
     store = public_store()
     cdef Body b = body_of(store, shape, px, py)
@@ -449,8 +460,10 @@ def _line_overlaps(line, shape, pos, shift=(0.0, 0.0)):
     nx_, ny_ = line.normal
     base = line.base
     cdef double nx = nx_, ny = ny_
-    cdef double bx = base[0] + shift[0], by = base[1] + shift[1]
-    cdef double px = pos[0], py = pos[1]
+    sx, sy = check_vec("shift", shift, MAX_COORD)
+    cdef double bx = base[0] + sx, by = base[1] + sy
+    cdef double px, py
+    px, py = check_vec("pos", pos, MAX_COORD)
     _check(shape, "line_overlaps")
     store = public_store()
     cdef Body b = body_of(store, shape, px, py)

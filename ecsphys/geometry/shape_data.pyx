@@ -3,6 +3,7 @@
 
 from libc.stdint cimport int64_t, uint64_t
 
+from ..limits import MAX_COORD, check_vec
 from ..mask import has_mask
 from ..shapes import Shape
 from .shape_store import public_store
@@ -73,8 +74,8 @@ cdef Store public_pair(object a, object pos_a, object b, object pos_b, Body* ba,
     if (has_mask(a) or has_mask(b)) and what == "no distance for":
         raise TypeError(f"{what} {type(a).__name__} against {type(b).__name__} (a mask has "
                         f"no exact distance; contact_within and time_of_impact answer it)")
-    ax, ay = pos_a
-    bx, by = pos_b
+    ax, ay = check_vec("pos_a", pos_a, MAX_COORD)
+    bx, by = check_vec("pos_b", pos_b, MAX_COORD)
     store = public_store()
     ba[0] = body_of(store, a, ax, ay)
     bb[0] = body_of(store, b, bx, by)
