@@ -23,7 +23,7 @@
 #   again at each def call (no Python runs between taking them and the end of the call).
 
 cimport cython
-from libc.math cimport INFINITY, ceil, sqrt
+from libc.math cimport INFINITY, ceil
 from libc.stdint cimport int64_t, uint32_t
 from libc.stdlib cimport qsort
 from libc.string cimport memset
@@ -35,6 +35,7 @@ from .geometry.impact cimport time_of_impact
 from .geometry.manifold cimport overlap as shapes_overlap
 from .geometry.query cimport point_in, raycast
 from .geometry.shape_data cimport Body, CContact, Store, store_of
+from .geometry.vec cimport clip_ray, norm
 from .table_view cimport Rows, row_body, rows_of
 
 import numpy as np
@@ -95,31 +96,20 @@ cdef inline void _grow_box(double* q, double by) noexcept nogil:
     q[3] += by
 
 
-cdef bint _clip(double ox, double oy, double dx, double dy, const double* box, double* t0,
-                double* t1) noexcept nogil:
-    """Narrow [t0, t1] to the part of the ray origin + direction * t inside ``box``; False
-    if none is left (slabs)."""
-    cdef double a, b, s
-    cdef int axis
-    cdef double o, d
-    for axis in range(2):
-        o = ox if axis == 0 else oy
-        d = dx if axis == 0 else dy
-        if d == 0.0:
-            if o < box[axis] or o > box[axis + 2]:
-                return False
-            continue
-        a = (box[axis] - o) / d
-        b = (box[axis + 2] - o) / d
-        if a > b:
-            s = a
-            a = b
-            b = s
-        if a > t0[0]:
-            t0[0] = a
-        if b < t1[0]:
-            t1[0] = b
-    return t0[0] <= t1[0]
+cdef inline Py_ssize_t _chunks(double t0, double t1, double length, double chunk) noexcept nogil:
+    """How many chunks of about ``chunk`` world units the part [t0, t1] of a move of
+    ``length`` is walked in (1 to MAX_CHUNKS)."""
+    cdef double c = ceil((t1 - t0) * length / chunk)
+    if not c >= 1.0:
+        return 1
+    return <Py_ssize_t>c if c < MAX_CHUNKS else MAX_CHUNKS
+
+
+cdef inline void _span(double t0, double t1, Py_ssize_t c, Py_ssize_t chunks, double* s0,
+                       double* s1) noexcept nogil:
+    """Chunk ``c`` of [t0, t1] cut in ``chunks``: [*s0, *s1] (the last ends exactly at t1)."""
+    s0[0] = t0 + (t1 - t0) * c / chunks
+    s1[0] = t0 + (t1 - t0) * (c + 1) / chunks if c + 1 < chunks else t1
 
 
 @cython.final
@@ -395,7 +385,7 @@ cdef class WorldQuery:
         cdef double t0 = 0.0, t1 = 1.0, s0, s1, t, nx, ny
         cdef double q[4]
         cdef double w[4]
-        cdef double length = sqrt(dx * dx + dy * dy)
+        cdef double length = norm(dx, dy)
         cdef Py_ssize_t k, c, chunks, start
         cdef int64_t r, e
         cdef int64_t* cand = <int64_t*>self.b_cand.p
@@ -429,16 +419,11 @@ cdef class WorldQuery:
         w[2] = self.world[2]
         w[3] = self.world[3]
         _grow_box(w, TOL)
-        if not _clip(ox, oy, dx, dy, w, &t0, &t1):
+        if not clip_ray(ox, oy, dx, dy, w, &t0, &t1):
             return 0
-        chunks = <Py_ssize_t>ceil((t1 - t0) * length / self.chunk)
-        if chunks < 1:
-            chunks = 1
-        if chunks > MAX_CHUNKS:
-            chunks = MAX_CHUNKS
+        chunks = _chunks(t0, t1, length, self.chunk)
         for c in range(chunks):
-            s0 = t0 + (t1 - t0) * c / chunks
-            s1 = t0 + (t1 - t0) * (c + 1) / chunks if c + 1 < chunks else t1
+            _span(t0, t1, c, chunks, &s0, &s1)
             q[0] = ox + dx * (s0 if dx >= 0.0 else s1)
             q[2] = ox + dx * (s1 if dx >= 0.0 else s0)
             q[1] = oy + dy * (s0 if dy >= 0.0 else s1)
@@ -477,7 +462,7 @@ cdef class WorldQuery:
         cdef double t0 = 0.0, t1 = 1.0, s0, s1, t, lo_x, hi_x, lo_y, hi_y
         cdef double q[4]
         cdef double w[4]
-        cdef double length = sqrt(dx * dx + dy * dy)
+        cdef double length = norm(dx, dy)
         cdef Py_ssize_t k, c, chunks, start
         cdef int64_t r, e
         cdef int64_t* cand = <int64_t*>self.b_cand.p
@@ -493,16 +478,11 @@ cdef class WorldQuery:
         w[2] = self.world[2] - a.x0
         w[3] = self.world[3] - a.y0
         _grow_box(w, TOL)
-        if not _clip(a.px, a.py, dx, dy, w, &t0, &t1):
+        if not clip_ray(a.px, a.py, dx, dy, w, &t0, &t1):
             return 0
-        chunks = <Py_ssize_t>ceil((t1 - t0) * length / self.chunk)
-        if chunks < 1:
-            chunks = 1
-        if chunks > MAX_CHUNKS:
-            chunks = MAX_CHUNKS
+        chunks = _chunks(t0, t1, length, self.chunk)
         for c in range(chunks):
-            s0 = t0 + (t1 - t0) * c / chunks
-            s1 = t0 + (t1 - t0) * (c + 1) / chunks if c + 1 < chunks else t1
+            _span(t0, t1, c, chunks, &s0, &s1)
             lo_x = dx * s0 if dx >= 0.0 else dx * s1
             hi_x = dx * s1 if dx >= 0.0 else dx * s0
             lo_y = dy * s0 if dy >= 0.0 else dy * s1

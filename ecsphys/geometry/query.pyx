@@ -34,7 +34,7 @@ cimport cython
 from libc.math cimport INFINITY, ceil, copysign, fabs, sqrt
 
 from .mask cimport mask_line, mask_point, mask_ray
-from .vec cimport max2, min2, norm, sq
+from .vec cimport clip_ray, max2, min2, norm, sq
 
 from .shape_data cimport (
     CIRCLE, LF_RADIUS, LF_STRIDE, MASK, RECT, SEGMENT, TILEMAP, Body, Leaf, Near, Store, body_of,
@@ -278,9 +278,9 @@ cdef bint _ray_tiles(const Store* s, const Body* b, double ox, double oy, double
     ray costs per tile it passes, not per tile of its bounding box; it stops at the first
     part that ends at or after the best hit."""
     cdef double size = s.lf[(b.first - 1) * LF_STRIDE + LF_RADIUS]
-    cdef double a = 0.0, e = max_t, lo, hi, u, step, c0, c1
+    cdef double a = 0.0, e = max_t, step, c0, c1
     cdef double box[4]
-    cdef int axis, k, parts
+    cdef int k, parts
     cdef bint found = False
     if tile_kind_at(s, b, ox, oy) > 0:  # starts in a solid tile: inside, as point_in says
         t[0] = 0.0
@@ -290,20 +290,7 @@ cdef bint _ray_tiles(const Store* s, const Body* b, double ox, double oy, double
     box[1] = b.py + b.y0 - TOL
     box[2] = b.px + b.x1 + TOL
     box[3] = b.py + b.y1 + TOL
-    for axis in range(2):  # slabs: the part of the ray inside the map's box
-        u = dx if axis == 0 else dy
-        c0 = ox if axis == 0 else oy
-        if u == 0.0:
-            if c0 < box[axis] or c0 > box[axis + 2]:
-                return False
-            continue
-        lo = (box[axis] - c0) / u
-        hi = (box[axis + 2] - c0) / u
-        if lo > hi:
-            lo, hi = hi, lo
-        a = max2(a, lo)
-        e = min2(e, hi)
-    if not a <= e:
+    if not clip_ray(ox, oy, dx, dy, box, &a, &e):  # the part of the ray over the map
         return False
     step = TILE_SPAN * size / norm(dx, dy)
     parts = <int>min2(ceil((e - a) / step), <double>MAX_SPANS) if e > a else 1

@@ -3,7 +3,9 @@
 # Guarantees: `norm` is the Euclidean length of any finite vector, exact to rounding for tiny
 # and huge ones too (the plain sqrt(x*x + y*y) underflows once the squares are denormal and
 # overflows past 1e154: those rare cases are scaled first); `unit` gives a unit vector of a
-# nonzero vector and its length by the same rule; `closest_on_segment` clamps the projection.
+# nonzero vector and its length by the same rule; `closest_on_segment` clamps the projection;
+# `clip_ray` narrows a ray's [t0, t1] to the part inside a box (slabs), the one clip every ray
+# walk uses.
 
 from libc.math cimport fabs, sqrt
 
@@ -72,3 +74,29 @@ cdef inline double min_proj(const double* v, int nv, double nx, double ny) noexc
         if p < m:
             m = p
     return m
+
+
+cdef inline bint clip_ray(double ox, double oy, double dx, double dy, const double* box,
+                          double* t0, double* t1) noexcept nogil:
+    """Narrow ``[*t0, *t1]`` to the part of the ray ``(ox, oy) + (dx, dy) * t`` inside ``box``
+    (x0, y0, x1, y1; closed); False if none is left."""
+    cdef double a, b, s, o, d
+    cdef int axis
+    for axis in range(2):
+        o = ox if axis == 0 else oy
+        d = dx if axis == 0 else dy
+        if d == 0.0:
+            if o < box[axis] or o > box[axis + 2]:
+                return False
+            continue
+        a = (box[axis] - o) / d
+        b = (box[axis + 2] - o) / d
+        if a > b:
+            s = a
+            a = b
+            b = s
+        if a > t0[0]:
+            t0[0] = a
+        if b < t1[0]:
+            t1[0] = b
+    return t0[0] <= t1[0]
