@@ -105,6 +105,17 @@ cdef inline Py_ssize_t _chunks(double t0, double t1, double length, double chunk
     return <Py_ssize_t>c if c < MAX_CHUNKS else MAX_CHUNKS
 
 
+cdef inline void _swept_box(double px, double py, double x0, double y0, double x1, double y1,
+                            double dx, double dy, double s0, double s1, double* q) noexcept nogil:
+    """The box (grown by TOL) a shape of bounds x0..x1, y0..y1 at (px, py) covers moving
+    by (dx, dy) * t for t in [s0, s1] (a ray: bounds all 0)."""
+    q[0] = px + x0 + dx * (s0 if dx >= 0.0 else s1)
+    q[1] = py + y0 + dy * (s0 if dy >= 0.0 else s1)
+    q[2] = px + x1 + dx * (s1 if dx >= 0.0 else s0)
+    q[3] = py + y1 + dy * (s1 if dy >= 0.0 else s0)
+    _grow_box(q, TOL)
+
+
 cdef inline void _span(double t0, double t1, Py_ssize_t c, Py_ssize_t chunks, double* s0,
                        double* s1) noexcept nogil:
     """Chunk ``c`` of [t0, t1] cut in ``chunks``: [*s0, *s1] (the last ends exactly at t1)."""
@@ -424,11 +435,7 @@ cdef class WorldQuery:
         chunks = _chunks(t0, t1, length, self.chunk)
         for c in range(chunks):
             _span(t0, t1, c, chunks, &s0, &s1)
-            q[0] = ox + dx * (s0 if dx >= 0.0 else s1)
-            q[2] = ox + dx * (s1 if dx >= 0.0 else s0)
-            q[1] = oy + dy * (s0 if dy >= 0.0 else s1)
-            q[3] = oy + dy * (s1 if dy >= 0.0 else s0)
-            _grow_box(q, TOL)
+            _swept_box(ox, oy, 0.0, 0.0, 0.0, 0.0, dx, dy, s0, s1, q)
             start = self.ncand
             if self._gather(q, f) < 0:
                 return -1
@@ -459,7 +466,7 @@ cdef class WorldQuery:
     cdef int _cast(self, const Body* a, double dx, double dy, const Filter* f,
                    Found* best) noexcept nogil:
         """The first body the shape ``a`` touches moving by (dx, dy) (``time_of_impact``)."""
-        cdef double t0 = 0.0, t1 = 1.0, s0, s1, t, lo_x, hi_x, lo_y, hi_y
+        cdef double t0 = 0.0, t1 = 1.0, s0, s1, t
         cdef double q[4]
         cdef double w[4]
         cdef double length = norm(dx, dy)
@@ -483,15 +490,7 @@ cdef class WorldQuery:
         chunks = _chunks(t0, t1, length, self.chunk)
         for c in range(chunks):
             _span(t0, t1, c, chunks, &s0, &s1)
-            lo_x = dx * s0 if dx >= 0.0 else dx * s1
-            hi_x = dx * s1 if dx >= 0.0 else dx * s0
-            lo_y = dy * s0 if dy >= 0.0 else dy * s1
-            hi_y = dy * s1 if dy >= 0.0 else dy * s0
-            q[0] = a.px + a.x0 + lo_x
-            q[1] = a.py + a.y0 + lo_y
-            q[2] = a.px + a.x1 + hi_x
-            q[3] = a.py + a.y1 + hi_y
-            _grow_box(q, TOL)
+            _swept_box(a.px, a.py, a.x0, a.y0, a.x1, a.y1, dx, dy, s0, s1, q)
             start = self.ncand
             if self._gather(q, f) < 0:
                 return -1
