@@ -61,8 +61,8 @@ _SCALAR_COLUMNS = {
     # what the last step's contacts said (systems/ground.pyx)
     "ground": np.int8, "floor_entity": np.int64, "carrier": np.intc,
 }
-#: what a step changes in the rows (``motion`` / ``set_motion``)
-_MOTION_COLUMNS = ("pos", "prev_pos", "vel", "ground", "floor_n", "floor_v", "floor_entity",
+#: what a step changes in the rows (``motion`` / ``set_motion``, snapshots)
+MOTION_COLUMNS = ("pos", "prev_pos", "vel", "ground", "floor_n", "floor_v", "floor_entity",
                    "carrier")
 
 
@@ -307,12 +307,12 @@ class BodyTable:
         """Copies of what a step changes in the rows (positions, velocities, what each body
         stands on), for ``set_motion``."""
         n = self.n
-        return tuple(getattr(self, name)[:n].copy() for name in _MOTION_COLUMNS)
+        return tuple(getattr(self, name)[:n].copy() for name in MOTION_COLUMNS)
 
     def set_motion(self, saved: tuple[np.ndarray, ...]) -> None:
         """Put back what ``motion()`` copied (the rows must be the same)."""
         n = self.n
-        for name, values in zip(_MOTION_COLUMNS, saved, strict=True):
+        for name, values in zip(MOTION_COLUMNS, saved, strict=True):
             getattr(self, name)[:n] = values
         self.pose_version += 1
 

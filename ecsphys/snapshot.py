@@ -24,15 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .body_table import MOTION_COLUMNS
 from .shapes import Shape
 from .tilemap import TileMap
 
 if TYPE_CHECKING:
     from .physics import Physics
 
-#: The per-row columns a step changes (the rest of a row follows from components).
-_COLUMNS = ("pos", "prev_pos", "vel", "ground", "floor_n", "floor_v", "floor_entity",
-            "carrier")
 _COLLIDER_FIELDS = ("kind", "layer", "mask", "sensor", "mass", "restitution", "slide",
                     "friction", "stop_on_slope", "one_way")
 _FORMAT = 1
@@ -76,7 +74,7 @@ def take(physics: Physics) -> Snapshot:
                       for _, _, _, col, _ in comps)
     shapes = tuple(t.shapes[:n])
     tiles = tuple(s.grid.copy() if isinstance(s, TileMap) else None for s in shapes)
-    columns = {name: getattr(t, name)[:n].copy() for name in _COLUMNS}
+    columns = {name: getattr(t, name)[:n].copy() for name in MOTION_COLUMNS}
     carrier = columns["carrier"]  # rows: kept as the entities they are
     columns["carrier"] = np.where(carrier >= 0, t.entity[np.maximum(carrier, 0)], -1)
     return Snapshot(
@@ -145,7 +143,7 @@ def restore(physics: Physics, snap: Snapshot) -> None:
             for name, value in snap.accelerations[i] or ():
                 acc[name] = value
     t.refresh_tilemaps()
-    for name in _COLUMNS:
+    for name in MOTION_COLUMNS:
         getattr(t, name)[rows] = snap.columns[name]
     # the carriers were saved as entities (rows may have moved since)
     carrier = snap.columns["carrier"]
