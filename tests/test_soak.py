@@ -574,43 +574,84 @@ def test_soak_long(world):
 # ---------------------------------------------------------------- what the long soak found
 
 
-@pytest.mark.xfail(strict=True, reason="known bug found by the long soak: the push that "
-                   "separates overlapping bodies moves a resting body into the static floor")
 @pytest.mark.parametrize("trigger", ["layer change, thick floor", "made overlapping, thin floor"])
 def test_overlap_push_keeps_a_resting_body_above_the_floor(world, trigger):
     """The long soak's first failure, reduced (step 551: a passive Mask body resting on the
     floor, layer 2, overlapped by an active layer-2 polygon; at step 550 it changed to layer 1,
     so the pair collided while overlapping, and the next step pushed it 0.75 down: its centre
-    0.3 below the floor's top). The push that separates two overlapping bodies moves the lower
-    one into (and through a thin) static floor instead of stopping it there.
-
-    Thick floor: the crate's centre goes from 0.5 to -0.25 (three quarters of it in the floor)
-    and creeps back out over a few steps. Thin floor (0.4): it ends under the floor, at -0.65."""
+    0.3 below the floor's top). The push that separated two overlapping bodies moved the lower
+    one into (and through a thin) static floor: thick floor, the crate's centre went from 0.5
+    to -0.25; thin floor (0.4), it ended under the floor, at -0.65. Now the crate stays on the
+    floor and the body above takes the whole depth."""
     ep.Physics(fixed_dt=DT)
     thick = trigger.endswith("thick floor")
     floor_h = 10.0 if thick else 0.4
     esper.create_entity(ep.Position(0, -floor_h / 2), ep.Collider(ep.STATIC),
                         ep.Geometry(ep.Rect(20, floor_h)))
     if thick:  # as in the soak: two layer-2 bodies overlap, one becomes layer 1
-        r = 0.5
+        r, big = 0.5, 0.5
         crate = esper.create_entity(ep.Position(0, r), ep.Velocity(0, 0),
                                     ep.Collider(ep.PASSIVE, layer=2, mask=1, mass=0.5),
                                     ep.Geometry(ep.Circle(r)))
-        esper.create_entity(ep.Position(0, 0.6), ep.Velocity(0, 0),
-                            ep.Collider(ep.ACTIVE, layer=2, mask=1, mass=2.5),
-                            ep.Geometry(ep.Circle(0.5)))
+        ball = esper.create_entity(ep.Position(0, 0.6), ep.Velocity(0, 0),
+                                   ep.Collider(ep.ACTIVE, layer=2, mask=1, mass=2.5),
+                                   ep.Geometry(ep.Circle(big)))
         esper.process(DT)
         col = esper.component_for_entity(crate, ep.Collider)
         col.layer, col.mask = 1, ep.ALL
     else:  # a light crate on a thin floor, a heavy ball made overlapping it
-        r = 0.25
+        r, big = 0.25, 1.0
         crate = esper.create_entity(ep.Position(0, r), ep.Velocity(0, 0),
                                     ep.Collider(ep.PASSIVE, mass=0.1), ep.Geometry(ep.Circle(r)))
-        esper.create_entity(ep.Position(0, 0.3), ep.Velocity(0, 0),
-                            ep.Collider(ep.ACTIVE, mass=10.0), ep.Geometry(ep.Circle(1.0)))
+        ball = esper.create_entity(ep.Position(0, 0.3), ep.Velocity(0, 0),
+                                   ep.Collider(ep.ACTIVE, mass=10.0), ep.Geometry(ep.Circle(big)))
     ys = []
     for _ in range(10):
         esper.process(DT)
-        ys.append(round(esper.component_for_entity(crate, ep.Position).y, 4))
-    # the soak's criterion: the centre never inside the floor (more than half of the body)
-    assert min(ys) >= 0.0, f"the crate (radius {r}) was pushed into the floor: y = {ys}"
+        crate_pos = esper.component_for_entity(crate, ep.Position)
+        ball_pos = esper.component_for_entity(ball, ep.Position)
+        ys.append(crate_pos.y)
+        gap = math.dist((crate_pos.x, crate_pos.y), (ball_pos.x, ball_pos.y)) - r - big
+        assert gap > -1e-3, f"the ball was not pushed off the crate: gap {gap}"
+    assert min(ys) > r - 1e-3, f"the crate (radius {r}) was pushed into the floor: y = {ys}"
+
+
+@pytest.mark.parametrize("wall", ["static", "infinite mass", "tile map"])
+def test_overlap_push_stops_at_a_wall_and_the_other_body_takes_the_rest(world, wall):
+    """A box leaning on a wall, made overlapping a ball on its other side: the box stays at
+    the wall (it is not pushed into it) and the ball is pushed out by the whole depth."""
+    ep.Physics(fixed_dt=DT)
+    if wall == "tile map":
+        tiles = ep.TileMap([[1]] * 4, 1.0)
+        esper.create_entity(ep.Position(-1, -2), ep.Collider(ep.STATIC), ep.Geometry(tiles))
+    else:
+        kind = ep.STATIC if wall == "static" else ep.ACTIVE
+        esper.create_entity(ep.Position(-0.5, 0), ep.Velocity(0, 0),
+                            ep.Collider(kind, mass=math.inf), ep.Geometry(ep.Rect(1, 4)))
+    box = esper.create_entity(ep.Position(0.5 + 1e-4, 0), ep.Velocity(0, 0),
+                              ep.Collider(ep.PASSIVE, mass=1.0), ep.Geometry(ep.Rect(1, 1)))
+    ball = esper.create_entity(ep.Position(1.2, 0), ep.Velocity(0, 0),
+                               ep.Collider(ep.ACTIVE, mass=1.0), ep.Geometry(ep.Circle(0.5)))
+    esper.process(DT)
+    bx = esper.component_for_entity(box, ep.Position).x
+    cx = esper.component_for_entity(ball, ep.Position).x
+    assert bx == pytest.approx(0.5, abs=1e-3), f"the box moved into the wall: x = {bx}"
+    assert cx == pytest.approx(1.5, abs=1e-3), f"the ball did not take the whole depth: {cx}"
+
+
+def test_overlap_push_between_two_walls_leaves_both_bodies_out_of_the_walls(world):
+    """Two boxes made overlapping in a corridor just wider than one of them: neither can be
+    pushed apart (each is stopped by its wall), so neither enters a wall; the overlap stays
+    until something gives way, and no position is NaN."""
+    ep.Physics(fixed_dt=DT)
+    for x in (-1.0, 1.6):
+        esper.create_entity(ep.Position(x, 0), ep.Collider(ep.STATIC),
+                            ep.Geometry(ep.Rect(1, 4)))
+    boxes = [esper.create_entity(ep.Position(x, 0), ep.Velocity(0, 0),
+                                 ep.Collider(ep.ACTIVE, mass=1.0), ep.Geometry(ep.Rect(0.5, 0.5)))
+             for x in (-0.25 + 1e-4, 0.1)]
+    for _ in range(5):
+        esper.process(DT)
+        xs = [esper.component_for_entity(e, ep.Position).x for e in boxes]
+        assert all(math.isfinite(x) for x in xs)
+        assert xs[0] >= -0.25 - 1e-3 and xs[1] <= 0.85 + 1e-3, xs

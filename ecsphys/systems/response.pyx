@@ -4,7 +4,10 @@
 Guarantees (for the solid pairs: neither side a sensor):
 - bodies that start the step overlapping are pushed apart along the contact normal, shared by
   inverse mass (a static side never moves), so a body spawned in a wall leaves it the short
-  way;
+  way; a share that would take a body into a body that is never pushed (static, or of
+  infinite mass: it rests on a floor, leans on a wall) stops a skin before it, and the other
+  body of the pair takes the rest, so a push apart never moves a body into a wall or
+  through a thin floor;
 - bodies move one at a time (seed 002: "update one movement at a time"), each against the
   others where they are at that moment: a body's move is cut at its first time of impact
   (``geometry.impact``: analytic for circles and boxes, conservative advancement for the
@@ -516,11 +519,17 @@ cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny) 
     c.rest[2 * r + 1] = sy
 
 
+cdef inline bint immovable(const Ctx* c, int r) noexcept nogil:
+    """Row r is never pushed: static, or of infinite mass."""
+    return c.rows.kind[r] == STATIC or c.rows.inv_mass[r] == 0.0
+
+
 cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
-                   int* pair) noexcept nogil:
+                   int* pair, bint fixed_only=False, int skip=-1) noexcept nogil:
     """The first impact of row r moving by its rest against its neighbours where they are
     now (standing still): 1 with the time, contact (normal from r), row and pair; 0 if none.
-    Ties go to the neighbour met first in r's edge list."""
+    Ties go to the neighbour met first in r's edge list. ``fixed_only``: only the neighbours
+    that are never pushed (`immovable`); ``skip``: a row left out."""
     cdef double mx = c.rest[2 * r]
     cdef double my = c.rest[2 * r + 1]
     cdef const Body* br = &c.body[r]
@@ -545,7 +554,8 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
                 break
         j = c.eother[e]
         bo = &c.body[j]
-        if (bo.px + bo.x0 <= x1 and x0 <= bo.px + bo.x1
+        if (j != skip and (not fixed_only or immovable(c, j))
+                and bo.px + bo.x0 <= x1 and x0 <= bo.px + bo.x1
                 and bo.py + bo.y0 <= y1 and y0 <= bo.py + bo.y1):
             if (time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc) and t < best
                     and one_way_solid(c, r, j, &cc)):
@@ -807,14 +817,43 @@ cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
     return True
 
 
+cdef double push_by(Ctx* c, int r, int other, double dx, double dy) noexcept nogil:
+    """Move row r by (dx, dy) as a push apart from row ``other``, stopping a skin before the
+    first body in the way that is never pushed (a wall, a floor, a platform of infinite
+    mass); returns the fraction of the move made. Bodies that can give way are left to the
+    slide (they are pushed in turn, or pushed apart in the next step)."""
+    if r < 0 or (dx == 0.0 and dy == 0.0):
+        return 1.0 if r >= 0 else 0.0
+    cdef double kx = c.rest[2 * r], ky = c.rest[2 * r + 1]
+    cdef double t, safe = 1.0, closing
+    cdef int j, p
+    cdef CContact hit
+    c.rest[2 * r] = dx
+    c.rest[2 * r + 1] = dy
+    widen(c, r)  # the push may take it beyond the box the broadphase swept for it
+    if first_hit(c, r, &t, &hit, &j, &p, True, other):
+        closing = dot(dx, dy, hit.nx, hit.ny)
+        safe = t - c.skin / closing if closing > 0.0 else t
+        safe = 0.0 if safe < 0.0 else (1.0 if safe > 1.0 else safe)
+    c.rest[2 * r] = kx
+    c.rest[2 * r + 1] = ky
+    c.body[r].px += dx * safe
+    c.body[r].py += dy * safe
+    return safe
+
+
 cdef void push_apart(Ctx* c) noexcept nogil:
     """Separate the solid pairs that overlap at the start, along the normal, by inverse mass,
-    one pair after another; what moves into the contact no longer does. A body whose centre
-    is inside a solid tile of a tile map leaves it the short way (`out_of_tiles`)."""
-    cdef int p
+    one pair after another; what moves into the contact no longer does. A body whose share
+    would take it into a body that is never pushed (it rests on a floor, leans on a wall)
+    moves up to that body, and the other body of the pair takes the rest of the depth, up
+    to what stops it in turn (`push_by`), so nothing is pushed into or through a wall. A
+    body whose centre is inside a solid tile of a tile map leaves it the short way
+    (`out_of_tiles`)."""
+    cdef int p, ra, rb
     cdef int64_t a, b
     cdef CContact cc
-    cdef double wa, wb, total, k
+    cdef double wa, wb, total, k, da, db, left
     for p in range(c.np0):
         a = c.pa[p]
         b = c.pb[p]
@@ -831,11 +870,17 @@ cdef void push_apart(Ctx* c) noexcept nogil:
             continue
         if not contact(&c.store, &c.body[a], &c.body[b], TOUCH, &cc) or cc.depth <= OVERLAP:
             continue
-        k = cc.depth / total
-        c.body[a].px -= cc.nx * k * wa
-        c.body[a].py -= cc.ny * k * wa
-        c.body[b].px += cc.nx * k * wb
-        c.body[b].py += cc.ny * k * wb
+        # shares of the depth (a moves against the normal, b along it); a side that cannot
+        # move (-1) takes none
+        da = cc.depth * wa / total
+        db = cc.depth - da
+        ra = <int> a if wa > 0.0 else -1
+        rb = <int> b if wb > 0.0 else -1
+        left = da * (1.0 - push_by(c, ra, <int> b, -cc.nx * da, -cc.ny * da))
+        db += left
+        left = db * (1.0 - push_by(c, rb, <int> a, cc.nx * db, cc.ny * db))
+        if left > 0.0 and ra >= 0:
+            push_by(c, ra, <int> b, -cc.nx * left, -cc.ny * left)
         impulse(c, <int> a, <int> b, cc.nx, cc.ny)
 
 
