@@ -263,6 +263,63 @@ def test_a_filter_pair_that_raises_leaves_the_world_as_before_the_step(world):
     esper.delete_world(world + "-twin")
 
 
+def _pushed_crate_scene(physics: ep.Physics, overlap: bool) -> tuple[int, int]:
+    """A heavy pusher, after one step at rest, sent 10 units a step into a crate with a wall
+    5 units beyond: the crate is pushed past the box the broadphase swept for it, so its pair
+    with the wall is first looked up in the response. With ``overlap`` the pusher is made
+    overlapping the crate by 0.3, so the push apart moves the crate first. Returns (crate,
+    wall)."""
+    pusher = esper.create_entity(ep.Position(0, 0), ep.Velocity(0, 0),
+                                 ep.Collider(ep.ACTIVE, mass=math.inf), ep.Geometry(ep.Rect(1, 1)))
+    crate = ball(pos=(1.2, 0), kind=ep.PASSIVE, shape=ep.Rect(1, 1))
+    wall = esper.create_entity(ep.Position(7, 0), ep.Collider(ep.STATIC),
+                               ep.Geometry(ep.Rect(1, 4)))
+    physics.step()
+    esper.component_for_entity(pusher, ep.Velocity).x = 600.0
+    if overlap:
+        esper.component_for_entity(pusher, ep.Position).x = 0.5
+    return crate, wall
+
+
+@pytest.mark.parametrize("overlap", [False, True], ids=["slide", "push apart"])
+def test_a_filter_pair_raising_inside_the_response_leaves_the_world_as_before(world, overlap):
+    """``filter_pair`` is also asked inside the response, about bodies pushed beyond their
+    swept boxes: raising there aborts the step like raising in the broadphase (the error
+    reaches the game, the bodies are as before the step), and is not swallowed."""
+    physics = ep.Physics(fixed_dt=1 / 60)
+    crate, wall = _pushed_crate_scene(physics, overlap)
+    asked = []
+
+    def picky(a, b):
+        asked.append((a, b))
+        if {a, b} == {crate, wall}:
+            raise RuntimeError("game bug")
+        return True
+
+    esper.switch_world(world + "-twin")
+    twin = ep.Physics(fixed_dt=1 / 60)
+    _pushed_crate_scene(twin, overlap)
+    esper.switch_world(world)
+    before = state(physics)
+    steps = physics.steps
+    physics.filter_pair = picky
+    with pytest.raises(RuntimeError, match="game bug"):
+        physics.step()
+    assert (min(crate, wall), max(crate, wall)) in asked
+    assert physics.steps == steps
+    assert all((x == y).all() for x, y in zip(before, state(physics), strict=True))
+    physics.filter_pair = None
+    physics.step()
+    esper.switch_world(world + "-twin")
+    twin.step()
+    twin_state = state(twin)
+    esper.switch_world(world)
+    esper.delete_world(world + "-twin")
+    assert all((x == y).all() for x, y in zip(state(physics), twin_state, strict=True))
+    x = esper.component_for_entity(crate, ep.Position).x
+    assert x < 6.0, f"the crate was pushed into the wall: x = {x}"
+
+
 class Listener:
     def __init__(self, fail: bool = False) -> None:
         self.log: list[tuple[str, tuple[int, int]]] = []

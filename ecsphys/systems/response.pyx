@@ -48,7 +48,9 @@ Guarantees (for the solid pairs: neither side a sensor):
 - a body that gets further than the box the broadphase swept for it (pushed, or pushed
   apart) gets its pairs looked up again among every solid body, layers, masks and
   ``filter_pair`` applying, so a pushed crate is stopped by what lies beyond like any move;
-  those pairs go to the narrowphase too (``extra``);
+  those pairs go to the narrowphase too (``extra``); an error raised by ``filter_pair``
+  there leaves the compiled code at once and reaches the caller (``Physics`` puts the
+  bodies back as they were before the step), as one raised in the broadphase does;
 - per pair, the time of impact (fraction of the move in which the pair met, ``inf`` if it did
   not) and the approach speed along the normal (units per second) for the events.
 
@@ -817,7 +819,7 @@ cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
     return True
 
 
-cdef double push_by(Ctx* c, int r, int other, double dx, double dy) noexcept nogil:
+cdef double push_by(Ctx* c, int r, int other, double dx, double dy) except -1.0 nogil:
     """Move row r by (dx, dy) as a push apart from row ``other``, stopping a skin before the
     first body in the way that is never pushed (a wall, a floor, a platform of infinite
     mass); returns the fraction of the move made. Bodies that can give way are left to the
@@ -842,7 +844,7 @@ cdef double push_by(Ctx* c, int r, int other, double dx, double dy) noexcept nog
     return safe
 
 
-cdef void push_apart(Ctx* c) noexcept nogil:
+cdef int push_apart(Ctx* c) except -1 nogil:
     """Separate the solid pairs that overlap at the start, along the normal, by inverse mass,
     one pair after another; what moves into the contact no longer does. A body whose share
     would take it into a body that is never pushed (it rests on a floor, leans on a wall)
@@ -882,6 +884,7 @@ cdef void push_apart(Ctx* c) noexcept nogil:
         if left > 0.0 and ra >= 0:
             push_by(c, ra, <int> b, -cc.nx * left, -cc.ny * left)
         impulse(c, <int> a, <int> b, cc.nx, cc.ny)
+    return 0
 
 
 cdef void match_motion(Ctx* c) noexcept nogil:
@@ -920,7 +923,7 @@ cdef void match_motion(Ctx* c) noexcept nogil:
             v[2 * r + 1] -= gy * (vg - ag)
 
 
-cdef void move_from(Ctx* c, int i, long* budget) noexcept nogil:
+cdef int move_from(Ctx* c, int i, long* budget) except -1 nogil:
     """Row i moves, and every row it meets that has not moved yet goes first (leaders)."""
     cdef int r, j, p, top = 0
     cdef double t
@@ -953,16 +956,17 @@ cdef void move_from(Ctx* c, int i, long* budget) noexcept nogil:
             c.state[j] = WAITING
             continue
         apply_hit(c, r, j, t, &hit, p)
+    return 0
 
 
-cdef void carry_rider(Ctx* c, int i, int depth, long* budget) noexcept nogil:
+cdef int carry_rider(Ctx* c, int i, int depth, long* budget) except -1 nogil:
     """Row i rides its carrier (a moving ACTIVE body it stood on at the end of the last
     step): the carrier moves first, and i's move gets the carrier's, but for its part up
     (the carrier pushes i up itself, as it meets it)."""
     cdef int f = c.rows.carrier[i]
     cdef double dx, dy, ux, uy, u
     if f < 0 or f >= c.n or c.carried[i] or c.rows.kind[i] == STATIC:
-        return
+        return 0
     c.carried[i] = 1
     if depth < 8:
         carry_rider(c, f, depth + 1, budget)  # a platform riding a platform
@@ -976,14 +980,15 @@ cdef void carry_rider(Ctx* c, int i, int depth, long* budget) noexcept nogil:
         dx -= ux * u
         dy -= uy * u
     if dx == 0.0 and dy == 0.0:
-        return
+        return 0
     c.rest[2 * i] += dx
     c.rest[2 * i + 1] += dy
     if c.state[i] == DONE:
         c.state[i] = PENDING
+    return 0
 
 
-cdef void snap_down(Ctx* c, int r) noexcept nogil:
+cdef int snap_down(Ctx* c, int r) except -1 nogil:
     """A stop_on_slope row that stood on a floor, met none in this step and is not moving
     up (walking down a slope, over a step) moves down to a floor within ``snap``."""
     cdef double ux, uy, t, closing, safe
@@ -991,7 +996,7 @@ cdef void snap_down(Ctx* c, int r) noexcept nogil:
     cdef CContact hit
     up_of(c, r, &ux, &uy)
     if dot(c.vel[2 * r], c.vel[2 * r + 1], ux, uy) > 0.0:
-        return
+        return 0
     c.rest[2 * r] = -ux * c.snap
     c.rest[2 * r + 1] = -uy * c.snap
     widen(c, r)
@@ -1004,6 +1009,7 @@ cdef void snap_down(Ctx* c, int r) noexcept nogil:
         c.floored[r] = 1
     c.rest[2 * r] = 0.0
     c.rest[2 * r + 1] = 0.0
+    return 0
 
 
 cdef int run(Ctx* c) except -1 nogil:
