@@ -18,7 +18,10 @@ Guarantees:
 - edges are one-sided, as Box2D's chain shapes: a body whose centre lies behind an edge's line
   (on its closed side) does not meet that edge, so a body sliding along a floor is not caught
   by the top end of the wall below the floor's end (it slides off the ledge), and a body
-  standing on a floor has one contact with the map, not a second with a wall it grazes;
+  standing on a floor has one contact with the map, not a second with a wall it grazes; a
+  body overlapping an edge is pushed out to its open side, never through it, and a body in
+  the corner of a floor and a wall is pushed up out of the floor, not sideways into the wall
+  (only at a ledge, where nothing is beyond the edge's end, is it pushed out sideways);
 - contacts and events say which tile: a body has one contact per solid tile it touches
   (``contact.tile == (row, col)``, ``contact.tile_kind`` its kind), each with its own touch,
   keep_touching and separate, so a game can make spike tiles hurt and coin tiles vanish.

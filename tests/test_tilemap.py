@@ -35,6 +35,7 @@ from hypothesis.extra import numpy as hnp
 
 import ecsphys as ep
 from ecsphys import geometry
+from ecsphys.mask import Mask
 from ecsphys.tilemap import merged_edges
 
 DT = 1 / 60
@@ -846,3 +847,87 @@ def test_bullets_bouncing_in_a_tile_room_never_leave_it(world):
         esper.process(DT)
         pos = physics.table.pos[rows]
         assert np.abs(pos).max() < 5.0, (step, np.abs(pos).max())
+
+
+# ------------------------------------------------------------ one-sided edges push to the open side
+
+PIT = ["#.#", "###"]  # a pit 1 wide between x 1 and 2, its floor at y = 1, its walls to y = 2
+
+
+def _solid_at(tm: ep.TileMap, x: float, y: float) -> bool:
+    cell = tm.cell_at(x, y)
+    return cell is not None and tm[cell] != 0
+
+
+@pytest.mark.parametrize("kind", ["mask", "segment", "circle", "rect", "polygon"])
+@pytest.mark.parametrize("y", [1.05, 1.3, 1.6, 1.9, 2.25])
+def test_a_contact_with_a_tile_map_never_points_into_the_solid(kind, y):
+    """A body whose centre is in the pit and that overlaps its floor or walls is pushed out to
+    the open side of an edge it overlaps: moved by the contact's depth along the contact's
+    normal (reversed: the normal points from the body to the map), it no longer overlaps the
+    edge it was pushed from, and its centre is not in a solid tile. (A mask's overlap
+    gradient and a segment's least overlap pointed down into the floor: a mask 0.05 above
+    the floor was sent 0.85 down, wholly inside the tiles, where nothing touches it.)"""
+    tm = ep.TileMap(PIT, 1.0)
+    shape = {"mask": Mask(np.ones((16, 16), bool), 0.1),
+             "segment": ep.Segment((-0.8, -0.3), (0.8, 0.3)),
+             "circle": ep.Circle(0.8), "rect": ep.Rect(1.6, 1.6),
+             "polygon": ep.Polygon([(-0.8, -0.8), (0.8, -0.8), (0, 0.8)])}[kind]
+    c = geometry.contact(shape, (1.5, y), tm, (0, 0))
+    assert c is not None and c.depth > 0.0
+    nx, ny = c.normal
+    out = (1.5 - nx * c.depth, y - ny * c.depth)
+    assert not _solid_at(tm, *out), f"pushed into the solid: {c} -> {out}"
+    # the edge it was pushed from faces the way it was pushed
+    assert (nx, ny) in ((0.0, -1.0), (-1.0, 0.0), (1.0, 0.0)) or ny < 0.0, c
+
+
+def test_a_mask_in_a_pit_is_pushed_up_out_of_the_floor():
+    """The long soak's case: a mask 0.05 above a pit's floor overlapping it by 0.75 leaves it
+    upwards, by the overlap (to a millionth)."""
+    tm = ep.TileMap(["...", "###"], 1.0)
+    mask = Mask(np.ones((16, 16), bool), 0.1)  # 1.6 square, its bottom at y - 0.8
+    for y in (1.05, 1.3, 1.6):
+        c = geometry.contact(mask, (1.5, y), tm, (0, 0))
+        assert c.normal == pytest.approx((0.0, -1.0))
+        assert c.depth == pytest.approx(1.0 - (y - 0.8), abs=1e-6)
+
+
+def test_a_mask_wider_than_a_pit_never_sinks_into_its_floor(world):
+    """A passive mask wider than the pit it is dropped into (a tile built beside it) is pushed
+    between the walls, but never into the floor's tiles, step after step."""
+    ep.Physics(fixed_dt=1 / 60)
+    tm = ep.TileMap(["#.#", "#.#", "###"], 1.2)
+    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
+    mask = Mask(np.ones((14, 14), bool), 0.127)  # 1.78 wide, the pit 1.2
+    e = esper.create_entity(ep.Position(1.8, 1.2 + 0.89 + 0.2), ep.Velocity(0, -0.2),
+                            ep.AccelerationMap(gravity=(0, -9.8)),
+                            ep.Collider(ep.PASSIVE, mass=2.0), ep.Geometry(mask))
+    for _ in range(120):
+        esper.process(1 / 60)
+        p = esper.component_for_entity(e, ep.Position)
+        assert math.isfinite(p.x) and math.isfinite(p.y)
+        assert p.y > 1.2, f"the mask's centre went into the pit's floor: {p.x, p.y}"
+        assert not _solid_at(tm, p.x, p.y), (p.x, p.y)
+
+
+def test_a_thin_body_in_a_corner_of_floor_and_wall_is_pushed_up_not_through_the_wall():
+    """The soak's case: a thin upright segment 0.001 from a wall, its lower end 0.8 into the
+    floor. Sideways by 0.001 clears the floor edge's end, but the wall is there (a concave
+    corner), so the only way out is up, by the 0.8."""
+    tm = ep.TileMap(["#..", "###"], 1.0)  # the wall's side at x = 1, the floor's top at y = 1
+    stick = ep.Segment((0.0, -1.0), (0.0, 1.0))
+    c = geometry.contact(stick, (1.001, 1.2), tm, (0, 0))  # from y 0.2 to 2.2
+    assert c.normal == pytest.approx((0.0, -1.0))
+    assert c.depth == pytest.approx(0.8, abs=1e-6)
+
+
+def test_a_ball_at_a_ledge_keeps_the_corner_normal():
+    """At a convex corner (a ledge: nothing beyond the floor's end) a ball beside the end is
+    pushed out sideways from the corner, the short way, not lifted onto the floor."""
+    tm = ep.TileMap(["##.", "###"], 1.0)  # the step's top at y = 2 ends at x = 2
+    ball = ep.Circle(0.5)
+    c = geometry.contact(ball, (2.45, 2.1), tm, (0, 0))  # 0.45 right of the corner, 0.1 up
+    nx, ny = c.normal  # from the ball to the map: towards the corner
+    assert nx < -0.9 and -0.3 < ny < 0.0, c
+    assert c.depth == pytest.approx(0.5 - math.hypot(0.45, 0.1), abs=1e-9)

@@ -24,6 +24,12 @@
 # - a compound: nothing if the bounding boxes of the whole groups are apart, else the deepest
 #   part-pair contact (the first one found on a tie); `overlap` stops at the first touching
 #   part pair;
+# - a tile map: the deepest contact with its one-sided edges near the other body, each pushing
+#   the body out to the edge's open side: a contact whose normal would push it to the closed
+#   side, any contact of a mask (its overlap gradient does not know sides), and one leaning
+#   off the edge's normal towards a concave corner (a wall rising at that end) take the
+#   edge's normal and the depth that clears the edge along it; at a convex corner (a ledge)
+#   the corner's own normal stays, so a body beside a ledge is pushed out sideways;
 # - `overlap(s, a, b)` is `contact(..., TOUCH_TOLERANCE)` found, without the square roots;
 # - a compound's parts are read from the store with the part offsets baked into their
 #   vertices; a same-kind part pair is put in canonical order by the body positions and the
@@ -44,7 +50,8 @@ from .vec cimport closest_on_segment, max2, min2, min_proj, norm, sq, unit
 from .mask cimport mask_bit, mask_mask
 from .shape_data cimport (
     public_pair,
-    CIRCLE, MASK, RECT, SEGMENT, Body, CContact, Leaf, Near, Store, is_group, leaf_at,
+    CIRCLE, LF_RADIUS, LF_STRIDE, LI_F0, LI_STRIDE, MASK, RECT, SEGMENT, TILEMAP, Body,
+    CContact, Leaf, Near, Store, is_group, leaf_at, tile_kind_at,
     leaf_body, near_body, near_next,
 )
 
@@ -678,24 +685,94 @@ cdef inline bint _bodies_apart(const Body* a, const Body* b, double tol) noexcep
             or b.y0 + dy > a.y1 + tol or a.y0 > b.y1 + dy + tol)
 
 
+cdef double _clear_along(const Store* s, const Body* part, const Body* b, double fx,
+                         double fy) noexcept nogil:
+    """How far body b must move along the unit (fx, fy) to stop meeting ``part`` (beyond the
+    touch tolerance): doubling, then halving to a billionth of their sizes."""
+    cdef Body moved = b[0]
+    cdef double reach = (b.x1 - b.x0) + (b.y1 - b.y0) + (part.x1 - part.x0) + (part.y1 - part.y0)
+    cdef double lo = 0.0, hi = reach * 1e-3, mid
+    cdef int k
+    if hi <= 0.0:
+        return 0.0
+    moved.px = b.px + fx * hi
+    moved.py = b.py + fy * hi
+    while hi < 2.0 * reach and overlap(s, part, &moved):
+        hi *= 2.0
+        moved.px = b.px + fx * hi
+        moved.py = b.py + fy * hi
+    for k in range(64):
+        if hi - lo <= 1e-9 * reach:
+            break
+        mid = (lo + hi) * 0.5
+        moved.px = b.px + fx * mid
+        moved.py = b.py + fy * mid
+        if overlap(s, part, &moved):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+cdef bint _into_corner(const Store* s, const Body* m, int i, double nx, double ny,
+                       const double* f) noexcept nogil:
+    """Whether the normal (nx, ny) of a contact with edge leaf i of tile map m leans off the
+    edge's own normal ``f`` towards an end of the edge where the outline turns up into a
+    wall (a concave corner: the tile beyond that end, on the open side, is solid). There the
+    body cannot leave the edge past its end (the wall is in the way), so the edge's own normal
+    is the only way out (a thin body standing in the corner of a floor and a wall slipped down
+    into the floor, "leaving" it sideways through the wall)."""
+    if nx * f[0] + ny * f[1] >= 1.0 - 1e-9:
+        return False
+    cdef Leaf e = leaf_at(s, i)
+    cdef double size = s.lf[(m.first - 1) * LF_STRIDE + LF_RADIUS]
+    cdef double tx = e.v[2] - e.v[0], ty = e.v[3] - e.v[1]
+    cdef double k = sqrt(tx * tx + ty * ty)
+    cdef double ex, ey, h = 0.25 * size
+    if k <= 0.0:
+        return False
+    tx /= k
+    ty /= k
+    if nx * tx + ny * ty > 0.0:  # leaning towards the second end
+        ex, ey = e.v[2], e.v[3]
+    else:
+        ex, ey = e.v[0], e.v[1]
+        tx, ty = -tx, -ty
+    return tile_kind_at(s, m, m.px + ex + (tx + f[0]) * h, m.py + ey + (ty + f[1]) * h) > 0
+
+
 cdef bint _compound_contact(const Store* s, const Body* a, const Body* b, double tol,
                             CContact* out) noexcept nogil:
     # group a against any body b: the groups' boxes first, then each part of a near b's box
-    # (each part pair rejects on its own boxes), the deepest contact (the first on a tie)
+    # (each part pair rejects on its own boxes), the deepest contact (the first on a tie).
+    # A tile map's edges are one-sided: b (its centre in front of the edge, `near_body`) is
+    # pushed out to the open side, never through the edge to its closed side: a contact whose
+    # normal points to the closed side (a segment's least overlap can) is replaced by the
+    # edge's own normal and the depth that clears the edge along it, and so is a mask's
+    # (its overlap gradient does not know the sides: inside a pit it can point down)
     cdef Body part
     cdef CContact c
     cdef bint found = False
     cdef int i
     cdef Near it
+    cdef const double* f
     if _bodies_apart(a, b, tol):
         return False
     near_body(&it, s, a, b, tol)
     i = near_next(&it)
     while i >= 0:
         part = leaf_body(s, i, a.px, a.py)
-        if contact(s, &part, b, tol, &c) and (not found or c.depth > out.depth):
-            out[0] = c
-            found = True
+        if contact(s, &part, b, tol, &c):
+            if a.kind == TILEMAP:
+                f = s.faces + 3 * s.li[i * LI_STRIDE + LI_F0]  # the edge's open side
+                if (b.kind == MASK or c.nx * f[0] + c.ny * f[1] < 0.0
+                        or _into_corner(s, a, i, c.nx, c.ny, f)):
+                    c.nx = f[0]
+                    c.ny = f[1]
+                    c.depth = _clear_along(s, &part, b, f[0], f[1])
+            if not found or c.depth > out.depth:
+                out[0] = c
+                found = True
         i = near_next(&it)
     return found
 
