@@ -186,6 +186,7 @@ class Soak:
         self.made = self.deleted = self.kicked = self.changed = 0
         self.dug: list[tuple[int, int]] = []
         self.tile_ops = 0
+        self.built_on = 0  # tiles built back on bodies
         self.step = 0
         self.start = time.perf_counter()
         self.wall = 0.0
@@ -359,8 +360,9 @@ class Soak:
         self.changed += 1
 
     def _tiles(self) -> None:
-        """Build back a dug tile of the map whose cell is empty, or dig a solid one (at most
-        ``MAX_DUG`` dug at a time)."""
+        """Build back a dug tile of the map, one whose cell is empty if there is one, else
+        (half the time) one that bodies have fallen into, which the physics must push out; or
+        dig a solid one (at most ``MAX_DUG`` dug at a time)."""
         m = self.tilemap
         if self.dug and (len(self.dug) >= MAX_DUG or self.rng.random() < 0.5):
             for k in self.rng.permutation(len(self.dug)).tolist():
@@ -373,6 +375,12 @@ class Soak:
                     del self.dug[k]
                     self.tile_ops += 1
                     return
+            if self.rng.random() < 0.5:
+                r, c = self.dug.pop(0)
+                m[r, c] = 1
+                self.tile_ops += 1
+                self.built_on += 1
+                return
         if len(self.dug) < MAX_DUG:
             solid = np.argwhere(m.grid != 0)
             r, c = solid[int(self.rng.integers(len(solid)))].tolist()
@@ -430,6 +438,26 @@ class Soak:
             rows = np.flatnonzero(out)[:5].tolist()
             self.fail(f"{int(out.sum())} bodies left the arena [0, {self.W}] x [0, {self.H}]: "
                       + "; ".join(self._describe(r) for r in rows))
+        # no body that collides with the tile map ends a step with its centre in a solid tile
+        # (a tile built on it included: the step pushes it out)
+        m, row = self.tilemap, t.row_of[self.tile_entity]
+        meets = ((t.kind[:n] != ep.STATIC) & ~t.sensor[:n] & t.collides[:n]
+                 & ((t.layer[:n] & t.mask[row]) != 0) & ((t.mask[:n] & t.layer[row]) != 0))
+        if meets.any():
+            rows = np.flatnonzero(meets)
+            local = centre[rows] - t.pos[row] - np.asarray(m.origin)
+            grid = m.grid
+            inside = np.ones(len(rows), dtype=bool)
+            for dx, dy in ((-slop, 0), (slop, 0), (0, -slop), (0, slop)):  # more than slop in
+                col = np.floor((local[:, 0] + dx) / m.tile_size).astype(np.int64)
+                up = np.floor((local[:, 1] + dy) / m.tile_size).astype(np.int64)
+                ok = (col >= 0) & (col < grid.shape[1]) & (up >= 0) & (up < grid.shape[0])
+                solid = np.zeros(len(rows), dtype=bool)
+                solid[ok] = grid[grid.shape[0] - 1 - up[ok], col[ok]] != 0
+                inside &= solid
+            if inside.any():
+                self.fail(f"{int(inside.sum())} bodies inside solid tiles: "
+                          + "; ".join(self._describe(r) for r in rows[inside][:5]))
 
     def _poll(self) -> None:
         """The open pairs are exactly the touching pairs the physics reports."""
@@ -512,7 +540,8 @@ class Soak:
                 f"{self.touches} touches + {self.separates} separates checked "
                 f"({len(self.open)} open; {self.tile_touches} with tiles, "
                 f"{self.sensor_touches} with sensors), {self.made} made, {self.deleted} deleted, "
-                f"{self.kicked} kicked, {self.changed} changed, {self.tile_ops} tile ops"
+                f"{self.kicked} kicked, {self.changed} changed, {self.tile_ops} tile ops "
+                f"({self.built_on} on bodies)"
                 f"{mem}, {time.perf_counter() - self.start:.1f} s")
 
     def check_memory(self) -> None:
