@@ -855,7 +855,7 @@ cdef int push_apart(Ctx* c) except -1 nogil:
     cdef int p, ra, rb
     cdef int64_t a, b
     cdef CContact cc
-    cdef double wa, wb, total, k, da, db, left
+    cdef double wa, wb, total, da, db, left
     for p in range(c.np0):
         a = c.pa[p]
         b = c.pb[p]
