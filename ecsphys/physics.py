@@ -176,7 +176,7 @@ class Physics:
         self.last_dt = 0.0
         #: milliseconds each stage took in the last step (diagnostics)
         self.timings: dict[str, float] = {}
-        self._adopt = AdoptSystem(self.table)
+        self._adopt = AdoptSystem(self.table, on_clear=self._forget_pairs)
         self._integrate = IntegrateSystem(self.table)
         #: a pair already touching stops only when its shapes are apart by more than this
         #: (hysteresis: resting pairs must not flicker); new pairs touch within contact_offset
@@ -217,7 +217,15 @@ class Physics:
         dt = check_finite("dt", frame_dt)
         if dt < 0.0:
             raise ValueError(f"dt must be >= 0, got {frame_dt!r}")
-        self._adopt.process()  # deletions are seen even in a frame with no step
+        previous = esper.current_world
+        if previous == self.world:
+            self._adopt.process()  # deletions are seen even in a frame with no step
+        else:  # advanced from another world's code: the sync reads this Physics's world
+            esper.switch_world(self.world)
+            try:
+                self._adopt.process()
+            finally:
+                esper.switch_world(previous)
         if self.fixed_dt is None:
             # a long stall runs one step of MAX_DT; a frame shorter than MIN_DT runs none
             ran = dt >= MIN_DT
@@ -440,6 +448,11 @@ class Physics:
         finally:
             esper.switch_world(previous)
         self.table.clear()
+        self._forget_pairs()
+
+    def _forget_pairs(self) -> None:
+        """Drop the touching pairs and undelivered events without events (``remove``, and a
+        world cleared with ``esper.clear_database``: see `ecsphys.systems.adopt`)."""
         self._events.reset()
         self._narrowphase.reset()
 

@@ -11,10 +11,19 @@ Guarantees:
 - a body holding a shape as a component of its own (``create_entity(..., Circle(0.5))``
   instead of ``Geometry(Circle(0.5))``) and no Geometry is a mistake that would make a body
   without a boundary pass through everything: the sync raises ``TypeError`` naming the entity,
-  the shape and the fix, adopts nothing, and looks again at the next sync.
+  the shape and the fix, adopts nothing, and looks again at the next sync;
+- a world cleared with ``esper.clear_database()`` (a level restarting: esper counts entity ids
+  from 1 again, so the new level's entities take the old level's ids) is forgotten before
+  anything of the new level is adopted: every old body is released, and ``on_clear`` (the
+  physics) drops the old pairs and their undelivered events without a ``separate`` (it would
+  name entities of the new level); the new level's pairs ``touch`` afresh. The clear is seen
+  by esper's entity counter being another object than at the last sync, checked only in a
+  sync (a clear empties esper's query cache, so a sync follows it).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import esper
 
@@ -26,11 +35,20 @@ _TYPES = (Position, Velocity, AccelerationMap, Collider, Geometry)
 
 
 class AdoptSystem(esper.Processor):
-    """Adopts entities into the body table (stage 0 of the step)."""
+    """Adopts entities into the body table (stage 0 of the step).
 
-    def __init__(self, table: BodyTable) -> None:
+    Parameters:
+        table: the body table.
+        on_clear: called when the esper world was cleared (see the module docstring), before
+            the new bodies are adopted; the sync itself releases the old bodies after it.
+    """
+
+    def __init__(self, table: BodyTable, on_clear: Callable[[], None] | None = None) -> None:
         self.table = table
+        self.on_clear = on_clear
         self._seen: object = None
+        # esper's entity counter of this world: clear_database replaces it
+        self._counter: object = esper._entity_count
         self.syncs = 0  # how many full syncs ran (tests and diagnostics)
 
     def process(self, dt: float = 0.0) -> None:
@@ -43,6 +61,12 @@ class AdoptSystem(esper.Processor):
 
     def _sync(self, positions: list[tuple[int, Position]]) -> None:
         table = self.table
+        if esper._entity_count is not self._counter:  # the world was cleared: a new level
+            if self.on_clear is not None:
+                self.on_clear()
+            table.clear()
+            table.changed.clear()
+            self._counter = esper._entity_count
         maps = [dict(positions)] + [dict(esper.get_component(t)) for t in _TYPES[1:]]
         pos_d, vel_d, acc_d, col_d, geo_d = maps
         wanted = pos_d.keys() & (vel_d.keys() | col_d.keys())

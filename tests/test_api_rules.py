@@ -1,0 +1,160 @@
+"""Rules of the public face that hold across its calls.
+
+Shows: a world cleared with ``esper.clear_database()`` (a level restart; esper then reuses
+entity ids) is forgotten without events: no ``separate`` for the old level's pairs names an
+entity of the new one, and the new level's pairs touch afresh.
+"""
+
+from __future__ import annotations
+
+import esper
+import pytest
+
+import ecsphys as ep
+
+DT = 1 / 60
+
+
+class Log:
+    """Every event of a Physics, by its registry and by esper's bus, as (event, a, b)."""
+
+    def __init__(self, physics: ep.Physics) -> None:
+        self.events: list[tuple[str, int, int]] = []
+        self.contacts: list[ep.events.BodyContact] = []
+        physics.on_touch(lambda c: self._add("touch", c))
+        physics.on_separate(lambda c: self._add("separate", c))
+        self._bus = lambda c: self._add("bus separate", c)  # esper keeps a weak reference
+        esper.set_handler("on_separate", self._bus)
+
+    def _add(self, name: str, contact: ep.events.BodyContact) -> None:
+        self.events.append((name, contact.a, contact.b))
+        self.contacts.append(contact)
+
+    def take(self) -> list[tuple[str, int, int]]:
+        out, self.events = self.events, []
+        self.contacts = []
+        return out
+
+
+def floor_and_ball(x: float = 0.0) -> tuple[int, int]:
+    floor = esper.create_entity(ep.Position(x, 0), ep.Collider(ep.STATIC),
+                                ep.Geometry(ep.Rect(10, 1)))
+    ball = esper.create_entity(ep.Position(x, 1.0), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(ep.Circle(0.5)))
+    return floor, ball
+
+
+# ------------------------------------------------------------------ a cleared world
+
+
+def test_a_cleared_world_sends_no_separate_naming_the_new_levels_entities(world):
+    physics = ep.Physics(fixed_dt=DT)
+    log = Log(physics)
+    floor, ball = floor_and_ball()
+    old_ball_pos = esper.component_for_entity(ball, ep.Position)
+    esper.process(DT)
+    assert log.take() == [("touch", floor, ball)]
+    esper.clear_database()  # the level restarts: esper counts entity ids from 1 again
+    # the new level: the same ids, far apart from each other, and a third body
+    wall = esper.create_entity(ep.Position(50, 0), ep.Collider(ep.STATIC),
+                               ep.Geometry(ep.Rect(1, 1)))
+    hero = esper.create_entity(ep.Position(-50, 0), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(ep.Circle(0.5)))
+    esper.create_entity(ep.Position(0, 50), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(1, 1)))
+    assert (wall, hero) == (floor, ball)  # the ids were reused
+    for _ in range(5):
+        esper.process(DT)
+    assert log.take() == []
+    assert physics.contacts() == [] and physics.touching(hero) == []
+    assert physics.body_count == 3
+    assert old_ball_pos._table is None and old_ball_pos.y == pytest.approx(1.0)
+
+
+def test_a_cleared_world_touches_the_new_level_afresh(world):
+    physics = ep.Physics(fixed_dt=DT)
+    log = Log(physics)
+    floor, ball = floor_and_ball()
+    for _ in range(30):
+        esper.process(DT)
+    assert log.take() == [("touch", floor, ball)]
+    esper.clear_database()
+    assert floor_and_ball(x=20.0) == (floor, ball)  # the same ids touch again, elsewhere
+    esper.process(DT)
+    assert log.take() == [("touch", floor, ball)]  # a fresh touch, not separate + touch
+    (contact,) = physics.contacts()
+    assert contact.steps == 0 and contact.duration == 0.0
+    assert contact.point[0] == pytest.approx(20.0)
+
+
+def test_a_cleared_world_with_fewer_entities_sends_no_separate(world):
+    """Ids of the old level that the new one does not reuse separate silently too."""
+    physics = ep.Physics(fixed_dt=DT)
+    log = Log(physics)
+    floor, ball = floor_and_ball()
+    esper.process(DT)
+    assert log.take() == [("touch", floor, ball)]
+    esper.clear_database()
+    lone = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(ep.Circle(0.5)))
+    assert lone == floor
+    esper.process(DT)
+    esper.process(DT)
+    assert log.take() == []
+    assert physics.body_count == 1
+    assert esper.component_for_entity(lone, ep.Position).x == pytest.approx(2 * DT)
+
+
+def test_a_cleared_world_drops_the_old_levels_undelivered_events(world):
+    """A handler raised in the old level's last step: the events it kept from the handlers
+    after it name old entities, and are dropped with the old level."""
+    physics = ep.Physics(fixed_dt=DT)
+
+    @physics.on_touch
+    def boom(contact):
+        raise RuntimeError("boom")
+
+    log = Log(physics)
+    floor, ball = floor_and_ball()
+    with pytest.raises(RuntimeError, match="boom"):
+        esper.process(DT)
+    assert log.take() == []  # the touch waits for the next process
+    physics.remove_handler(boom)
+    esper.clear_database()
+    esper.create_entity(ep.Position(50, 0), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(1, 1)))
+    esper.process(DT)
+    assert log.take() == []
+
+
+def test_advancing_from_another_world_is_no_clear(world):
+    """``physics.advance`` called while another esper world is current reads its own world
+    (another world's entity counter is no clear of this one)."""
+    physics = ep.Physics(fixed_dt=DT)
+    log = Log(physics)
+    floor, ball = floor_and_ball()
+    esper.process(DT)
+    assert log.take() == [("touch", floor, ball)]
+    esper.switch_world(f"{world}-elsewhere")
+    try:
+        assert physics.advance(DT) == 1
+    finally:
+        esper.switch_world(world)
+        esper.delete_world(f"{world}-elsewhere")
+    assert log.take() == [] and physics.touching(ball) == [floor]
+    assert physics.contacts()[0].steps == 1
+
+
+def test_deleting_every_entity_without_a_clear_still_separates(world):
+    """Not a clear: esper does not reuse the ids of deleted entities, so their pairs end with
+    ``separate`` as always."""
+    physics = ep.Physics(fixed_dt=DT)
+    log = Log(physics)
+    floor, ball = floor_and_ball()
+    esper.process(DT)
+    log.take()
+    for e in (floor, ball):
+        esper.delete_entity(e)
+    floor_and_ball(x=20.0)
+    esper.process(DT)
+    events = log.take()
+    assert ("separate", floor, ball) in events and ("bus separate", floor, ball) in events
+    assert physics.body_count == 2
