@@ -21,11 +21,13 @@ from .layers import Layers  # noqa: E402
 from .physics import Physics  # noqa: E402
 from .queries import Hit, RayHits  # noqa: E402
 from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape  # noqa: E402
+from .systems.adopt import MissingGeometryWarning  # noqa: E402
 from .tilemap import TileMap  # noqa: E402
 
 __all__ = [
     "ACTIVE", "ALL", "PASSIVE", "STATIC", "AccelerationMap", "Circle", "Collider",
-    "ColliderKind", "Compound", "Geometry", "Ground", "Hit", "Layers", "OrientedRect",
+    "ColliderKind", "Compound", "Geometry", "Ground", "Hit", "Layers", "MissingGeometryWarning",
+    "OrientedRect",
     "Physics", "Polygon", "Position", "RayHits", "Rect", "Segment", "Shape", "TileMap",
     "Velocity",
 ]

@@ -2,10 +2,13 @@
 
 Shows: a world cleared with ``esper.clear_database()`` (a level restart; esper then reuses
 entity ids) is forgotten without events: no ``separate`` for the old level's pairs names an
-entity of the new one, and the new level's pairs touch afresh.
+entity of the new one, and the new level's pairs touch afresh. A body with a Collider and no
+Geometry collides with nothing: the physics warns once, naming it.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import esper
 import pytest
@@ -158,3 +161,62 @@ def test_deleting_every_entity_without_a_clear_still_separates(world):
     events = log.take()
     assert ("separate", floor, ball) in events and ("bus separate", floor, ball) in events
     assert physics.body_count == 2
+
+
+# ------------------------------------------------------------------ a collider without a shape
+
+
+def test_a_collider_without_geometry_warns_once_naming_the_entity(world):
+    physics = ep.Physics(fixed_dt=DT)
+    wall = esper.create_entity(ep.Position(2, 0), ep.Collider(ep.STATIC),
+                               ep.Geometry(ep.Rect(1, 4)))
+    ghost = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE))
+    with pytest.warns(ep.MissingGeometryWarning) as record:
+        esper.process(DT)
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert f"entity {ghost}" in message and "Collider" in message and "no Geometry" in message
+    assert issubclass(ep.MissingGeometryWarning, UserWarning)
+    assert record[0].filename == __file__  # points at the game's esper.process
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(10):
+            esper.process(DT)
+        esper.add_component(ghost, ep.AccelerationMap(gravity=(0, -1)))  # re-adopted
+        physics.step()  # the other way in
+        esper.add_component(ghost, ep.Geometry(ep.Circle(0.25)))  # the game adds it later
+        for _ in range(90):
+            esper.process(DT)
+    assert physics.touching(ghost) == [wall]  # now it collides
+    assert esper.component_for_entity(ghost, ep.Position).x == pytest.approx(1.25, abs=0.02)
+
+
+def test_no_warning_for_bodies_with_both_or_without_a_collider(world):
+    physics = ep.Physics(fixed_dt=DT)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        floor_and_ball()
+        esper.create_entity(ep.Position(0, 5), ep.Velocity(1, 0))  # moves, never collides
+        esper.create_entity(ep.Velocity(1, 0), ep.Collider(ep.ACTIVE))  # no body: no Position
+        esper.process(DT)
+        physics.step()
+    assert physics.body_count == 3
+
+
+def test_a_collider_without_geometry_warns_again_for_a_new_entity(world):
+    ep.Physics(fixed_dt=DT)
+    first = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.PASSIVE))
+    with pytest.warns(ep.MissingGeometryWarning, match=f"entity {first} "):
+        esper.process(DT)
+    esper.delete_entity(first)
+    second = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.PASSIVE))
+    with pytest.warns(ep.MissingGeometryWarning, match=f"entity {second} ") as record:
+        esper.process(DT)
+    assert len(record) == 1
+    # a Geometry taken away later leaves the body inert again: it warns
+    third = esper.create_entity(ep.Position(9, 0), ep.Collider(ep.PASSIVE),
+                                ep.Geometry(ep.Circle(1)))
+    esper.process(DT)
+    esper.remove_component(third, ep.Geometry)
+    with pytest.warns(ep.MissingGeometryWarning, match=f"entity {third} "):
+        esper.process(DT)

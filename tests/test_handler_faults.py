@@ -106,6 +106,7 @@ def test_a_handler_that_deletes_the_pair_and_a_third_entity(world):
 
 
 @pytest.mark.parametrize("component", [ep.Collider, ep.Geometry])
+@pytest.mark.filterwarnings("ignore::ecsphys.MissingGeometryWarning")  # Geometry stripped
 def test_a_handler_that_removes_a_collider_or_geometry(world, component):
     physics, observer, bodies = scene(2)
 

@@ -314,7 +314,8 @@ def test_bare_shape_on_a_body_raises_naming_the_fix(world):
 def test_bare_shape_added_later_raises_too(world):
     ep.Physics(fixed_dt=DT)
     e = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0), ep.Collider(ep.ACTIVE))
-    esper.process(DT)
+    with pytest.warns(ep.MissingGeometryWarning, match=f"entity {e} "):
+        esper.process(DT)
     esper.add_component(e, ep.Rect(1, 1))
     with pytest.raises(TypeError, match=r"Geometry\(Rect"):
         esper.process(DT)

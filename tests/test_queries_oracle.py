@@ -550,6 +550,7 @@ def test_a_teleported_body_is_escaped_and_still_found():
             scene.close()
 
 
+@pytest.mark.filterwarnings("ignore::ecsphys.MissingGeometryWarning")  # Geometry stripped
 @pytest.mark.parametrize("broadphase", BROADPHASES)
 @settings(max_examples=8, deadline=None)
 @given(spec=scenes(), data=st.data())

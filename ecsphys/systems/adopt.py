@@ -18,11 +18,18 @@ Guarantees:
   physics) drops the old pairs and their undelivered events without a ``separate`` (it would
   name entities of the new level); the new level's pairs ``touch`` afresh. The clear is seen
   by esper's entity counter being another object than at the last sync, checked only in a
-  sync (a clear empties esper's query cache, so a sync follows it).
+  sync (a clear empties esper's query cache, so a sync follows it);
+- a body with a Collider and no Geometry collides with nothing (it passes through walls): when
+  the sync adopts one, it warns once for that entity (`MissingGeometryWarning`, naming it and
+  the missing Geometry, pointing at the game's call into the physics); not an error, as the
+  game may add the Geometry later. An entity warns again only after it was gone, or after it
+  had a Geometry and lost it.
 """
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Callable
 
 import esper
@@ -32,6 +39,10 @@ from ..components import AccelerationMap, Collider, Geometry, Position, Velocity
 from ..shapes import Shape
 
 _TYPES = (Position, Velocity, AccelerationMap, Collider, Geometry)
+
+
+class MissingGeometryWarning(UserWarning):
+    """A body has a Collider and no Geometry: it collides with nothing until it gets one."""
 
 
 class AdoptSystem(esper.Processor):
@@ -49,6 +60,7 @@ class AdoptSystem(esper.Processor):
         self._seen: object = None
         # esper's entity counter of this world: clear_database replaces it
         self._counter: object = esper._entity_count
+        self._warned: set[int] = set()  # bodies warned about a Collider without Geometry
         self.syncs = 0  # how many full syncs ran (tests and diagnostics)
 
     def process(self, dt: float = 0.0) -> None:
@@ -66,6 +78,7 @@ class AdoptSystem(esper.Processor):
                 self.on_clear()
             table.clear()
             table.changed.clear()
+            self._warned.clear()
             self._counter = esper._entity_count
         maps = [dict(positions)] + [dict(esper.get_component(t)) for t in _TYPES[1:]]
         pos_d, vel_d, acc_d, col_d, geo_d = maps
@@ -91,7 +104,27 @@ class AdoptSystem(esper.Processor):
         for e in sorted(new | dirty):
             table.add(e, (pos_d[e], vel_d.get(e), acc_d.get(e), col_d.get(e), geo_d.get(e)))
         table.changed |= collision_dirty
+        self._warned -= gone
+        self._warned &= col_d.keys() - geo_d.keys()  # one that got its Geometry may warn again
+        for e in sorted((new | dirty) & (col_d.keys() - geo_d.keys() - self._warned)):
+            self._warned.add(e)
+            warnings.warn(
+                f"entity {e} has a Collider and no Geometry: it collides with nothing (it "
+                f"passes through walls) until it gets one, e.g. "
+                f"esper.add_component({e}, Geometry(Circle(0.5)))",
+                MissingGeometryWarning, stacklevel=_game_stacklevel())
 
+
+def _game_stacklevel() -> int:
+    """The ``stacklevel`` of the game's call into the physics (``esper.process``,
+    ``physics.step``...): the first frame outside ecsphys and esper, seen from the caller."""
+    frame = sys._getframe(1)  # the function that calls warnings.warn: stacklevel 1
+    level = 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
+            in ("ecsphys", "esper"):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _check_bare_shapes(bodies: set[int], geometry: dict[int, Geometry]) -> None:
