@@ -369,7 +369,10 @@ class Physics:
         }
 
     def touching(self, entity: int) -> list[int]:
-        """The entities touching ``entity`` after the last step, sorted."""
+        """The entities touching ``entity`` after the last step, sorted. ``KeyError`` naming
+        the entity if it is not a body of this Physics (as ``contacts_of``, ``ground`` and
+        ``interpolated_position``: a misspelt or deleted entity is no silent ``[]``)."""
+        self._row(entity)
         return self._events.touching(entity)
 
     def ground(self, entity: int) -> Ground:
@@ -395,7 +398,9 @@ class Physics:
         return self._events.contacts()
 
     def contacts_of(self, entity: int) -> list[BodyContact]:
-        """The last step's contacts that involve ``entity``."""
+        """The last step's contacts that involve ``entity``. ``KeyError`` naming the entity if
+        it is not a body of this Physics (see ``touching``)."""
+        self._row(entity)
         return self._events.contacts_of(entity)
 
     @property

@@ -220,3 +220,26 @@ def test_a_collider_without_geometry_warns_again_for_a_new_entity(world):
     esper.remove_component(third, ep.Geometry)
     with pytest.warns(ep.MissingGeometryWarning, match=f"entity {third} "):
         esper.process(DT)
+
+
+# ------------------------------------------------------------------ an entity that is no body
+
+
+@pytest.mark.parametrize("query", ["touching", "contacts_of", "ground", "interpolated_position"])
+def test_every_per_body_query_refuses_an_entity_that_is_no_body(world, query):
+    physics = ep.Physics(fixed_dt=DT)
+    floor, ball = floor_and_ball()
+    marker = esper.create_entity(ep.Position(0, 0))  # an entity, but no body
+    pending = esper.create_entity(ep.Position(0, 3), ep.Velocity(0, 0))  # adopted at process
+    ask = getattr(physics, query)
+    for entity in (12345, marker, pending):
+        with pytest.raises(KeyError, match=f"entity {entity} is not a body of this Physics"):
+            ask(entity)
+    esper.process(DT)
+    ask(ball)  # a body: answers
+    ask(pending)
+    esper.delete_entity(ball)
+    esper.process(DT)
+    with pytest.raises(KeyError, match=f"entity {ball} is not a body"):
+        ask(ball)
+    assert physics.touching(floor) == [] and physics.contacts_of(floor) == []

@@ -174,4 +174,5 @@ def test_contacts_and_contacts_of(world):
     assert c.normal == pytest.approx((0.0, 1.0))
     assert c.other(ball) == floor
     assert physics.contacts_of(ball) == [c]
-    assert physics.contacts_of(12345) == []
+    with pytest.raises(KeyError, match="entity 12345 is not a body"):
+        physics.contacts_of(12345)

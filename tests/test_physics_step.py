@@ -261,7 +261,8 @@ def test_removed_physics_stops_stepping_and_releases_components(world):
     assert pos._table is None and pos.x == pytest.approx(0.1)
     esper.process(0.1)
     assert pos.x == pytest.approx(0.1) and physics.steps == 1
-    assert physics.touching(e) == []
+    with pytest.raises(KeyError, match=f"entity {e} is not a body"):  # released
+        physics.touching(e)
     ep.Physics(fixed_dt=0.1)  # the world takes a new one
     esper.process(0.1)
     assert pos.x == pytest.approx(0.2)
