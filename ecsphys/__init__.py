@@ -18,6 +18,7 @@ from .components import (  # noqa: E402
 )
 from .ground import Ground  # noqa: E402
 from .layers import Layers  # noqa: E402
+from .mask import Mask  # noqa: E402
 from .physics import Physics  # noqa: E402
 from .queries import Hit, RayHits  # noqa: E402
 from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape  # noqa: E402
@@ -26,8 +27,7 @@ from .tilemap import TileMap  # noqa: E402
 
 __all__ = [
     "ACTIVE", "ALL", "PASSIVE", "STATIC", "AccelerationMap", "Circle", "Collider",
-    "ColliderKind", "Compound", "Geometry", "Ground", "Hit", "Layers", "MissingGeometryWarning",
-    "OrientedRect",
-    "Physics", "Polygon", "Position", "RayHits", "Rect", "Segment", "Shape", "TileMap",
-    "Velocity",
+    "ColliderKind", "Compound", "Geometry", "Ground", "Hit", "Layers", "Mask",
+    "MissingGeometryWarning", "OrientedRect", "Physics", "Polygon", "Position", "RayHits",
+    "Rect", "Segment", "Shape", "TileMap", "Velocity",
 ]

@@ -243,3 +243,16 @@ def test_every_per_body_query_refuses_an_entity_that_is_no_body(world, query):
     with pytest.raises(KeyError, match=f"entity {ball} is not a body"):
         ask(ball)
     assert physics.touching(floor) == [] and physics.contacts_of(floor) == []
+
+
+# ------------------------------------------------------------------ the namespace
+
+
+def test_every_shape_is_in_the_package_namespace():
+    import ecsphys.mask
+
+    assert ep.Mask is ecsphys.mask.Mask
+    shapes = {name for name in ep.__all__
+              if isinstance(getattr(ep, name), type) and issubclass(getattr(ep, name), ep.Shape)}
+    assert shapes == {"Shape", "Circle", "Rect", "OrientedRect", "Segment", "Polygon",
+                      "Compound", "Mask", "TileMap"}
