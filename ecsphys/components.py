@@ -61,6 +61,10 @@ DEFAULT_FRICTION = 0.0
 #: The response modes of ACTIVE bodies (see `Collider`).
 SLIDE_MODES = ("project", "tangent")
 
+#: Why a STATIC or PASSIVE collider may not have infinite mass (the end of the refusals).
+_INFINITE_MASS = ("infinite mass is for ACTIVE bodies (a moving platform, lift or door, moved "
+                  "only by its own velocity)")
+
 
 class _Bindable:
     """A component that may be bound to a row of a body table."""
@@ -323,10 +327,13 @@ class Collider(_Bindable):
       other's mask.
     - ``sensor``: events only, no response.
     - ``mass`` (> 0), ``restitution`` (in [0, 1]): for momentum exchange. ``mass=math.inf``
-      makes a body that is never pushed and whose velocity no impact changes: an ACTIVE one
-      is a moving platform, elevator, door or piston, moving only by its own velocity and
+      makes a body that is never pushed and whose velocity no impact changes: an ACTIVE
+      one, a moving platform, elevator, door or piston, moving only by its own velocity and
       pushing every finite-mass body it meets out of its way (one caught between it and a
-      wall stops it: the push ends at that body).
+      wall stops it: the push ends at that body). Infinite mass is for ACTIVE colliders
+      only: on a STATIC or PASSIVE one (in the constructor, or written to ``mass`` or
+      ``kind`` later) it is a ``ValueError`` that changes nothing; to make a platform
+      STATIC or PASSIVE, give it a finite mass first.
     - ``friction`` (>= 0, default 0: frictionless, as pymunk; Box2D's default is 0.6): at
       each impact the tangential velocity of the pair is reduced by at most friction times
       the normal impulse (Coulomb), the two sides' values combined as their geometric mean,
@@ -368,7 +375,7 @@ class Collider(_Bindable):
         self._layer = _check_bits("Collider.layer", layer, allow_zero=False)
         self._mask = _check_bits("Collider.mask", mask, allow_zero=True)
         self._sensor = self._check_sensor(sensor)
-        self._mass = self._check_mass(mass)
+        self._mass = self._check_mass(mass, self._kind)
         self._restitution = self._check_restitution(restitution)
         self._slide = self._check_slide(slide)
         self._friction = self._check_friction(friction)
@@ -384,8 +391,14 @@ class Collider(_Bindable):
         return check_bool(name, value)
 
     @staticmethod
-    def _check_mass(value: object) -> float:
+    def _check_mass(value: object, kind: ColliderKind) -> float:
+        """The mass ``value`` for a collider of ``kind``: in [MIN_MASS, MAX_MASS], or
+        ``math.inf`` on an ACTIVE one."""
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value == math.inf:
+            if kind != ColliderKind.ACTIVE:
+                raise ValueError(
+                    f"Collider.mass must be finite for a {kind.name} collider, got {value!r}: "
+                    f"{_INFINITE_MASS}")
             return math.inf
         return check_range("Collider.mass", check_positive("Collider.mass", value), MIN_MASS,
                            MAX_MASS)
@@ -431,7 +444,12 @@ class Collider(_Bindable):
 
     @kind.setter
     def kind(self, value: ColliderKind | str) -> None:
-        self._kind = _check_kind(value)
+        kind = _check_kind(value)
+        if self._mass == math.inf and kind != ColliderKind.ACTIVE:
+            raise ValueError(
+                f"Collider.kind must be ACTIVE while Collider.mass is inf, got {value!r}: "
+                f"{_INFINITE_MASS}; give the collider a finite mass first")
+        self._kind = kind
         self._changed()
 
     @property
@@ -467,7 +485,7 @@ class Collider(_Bindable):
 
     @mass.setter
     def mass(self, value: float) -> None:
-        self._mass = self._check_mass(value)
+        self._mass = self._check_mass(value, self._kind)
         self._changed()
 
     @property

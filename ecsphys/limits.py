@@ -21,7 +21,8 @@ The ranges (world units, seconds), as Box2D documents its own:
                     its body's position (offsets and vertices included)
 ``MAX_SPEED``       1e7 per axis: velocities
 ``MAX_ACCEL``       1e9 per axis: each named acceleration and their sum
-``MIN_MASS``        1e-9 ... ``MAX_MASS`` 1e12, or ``math.inf`` (never pushed)
+``MIN_MASS``        1e-9 ... ``MAX_MASS`` 1e12, or ``math.inf`` (never pushed; an
+                    ACTIVE collider's only: a moving platform)
 ``MIN_DT``          1e-6 ... ``MAX_DT`` 1.0: a step's length (``fixed_dt``, ``step(dt)``);
                     with ``fixed_dt=None`` a longer frame runs one step of ``MAX_DT``
 ==================  ============================================================

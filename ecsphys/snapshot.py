@@ -19,6 +19,7 @@ Guarantees:
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -135,9 +136,14 @@ def restore(physics: Physics, snap: Snapshot) -> None:
             elif now is not shape and not (now == shape):
                 geo.shape = shape
         if col is not None:
-            for name, value in zip(_COLLIDER_FIELDS, snap.colliders[i], strict=True):
-                if getattr(col, name) != value:
-                    setattr(col, name, value)
+            saved = dict(zip(_COLLIDER_FIELDS, snap.colliders[i], strict=True))
+            # a finite mass before the kind, an infinite one after it (ACTIVE): no write
+            # passes through infinite mass on a STATIC or PASSIVE collider, which is refused
+            order = (_COLLIDER_FIELDS if saved["mass"] == math.inf
+                     else ("mass", *(f for f in _COLLIDER_FIELDS if f != "mass")))
+            for name in order:
+                if getattr(col, name) != saved[name]:
+                    setattr(col, name, saved[name])
         if acc is not None and tuple(acc.items()) != snap.accelerations[i]:
             acc.clear()
             for name, value in snap.accelerations[i] or ():

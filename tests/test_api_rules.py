@@ -3,14 +3,20 @@
 Shows: a world cleared with ``esper.clear_database()`` (a level restart; esper then reuses
 entity ids) is forgotten without events: no ``separate`` for the old level's pairs names an
 entity of the new one, and the new level's pairs touch afresh. A body with a Collider and no
-Geometry collides with nothing: the physics warns once, naming it.
+Geometry collides with nothing: the physics warns once, naming it. Every per-body query
+(``touching``, ``contacts_of``, ``ground``, ``interpolated_position``) raises the same
+``KeyError`` for an entity that is no body. Every shape is in the ``ecsphys`` namespace.
+Infinite mass is an ACTIVE collider's only (a moving platform): STATIC or PASSIVE with it is
+refused, in the constructor and in a write, changing nothing.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import esper
+import numpy as np
 import pytest
 
 import ecsphys as ep
@@ -256,3 +262,68 @@ def test_every_shape_is_in_the_package_namespace():
               if isinstance(getattr(ep, name), type) and issubclass(getattr(ep, name), ep.Shape)}
     assert shapes == {"Shape", "Circle", "Rect", "OrientedRect", "Segment", "Polygon",
                       "Compound", "Mask", "TileMap"}
+
+
+# ------------------------------------------------------------------ infinite mass
+
+
+@pytest.mark.parametrize("kind", [ep.STATIC, ep.PASSIVE, "static", "Passive"])
+@pytest.mark.parametrize("mass", [math.inf, float("inf"), np.float64(np.inf)])
+def test_infinite_mass_is_refused_for_static_and_passive_colliders(kind, mass):
+    with pytest.raises(ValueError, match=r"Collider\.mass .*inf.*ACTIVE") as info:
+        ep.Collider(kind, mass=mass)
+    assert "platform" in str(info.value)
+    assert ep.Collider(ep.ACTIVE, mass=mass).mass == math.inf  # a moving platform
+    assert ep.Collider(kind, mass=1e12).mass == 1e12
+
+
+def test_a_write_giving_infinite_mass_to_a_static_or_passive_collider_changes_nothing(world):
+    physics = ep.Physics(fixed_dt=DT)
+    floor, crate = floor_and_ball()
+    esper.add_component(crate, ep.Collider(ep.PASSIVE))
+    lift = esper.create_entity(ep.Position(3, 1), ep.Velocity(0, 1),
+                               ep.Collider(ep.ACTIVE, mass=math.inf), ep.Geometry(ep.Rect(2, 1)))
+    loose = ep.Collider(ep.STATIC)  # not adopted: the same rule
+    esper.process(DT)
+    t = physics.table
+    cols = {e: esper.component_for_entity(e, ep.Collider) for e in (floor, crate, lift)}
+
+    def state():
+        return ([t.column(c).tolist() for c in ("kind", "mass", "inv_mass")], set(t.changed),
+                t.static_version, t.layout_version, [c._fields() for c in cols.values()],
+                loose._fields())
+
+    before = state()
+    for col in (cols[floor], cols[crate], loose):
+        with pytest.raises(ValueError, match=r"Collider\.mass .*inf.*ACTIVE"):
+            col.mass = math.inf
+    for kind in (ep.STATIC, ep.PASSIVE, "static"):
+        with pytest.raises(ValueError, match=r"Collider\.kind .*inf.*ACTIVE.*finite mass first"):
+            cols[lift].kind = kind
+    assert state() == before
+    # the way that is taken: a finite mass first, then the kind
+    cols[lift].mass = 50.0
+    cols[lift].kind = ep.PASSIVE
+    assert t.inv_mass[t.row_of[lift]] == pytest.approx(1 / 50)
+    esper.process(DT)
+
+
+def test_a_snapshot_restores_a_collider_across_infinite_mass(world):
+    """Restoring writes a collider's mass and kind in the order that never passes through
+    infinite mass on a STATIC or PASSIVE collider."""
+    physics = ep.Physics(fixed_dt=DT)
+    crate = esper.create_entity(ep.Position(0, 0), ep.Velocity(0, 0), ep.Collider(ep.PASSIVE),
+                                ep.Geometry(ep.Rect(1, 1)))
+    lift = esper.create_entity(ep.Position(5, 0), ep.Velocity(0, 1),
+                               ep.Collider(ep.ACTIVE, mass=math.inf), ep.Geometry(ep.Rect(2, 1)))
+    esper.process(DT)
+    saved = physics.snapshot()
+    crate_col = esper.component_for_entity(crate, ep.Collider)
+    lift_col = esper.component_for_entity(lift, ep.Collider)
+    crate_col.kind = ep.ACTIVE  # the crate becomes a platform...
+    crate_col.mass = math.inf
+    lift_col.mass = 2.0  # ...and the lift a crate
+    lift_col.kind = ep.PASSIVE
+    physics.restore(saved)
+    assert (crate_col.kind, crate_col.mass) == (ep.PASSIVE, 1.0)
+    assert (lift_col.kind, lift_col.mass) == (ep.ACTIVE, math.inf)

@@ -55,7 +55,9 @@ def test_no_nan_from_degenerate_placements(centre, specs, gravity):
     for i, (s, k, (dx, dy), (vx, vy), mass) in enumerate(specs):
         kind = KINDS[k]
         comps = [ep.Position(cx + dx * i, cy + dy * i), ep.Velocity(vx, vy),
-                 ep.Collider(kind, mass=mass if kind != ep.STATIC else 1.0),
+                 # infinite mass is an ACTIVE collider's only
+                 ep.Collider(kind, mass=mass if kind == ep.ACTIVE or (
+                     kind == ep.PASSIVE and mass != math.inf) else 1.0),
                  ep.Geometry(SHAPES[s])]
         if gravity:
             comps.append(ep.AccelerationMap(g=(0, -9.8)))

@@ -496,7 +496,10 @@ def _move(data, scene: Scene, e: int) -> None:
     elif how == 6 and esper.has_component(e, ep.Collider) \
             and e not in scene.tilemap_entities:
         col = esper.component_for_entity(e, ep.Collider)
-        col.kind = data.draw(st.sampled_from([ep.STATIC, ep.PASSIVE, ep.ACTIVE]))
+        kind = data.draw(st.sampled_from([ep.STATIC, ep.PASSIVE, ep.ACTIVE]))
+        if kind != ep.ACTIVE and col.mass == math.inf:  # a platform: a finite mass first
+            col.mass = 1.0
+        col.kind = kind
 
 
 @pytest.mark.parametrize("broadphase", BROADPHASES)

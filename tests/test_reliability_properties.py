@@ -340,6 +340,25 @@ def kind_field(value: object) -> Field:
     return Field("Collider.kind", frozenset({ValueError, TypeError}), value)
 
 
+def resolved_kind(value: object) -> ep.ColliderKind | None:
+    """The collider kind ``value`` names, or None if it names none."""
+    if isinstance(value, ep.ColliderKind):
+        return value
+    if isinstance(value, str) and value.upper() in ep.ColliderKind.__members__:
+        return ep.ColliderKind[value.upper()]
+    return None
+
+
+def infinite(value: object) -> bool:
+    """Whether ``value`` is a number that is infinite as a float (beyond the float range)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        return False
+    try:
+        return float(value) == INF
+    except OverflowError:
+        return False
+
+
 def bits_field(name: str, value: object, low: int) -> Field:
     if isinstance(value, np.integer):  # NumPy ints: refused as no int, or taken if in range
         inside = low <= int(value) <= ALL_BITS
@@ -384,7 +403,10 @@ def direction_fields(name: str, value: object, *, none_ok: bool) -> list[Field]:
 
 
 def collider_fields(kw: dict[str, Any]) -> list[Field]:
+    """The fields of ``Collider(**kw)``; infinite mass is an ACTIVE collider's only: with
+    another kind the mass is refused."""
     fields = [kind_field(kw["kind"])]
+    kind = resolved_kind(kw["kind"])
     checks = {
         "layer": lambda v: [bits_field("Collider.layer", v, 1)],
         "mask": lambda v: [bits_field("Collider.mask", v, 0)],
@@ -397,7 +419,9 @@ def collider_fields(kw: dict[str, Any]) -> list[Field]:
         "one_way": lambda v: direction_fields("Collider.one_way", v, none_ok=True),
     }
     for name, value in kw.items():
-        if name != "kind":
+        if name == "mass" and kind not in (None, ep.ACTIVE) and infinite(value):
+            fields.append(Field("Collider.mass", frozenset({ValueError}), value))
+        elif name != "kind":
             fields += checks[name](value)
     return fields
 
@@ -1086,9 +1110,12 @@ def write_fields(write: tuple[str, Any, Any], comps: tuple[Any, ...]) -> list[Fi
     if what == "acc_del":  # a mapping: a missing name is a KeyError
         return [Field(repr(attr), frozenset({OK} if attr in acc else {KeyError}), attr)]
     if what == "col":
-        if attr == "kind":
+        if attr == "kind":  # infinite mass is an ACTIVE collider's only
+            kind = resolved_kind(value)
+            if kind not in (None, ep.ACTIVE) and col.mass == INF:
+                return [Field("Collider.kind", frozenset({ValueError}), value)]
             return [kind_field(value)]
-        fields = collider_fields({"kind": ep.ACTIVE, attr: value})
+        fields = collider_fields({"kind": col.kind, attr: value})
         return fields[1:]
     return [shape_field("Geometry.shape", value)]
 
@@ -1178,7 +1205,7 @@ BODIES = st.tuples(
     st.sampled_from([None, (0, -9.8), (0, -MAX_ACCEL), (MAX_ACCEL, MAX_ACCEL)]),
     st.sampled_from(BODY_SHAPES),
     st.sampled_from([1.0, MIN_MASS, MAX_MASS, INF]),
-)
+).map(lambda b: b if b[0] == ep.ACTIVE or b[5] != INF else (*b[:5], 1.0))  # inf: ACTIVE only
 
 
 def dt_fields(mode: str, dt: object, fixed: float | None) -> list[Field]:

@@ -654,9 +654,10 @@ def test_overlap_push_stops_at_a_wall_and_the_other_body_takes_the_rest(world, w
         tiles = ep.TileMap([[1]] * 4, 1.0)
         esper.create_entity(ep.Position(-1, -2), ep.Collider(ep.STATIC), ep.Geometry(tiles))
     else:
-        kind = ep.STATIC if wall == "static" else ep.ACTIVE
-        esper.create_entity(ep.Position(-0.5, 0), ep.Velocity(0, 0),
-                            ep.Collider(kind, mass=math.inf), ep.Geometry(ep.Rect(1, 4)))
+        # infinite mass is an ACTIVE collider's only (a platform); a static one never moves
+        col = ep.Collider(ep.STATIC) if wall == "static" else ep.Collider(ep.ACTIVE, mass=math.inf)
+        esper.create_entity(ep.Position(-0.5, 0), ep.Velocity(0, 0), col,
+                            ep.Geometry(ep.Rect(1, 4)))
     box = esper.create_entity(ep.Position(0.5 + 1e-4, 0), ep.Velocity(0, 0),
                               ep.Collider(ep.PASSIVE, mass=1.0), ep.Geometry(ep.Rect(1, 1)))
     ball = esper.create_entity(ep.Position(1.2, 0), ep.Velocity(0, 0),
