@@ -37,6 +37,7 @@ from .components import (
     Velocity,
 )
 from .geometry.shape_store import ShapeStore
+from .ground import NEW
 from .shapes import Shape
 from .tilemap import TileMap
 
@@ -178,7 +179,7 @@ class BodyTable:
         self.vel[row] = vel.xy if vel is not None else (0.0, 0.0)
         self.acc[row] = acc.total if acc is not None else (0.0, 0.0)
         self.move[row] = 0.0
-        self.ground[row] = 0
+        self.ground[row] = NEW
         self.floor_n[row] = 0.0
         self.floor_v[row] = 0.0
         self.floor_entity[row] = -1

@@ -14,6 +14,9 @@ import numpy as np
 
 #: bits of the body table's ``ground`` column (as ``table_view.pxd``)
 FLOOR, WALL, CEILING = 1, 2, 4
+#: a row adopted since the last step (nothing classified yet; the response looks for the
+#: moving platform it stands on at the start of its first step)
+NEW = 8
 
 
 class Ground(NamedTuple):

@@ -32,6 +32,7 @@ from .layers import Layers
 from .limits import (
     MAX_DT,
     MAX_SIZE,
+    MAX_SPEED,
     MIN_DT,
     check_direction,
     check_finite,
@@ -125,6 +126,11 @@ class Physics:
         floor_snap: how far (world units, default 0.1) a ``stop_on_slope`` body that stood
             on a floor is moved down to one it finds, while not moving up (so it follows a
             slope down, or steps down a ledge, instead of flying off).
+        bounce_threshold: impacts slower than this (world units per second, default 0.5)
+            do not bounce whatever the restitution, nor do those slower than what the two
+            bodies' accelerations add along the normal in two steps (a body resting on
+            another meets it at about one step of gravity every step): resting piles stay
+            at rest, and a resting pair's ``contact.speed`` reads 0.
     """
 
     def __init__(
@@ -141,6 +147,7 @@ class Physics:
         up: tuple[float, float] = (0.0, 1.0),
         floor_max_angle: float = 45.0,
         floor_snap: float = 0.1,
+        bounce_threshold: float = 0.5,
     ) -> None:
         self.fixed_dt = _check_fixed_dt(fixed_dt)
         self.max_steps_per_frame = check_int("max_steps_per_frame", max_steps_per_frame, 1,
@@ -157,6 +164,8 @@ class Physics:
             raise ValueError(f"floor_max_angle must be in [0, 90] degrees, got "
                              f"{floor_max_angle!r}")
         self.floor_snap = check_range("floor_snap", floor_snap, 0.0, MAX_SIZE)
+        self.bounce_threshold = check_range("bounce_threshold", bounce_threshold, 0.0,
+                                            MAX_SPEED)
         options: dict[str, object] = {}
         if cell_size is not None:
             cell = check_size("cell_size", cell_size)
@@ -186,7 +195,8 @@ class Physics:
             self.table, broadphase, contact_offset=self.separation_offset, **options)
         self._response = ResponseSystem(
             self.table, max_slides=self.max_slides, contact_offset=self.contact_offset,
-            up=self.up, floor_max_angle=self.floor_max_angle, floor_snap=self.floor_snap)
+            up=self.up, floor_max_angle=self.floor_max_angle, floor_snap=self.floor_snap,
+            bounce_threshold=self.bounce_threshold)
         self._narrowphase = NarrowphaseSystem(
             self.table, contact_offset=self.contact_offset,
             separation_offset=self.separation_offset)

@@ -42,6 +42,7 @@ cdef enum:
     GROUND_FLOOR = 1
     GROUND_WALL = 2
     GROUND_CEILING = 4
+    GROUND_NEW = 8                   # adopted since the last step: nothing classified yet
 
 cdef Rows rows_of(object table) except *
 

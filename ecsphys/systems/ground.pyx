@@ -13,17 +13,21 @@ Guarantees (one compiled pass over the contacts at the end of each step):
   (``floor_v``) and entity (``floor_entity``, -1: none); static bodies get nothing;
 - ``carrier``: the row of the floor when that floor is a moving body that is never pushed
   (infinite mass, not STATIC: a moving platform; the response carries the body along with
-  it in the next step), else -1;
+  it in the next step), else -1; a body of infinite mass rides nothing (only the game
+  changes its velocity, and only its own velocity moves it);
 - while a body rides a carrier its velocity is its own, relative to the carrier (the
-  carrier's motion is added to its move, as Godot's ``move_and_slide`` does): one that
-  lands on a carrier keeps its velocity as its own, so it moves with the carrier at once;
-  one that rides it no more (it jumped or walked off) takes the carrier's velocity on
-  (Godot's ``ADD_VELOCITY`` on leaving a platform).
+  carrier's motion is added to its move, as Godot's ``move_and_slide`` does), so its world
+  velocity is its own plus the carrier's, counted once: one that rides it no more (it
+  jumped or walked off) takes the carrier's velocity on (Godot's ``ADD_VELOCITY`` on
+  leaving a platform); one that lands on a carrier gives back as much of its velocity
+  along the carrier's as the carrier's speed, at most (it jumped from it, or from one as
+  fast: its speed relative to the carrier is what it had before the jump), and keeps the
+  rest as its own (one slower than the carrier, or at rest on it, moves with it at once).
 """
 
 import numpy as np
 
-from libc.math cimport isinf
+from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
@@ -65,11 +69,27 @@ cdef void _side(Pass* g, int r, int o, double dx, double dy, double depth) noexc
             w.floor_v[2 * r] = g.vel[2 * o]
             w.floor_v[2 * r + 1] = g.vel[2 * o + 1]
             w.floor_entity[r] = w.entity[o]
-            w.carrier[r] = o if w.kind[o] != STATIC and isinf(w.mass[o]) else -1
+            w.carrier[r] = o if (w.kind[o] != STATIC and isinf(w.mass[o])
+                                 and not isinf(w.mass[r])) else -1
     elif -down >= g.cos_floor:
         w.ground[r] |= GROUND_CEILING
     else:
         w.ground[r] |= GROUND_WALL
+
+
+cdef void _land(double* vel, int r, int f) noexcept nogil:
+    """Row r lands on carrier f: its velocity along f's gives back up to f's speed."""
+    cdef double cx = vel[2 * f], cy = vel[2 * f + 1]
+    cdef double speed = sqrt(cx * cx + cy * cy)
+    if speed <= 0.0:
+        return
+    cdef double along = (vel[2 * r] * cx + vel[2 * r + 1] * cy) / speed
+    if along <= 0.0:
+        return
+    if along > speed:
+        along = speed
+    vel[2 * r] -= cx / speed * along
+    vel[2 * r + 1] -= cy / speed * along
 
 
 def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
@@ -124,9 +144,13 @@ def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
                 _side(&g, ib, ia, -nrm[i, 0], -nrm[i, 1], dep[i])
             for r in range(n):
                 f = old[r]
-                if f >= 0 and f < n and w.carrier[r] != f:  # left it: a world velocity again
+                if f == w.carrier[r]:
+                    continue
+                if f >= 0 and f < n:  # left it: a world velocity again
                     g.vel[2 * r] += g.vel[2 * f]
                     g.vel[2 * r + 1] += g.vel[2 * f + 1]
+                if w.carrier[r] >= 0:  # landed on one: a velocity relative to it
+                    _land(g.vel, r, w.carrier[r])
     finally:
         free(old)
         free(g.best)

@@ -10,6 +10,11 @@ Guarantees:
   ``depth = -distance`` when apart (the skin);
 - times of impact are of the relative motion, in [0, 1], ``inf`` for no impact; pairs already
   touching (within ``TOUCH_TOLERANCE``) and approaching give 0;
+- a pair's approach ``speed`` is that of its impact in the step (the response's); a pair that
+  starts touching without one (it ended the step within the contact offset, the impact
+  comes in a later step) gets the speed its bodies close at along the normal at the end of
+  the step (world velocities: a rider's own plus its carrier's), so a touch always carries
+  the speed of the landing that brought the pair together;
 - ``NarrowphaseSystem.process`` tests only the candidate pairs whose boxes at the end of the
   step are within their tolerance (plus rounding slack) and keeps the touching ones in a
   ``ContactSet`` (stage 5 reads it for the events; games through ``physics.contacts()``):
@@ -223,6 +228,7 @@ cdef struct In:
     Py_ssize_t pn
     const double* when       # per pair, or NULL
     const double* approach   # per pair, or NULL
+    const double* vel        # the velocities at the end of the step (n * 2)
     const double* inormal    # 2 per pair (with when)
     const double* ipoint
 
@@ -275,6 +281,8 @@ cdef Py_ssize_t touching(Out* o, const In* q, const Rows* r, const Store* s) noe
             continue
         met_at = q.when[i] if met else INFINITY
         fast = q.approach[i] if met and q.approach != NULL else 0.0
+        if touches and not met and pair_tol == q.tol and q.vel != NULL:
+            fast = closing(r, q.vel, ia, ib, &c)  # touches ahead of its impact
         if not touches:  # met during the step, apart at its end: the impact's contact
             c.nx = q.inormal[2 * i]
             c.ny = q.inormal[2 * i + 1]
@@ -291,6 +299,23 @@ cdef Py_ssize_t touching(Out* o, const In* q, const Rows* r, const Store* s) noe
             tile_under(s, &ba, &bb, &c, &tile, &kind)
         put(o, r, i, ia, ib, key, &c, met_at, fast, tile, kind)
     return tested
+
+
+cdef inline double closing(const Rows* r, const double* vel, int64_t ia, int64_t ib,
+                           const CContact* c) noexcept nogil:
+    """How fast rows ia and ib close along the contact's normal (from ia to ib), 0 if they
+    do not: their world velocities, a rider's own plus its carrier's."""
+    cdef double vx = vel[2 * ia] - vel[2 * ib], vy = vel[2 * ia + 1] - vel[2 * ib + 1]
+    cdef int f = r.carrier[ia]
+    if f >= 0:
+        vx += vel[2 * f]
+        vy += vel[2 * f + 1]
+    f = r.carrier[ib]
+    if f >= 0:
+        vx -= vel[2 * f]
+        vy -= vel[2 * f + 1]
+    cdef double v = vx * c.nx + vy * c.ny
+    return v if v > 0.0 else 0.0
 
 
 cdef inline bint had_tile(const int64_t* keys, const int64_t* tiles, Py_ssize_t n,
@@ -423,7 +448,9 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
         raise ValueError(f"speed needs one row per pair ({k})")
     cdef Rows r = rows_of(t)
     cdef Store s = store_of(t.store)
+    cdef const double[:, ::1] vel = t.vel
     cdef In q
+    q.vel = &vel[0, 0] if t.n else NULL
     q.a = &a[0] if k else NULL
     q.b = &b[0] if k else NULL
     q.k = k

@@ -27,17 +27,26 @@ Guarantees (for the solid pairs: neither side a sensor):
   never add energy), and friction takes at most ``friction * normal impulse`` off the
   pair's tangential velocity (Coulomb; the two frictions' geometric mean), never reversing
   it; a body of infinite mass keeps its velocity;
+- rest: a pair that meets slower than `rest_speed` (``bounce_threshold``, or two steps of
+  the pair's accelerations along the normal, whichever is larger) does not bounce; a body
+  with an acceleration keeps no velocity into what held it back this step (`match_motion`),
+  so a settled pile reads velocities of about zero whatever its restitution; a slid move
+  keeps the velocity friction left it (static friction holds a body on a slope where
+  ``friction >= tan(slope)``: its motion agrees with its velocity);
 - a body blocked by a PASSIVE one pushes it: the blocked part of its move, shared by mass,
   is handed to the PASSIVE body, which moves it against what lies beyond (and stops there),
   and the pusher follows; a body resting on the PASSIVE one (the contact normal within ~45
   degrees of its own acceleration) does not push it down, so a stack of crates can be
   pushed. A body of infinite mass pushes every finite-mass body (ACTIVE too) the whole
   blocked part, and a carrier pushes its riders; a body pushed against a wall stops the
-  push there, so nothing is squeezed into a wall;
-- riders (``carrier``, from the last step's floors: ``systems/ground.pyx``) move after
+  push there, so nothing is squeezed into a wall, and is not pushed again in that step
+  once it has moved: the pusher slides along it like along a wall (it still falls, lands
+  and jumps beside a crate that cannot move);
+- riders (``carrier``, from the last step's floors: ``systems/ground.pyx``; for a body
+  adopted since the last step, the moving platform it stands on at the start) move after
   their carrier, by its motion this step but for its part up (which its push delivers), on
   top of their own move; their velocity is their own, relative to the carrier (impacts use
-  the world velocity: own + carrier's);
+  the world velocity: own + carrier's); a body of infinite mass rides nothing;
 - a ``stop_on_slope`` body meeting a floor (within ``floor_max_angle`` of its "up") drops
   the part of its move and of its velocity that points down, and carries its move across
   "up" along the floor at the same length across "up"; one that stood on a floor, met none
@@ -52,7 +61,9 @@ Guarantees (for the solid pairs: neither side a sensor):
   there leaves the compiled code at once and reaches the caller (``Physics`` puts the
   bodies back as they were before the step), as one raised in the broadphase does;
 - per pair, the time of impact (fraction of the move in which the pair met, ``inf`` if it did
-  not) and the approach speed along the normal (units per second) for the events.
+  not) and the approach speed along the normal (units per second) for the events; a pair
+  that meets slower than `rest_speed` rests (it meets about one step of gravity every step)
+  and reports 0.
 
 Python orchestrates: ``ResponseSystem.process`` is one compiled call per step (two only when
 ``filter_pair`` is set and a body leaves its box); buffers are kept between steps.
@@ -72,7 +83,7 @@ from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid
 from ..geometry.vec cimport max2, sq
-from ..table_view cimport GROUND_FLOOR, Rows, body_up, row_body, rows_of
+from ..table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 
@@ -109,7 +120,9 @@ cdef struct Ctx:
     double* want         # per row: its own move of the step (what it wanted)
     double* vel
     double* prev_n
-    unsigned char* bounced  # per row: met something with restitution this step
+    double* carry           # per row: its carrier's motion added to its move this step
+    unsigned char* pushed   # per row: was handed a push this step
+    double* tleft           # per row: seconds of the step its own motion has left
     double* covered
     signed char* state
     int* slides
@@ -141,6 +154,8 @@ cdef struct Ctx:
     double upy
     double cos_floor        # a normal within floor_max_angle of "up" is a floor
     double snap             # floor_snap
+    double bounce           # bounce_threshold: slower impacts do not bounce
+    double offset           # contact_offset
     unsigned char* carried  # per row: its carrier's motion was added this step
     unsigned char* floored  # per row: met a floor this step
 
@@ -151,7 +166,9 @@ cdef class _Buffers:
     cdef double* rest
     cdef double* want
     cdef double* prev_n
-    cdef unsigned char* bounced
+    cdef double* carry
+    cdef unsigned char* pushed
+    cdef double* tleft
     cdef unsigned char* carried
     cdef unsigned char* floored
     cdef double* covered
@@ -178,7 +195,8 @@ cdef class _Buffers:
 
     def __dealloc__(self):
         free(self.body); free(self.rest); free(self.want); free(self.prev_n); free(self.covered)
-        free(self.bounced); free(self.carried); free(self.floored)
+        free(self.carry); free(self.carried); free(self.floored)
+        free(self.pushed); free(self.tleft)
         free(self.state); free(self.slides); free(self.stack); free(self.head)
         free(self.estart)
         free(self.enext); free(self.eother); free(self.epair)
@@ -195,7 +213,9 @@ cdef class _Buffers:
         self.rest = <double*> _grow(self.rest, cap * 2 * sizeof(double))
         self.want = <double*> _grow(self.want, cap * 2 * sizeof(double))
         self.prev_n = <double*> _grow(self.prev_n, cap * 2 * sizeof(double))
-        self.bounced = <unsigned char*> _grow(self.bounced, cap * sizeof(unsigned char))
+        self.carry = <double*> _grow(self.carry, cap * 2 * sizeof(double))
+        self.pushed = <unsigned char*> _grow(self.pushed, cap * sizeof(unsigned char))
+        self.tleft = <double*> _grow(self.tleft, cap * sizeof(double))
         self.carried = <unsigned char*> _grow(self.carried, cap * sizeof(unsigned char))
         self.floored = <unsigned char*> _grow(self.floored, cap * sizeof(unsigned char))
         self.covered = <double*> _grow(self.covered, cap * sizeof(double))
@@ -226,7 +246,8 @@ cdef class _Buffers:
 
     cdef void into(self, Ctx* c) noexcept:
         c.body = self.body; c.rest = self.rest; c.want = self.want; c.prev_n = self.prev_n; c.covered = self.covered
-        c.bounced = self.bounced; c.carried = self.carried; c.floored = self.floored
+        c.carry = self.carry; c.carried = self.carried; c.floored = self.floored
+        c.pushed = self.pushed; c.tleft = self.tleft
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
         c.estart = self.estart
         c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
@@ -395,10 +416,22 @@ cdef inline void world_vel(const Ctx* c, int r, double* vx, double* vy) noexcept
         vy[0] += c.vel[2 * f + 1]
 
 
+cdef inline double rest_speed(const Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
+    """The approach speed below which pair (a, b) meets without an impact of its own (it
+    rests): ``bounce_threshold``, or what the two bodies' accelerations add along the
+    normal in two steps, whichever is larger (a body resting on another meets it at about
+    one step of gravity every step, whatever the units of the game)."""
+    cdef double g = (fabs(c.rows.acc[2 * a] * nx + c.rows.acc[2 * a + 1] * ny)
+                     + fabs(c.rows.acc[2 * b] * nx + c.rows.acc[2 * b + 1] * ny))
+    return max2(c.bounce, 2.0 * c.dt * g)
+
+
 cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
     """The exact exchange of momentum along the normal (from a to b), with restitution, and
     friction across it: the tangential velocity of the pair reduced by at most the combined
-    friction times the normal impulse (Coulomb), never reversed."""
+    friction times the normal impulse (Coulomb), never reversed. A pair that meets slower
+    than `rest_speed` does not bounce (its restitution counts as 0): a resting body keeps no
+    velocity into what holds it."""
     cdef double ia = c.rows.inv_mass[a]
     cdef double ib = c.rows.inv_mass[b]
     if ia + ib <= 0.0:
@@ -414,6 +447,8 @@ cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
     cdef double e = c.rows.restitution[a]
     if c.rows.restitution[b] > e:
         e = c.rows.restitution[b]
+    if e > 0.0 and -rel <= rest_speed(c, a, b, nx, ny):
+        e = 0.0
     cdef double j = -(1.0 + e) * rel / (ia + ib)
     v[2 * a] -= nx * j * ia
     v[2 * a + 1] -= ny * j * ia
@@ -488,19 +523,23 @@ cdef void slope_rest(Ctx* c, int r, double lx, double ly, double nx, double ny) 
     c.rest[2 * r + 1] = ty * h / across
 
 
-cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny) noexcept nogil:
+cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny,
+                     double dvx, double dvy) noexcept nogil:
     """The slid rest of row r into c.rest: ``(lx, ly)`` the rest left at the impact, ``n``
-    the normal from r to what it hit. A tangent slide that would turn into what the row slid
-    along last (wedged between two bodies) turns the other way: it gives way instead of
-    pressing on, which breaks the arches a crowd forms in a doorway. A projected rest that
-    runs back into what the row slid along last is caught in a crease (a corner, a pocket
-    between two bodies) and stops there."""
+    the normal from r to what it hit, ``dv`` what the impact changed r's velocity by. A
+    tangent slide that would turn into what the row slid along last (wedged between two
+    bodies) turns the other way: it gives way instead of pressing on, which breaks the
+    arches a crowd forms in a doorway. A projected rest keeps its part along the tangent,
+    changed as friction changed the velocity along it over the time the row has left
+    (static friction holds it still: its motion agrees with its velocity), never reversed;
+    one that runs back into what the row slid along last is caught in a crease (a corner, a
+    pocket between two bodies) and stops there."""
     cdef double px = c.prev_n[2 * r]
     cdef double py = c.prev_n[2 * r + 1]
     cdef double into = dot(lx, ly, nx, ny)
     cdef double tx = ny
     cdef double ty = -nx
-    cdef double u, d, length, sx, sy
+    cdef double u, d, length, sx, sy, along, after
     if c.rows.slide[r] == 1 and into > 0.0:
         u = dot(lx, ly, tx, ty)
         d = 1.0 if u >= -TIE_EPS else -1.0
@@ -514,6 +553,13 @@ cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny) 
         into = 0.0
     sx = lx - nx * into
     sy = ly - ny * into
+    if dvx != 0.0 or dvy != 0.0:
+        along = dot(sx, sy, tx, ty)
+        after = along + dot(dvx, dvy, tx, ty) * c.tleft[r]
+        if after * along <= 0.0:
+            after = 0.0
+        sx += tx * (after - along)
+        sy += ty * (after - along)
     if dot(sx, sy, px, py) > TIE_EPS:
         sx = 0.0
         sy = 0.0
@@ -634,12 +680,13 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
     c.body[r].py += my * safe
     cdef double lx = mx * (1.0 - safe)
     cdef double ly = my * (1.0 - safe)
+    c.tleft[r] *= 1.0 - safe
     # what the events learn: the first time in the step, the fastest approach
     cdef double* v = c.vel
     cdef double speed = (v[2 * r] - v[2 * j]) * nx + (v[2 * r + 1] - v[2 * j + 1]) * ny
     if t < c.ptoi[p]:
         note_impact(c, p, r, t, hit)
-    if speed > c.pspeed[p]:
+    if speed > c.pspeed[p] and speed > rest_speed(c, r, j, nx, ny):  # not a resting pair
         c.pspeed[p] = speed
     cdef double ux, uy, vu
     up_of(c, r, &ux, &uy)
@@ -658,15 +705,15 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
             keep_vy -= uy * vu
         c.vel[2 * r] = keep_vx
         c.vel[2 * r + 1] = keep_vy
-    if c.rows.restitution[r] > 0.0 or c.rows.restitution[j] > 0.0:
-        c.bounced[r] = 1
-        c.bounced[j] = 1
     # push: a PASSIVE body (unless r rests on it), a rider of r, or anything with a finite
-    # mass when r's is infinite; the blocked part of the move along the normal, by mass
+    # mass when r's is infinite; the blocked part of the move along the normal, by mass. A
+    # body pushed in this step that has made its move since (as far as it could: it is
+    # blocked) is not pushed again: r slides along it like along a wall, so a body pressing
+    # on a crate against a wall still falls, lands and jumps
     cdef double into, share, cx = 0.0, cy = 0.0
     cdef bint rider = c.rows.carrier[j] == r
     cdef bint heavy = isinf(c.rows.mass[r]) and not isinf(c.rows.mass[j])
-    if c.rows.kind[j] != STATIC and (
+    if c.rows.kind[j] != STATIC and not (c.pushed[j] and c.state[j] == DONE) and (
             rider or heavy or (c.rows.kind[j] == PASSIVE and not supported(c, r, nx, ny))):
         into = dot(lx, ly, nx, ny)
         if into > 0.0:
@@ -676,12 +723,13 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
             cy = ny * into * share
             c.rest[2 * j] += cx
             c.rest[2 * j + 1] += cy
+            c.pushed[j] = 1
             if c.state[j] == DONE:
                 c.state[j] = PENDING
     if slope:
         slope_rest(c, r, lx, ly, nx, ny)
     else:
-        slide_rest(c, r, lx, ly, nx, ny)
+        slide_rest(c, r, lx, ly, nx, ny, c.vel[2 * r] - keep_vx, c.vel[2 * r + 1] - keep_vy)
     c.rest[2 * r] += cx
     c.rest[2 * r + 1] += cy
     if cx != 0.0 or cy != 0.0:
@@ -888,39 +936,43 @@ cdef int push_apart(Ctx* c) except -1 nogil:
 
 
 cdef void match_motion(Ctx* c) noexcept nogil:
-    """Velocities that match what the bodies did, along their acceleration: a body that got
-    less far than its own move along its acceleration (gravity: it landed, or it rests in a
-    pile) keeps at most the speed it actually moved at that way. Without this, a body held
-    up by bodies that are themselves held up keeps what gravity added each step (the impacts
-    between bodies moving alike exchange nothing), and a settled pile reads ever larger
-    velocities while it does not move. Bodies that bounced (restitution) keep what their
-    impacts left them; bodies without acceleration, and moves across the acceleration (a
-    player pushing a crate), are left as the impacts made them. One pass over the rows."""
+    """Velocities that match what the bodies did: a body with an acceleration (gravity) that
+    got less far than its own move (its rider's carry aside) keeps, along the part of the
+    move it was denied, at most the speed it actually moved at that way. So a body held by a
+    contact keeps no velocity into it: without this, bodies held up or held back by bodies
+    that are themselves held (a pile, a row of balls pressed against a wall) keep what
+    gravity and the impacts between bodies moving alike (which exchange nothing) add every
+    step, and a settled pile reads ever larger velocities while it does not move. A bounce
+    is kept (its velocity points out of what it met); bodies without acceleration (top-down
+    games: the game sets their velocities) are left as the impacts made them. One pass over
+    the rows."""
     cdef int r
-    cdef double gx, gy, g, bg, vg, ag
+    cdef double gx, gy, bx, by, b, ux, uy, vu, du
     cdef double* v = c.vel
     if c.dt <= 0.0:
         return
     for r in range(c.n):
-        if c.slides[r] == 0 or c.bounced[r] or c.rows.kind[r] == STATIC:
+        if c.slides[r] == 0 or c.rows.kind[r] == STATIC:
             continue
-        gx = c.rows.acc[2 * r]
-        gy = c.rows.acc[2 * r + 1]
-        g = sqrt(gx * gx + gy * gy)
-        if g == 0.0:
+        if c.rows.acc[2 * r] == 0.0 and c.rows.acc[2 * r + 1] == 0.0:
             continue
-        gx /= g
-        gy /= g
-        # blocked along the acceleration: wanted further that way than it got
-        ag = ((c.body[r].px - c.start[2 * r]) * gx + (c.body[r].py - c.start[2 * r + 1]) * gy)
-        bg = c.want[2 * r] * gx + c.want[2 * r + 1] * gy - ag
-        if bg <= 1e-12:
+        # its own motion, and the part of its own move it did not make
+        gx = c.body[r].px - c.start[2 * r] - c.carry[2 * r]
+        gy = c.body[r].py - c.start[2 * r + 1] - c.carry[2 * r + 1]
+        bx = c.want[2 * r] - gx
+        by = c.want[2 * r + 1] - gy
+        b = sqrt(bx * bx + by * by)
+        if b <= 1e-12:
             continue
-        ag = ag / c.dt if ag > 0.0 else 0.0
-        vg = v[2 * r] * gx + v[2 * r + 1] * gy
-        if vg > ag:
-            v[2 * r] -= gx * (vg - ag)
-            v[2 * r + 1] -= gy * (vg - ag)
+        ux = bx / b
+        uy = by / b
+        du = (gx * ux + gy * uy) / c.dt
+        if du < 0.0:
+            du = 0.0
+        vu = v[2 * r] * ux + v[2 * r + 1] * uy
+        if vu > du:
+            v[2 * r] -= ux * (vu - du)
+            v[2 * r + 1] -= uy * (vu - du)
 
 
 cdef int move_from(Ctx* c, int i, long* budget) except -1 nogil:
@@ -983,6 +1035,8 @@ cdef int carry_rider(Ctx* c, int i, int depth, long* budget) except -1 nogil:
         return 0
     c.rest[2 * i] += dx
     c.rest[2 * i + 1] += dy
+    c.carry[2 * i] += dx
+    c.carry[2 * i + 1] += dy
     if c.state[i] == DONE:
         c.state[i] = PENDING
     return 0
@@ -1012,11 +1066,35 @@ cdef int snap_down(Ctx* c, int r) except -1 nogil:
     return 0
 
 
+cdef void first_carriers(Ctx* c) noexcept nogil:
+    """Rows adopted since the last step have no floors classified yet: one that stands on a
+    moving platform (within the contact offset, the platform within floor_max_angle of its
+    "down") rides it from its first step, like one that stood on it in the last step."""
+    cdef int p, r, f, k
+    cdef CContact cc
+    for p in range(c.np0):
+        for k in range(2):
+            r = <int> (c.pa[p] if k == 0 else c.pb[p])
+            f = <int> (c.pb[p] if k == 0 else c.pa[p])
+            if (not (c.rows.ground[r] & GROUND_NEW) or c.rows.carrier[r] >= 0
+                    or c.rows.kind[r] == STATIC or isinf(c.rows.mass[r])
+                    or c.rows.kind[f] == STATIC or not isinf(c.rows.mass[f])
+                    or not solid(&c.rows, r, f)):
+                continue
+            if (contact(&c.store, &c.body[r], &c.body[f], c.offset, &cc)
+                    and is_floor(c, r, cc.nx, cc.ny)):
+                c.rows.carrier[r] = f
+
+
 cdef int run(Ctx* c) except -1 nogil:
     """Riders after their carriers, then every moving row, one at a time, leaders first
     (see the module notes); then the snaps of characters that left their floor."""
     cdef int i
     cdef long budget = 64 * (<long> c.n + c.npairs) * (c.max_slides + 1) + 1024
+    for i in range(c.n):
+        if c.rows.ground[i] & GROUND_NEW:
+            first_carriers(c)
+            break
     for i in range(c.n):
         if c.rows.carrier[i] >= 0:
             carry_rider(c, i, 0, &budget)
@@ -1035,13 +1113,15 @@ class ResponseSystem:
     """Stage 4 of the step: turns desired moves into safe moves and adjusts velocities."""
 
     def __init__(self, table, max_slides=4, skin=1e-4, contact_offset=0.01, up=(0.0, 1.0),
-                 floor_max_angle=45.0, floor_snap=0.1):
+                 floor_max_angle=45.0, floor_snap=0.1, bounce_threshold=0.5):
         self.table = table
         #: "up" for bodies without acceleration; floors are within floor_max_angle
         #: (degrees) of it; stop_on_slope bodies snap down to floors within floor_snap
         self.up = up
         self.floor_max_angle = floor_max_angle
         self.floor_snap = floor_snap
+        #: impacts slower than this (units/s) do not bounce (see `rest_speed`)
+        self.bounce_threshold = bounce_threshold
         self.max_slides = max_slides
         self.skin = skin
         self.contact_offset = contact_offset
@@ -1102,6 +1182,8 @@ class ResponseSystem:
         c.upy = self.up[1]
         c.cos_floor = math.cos(math.radians(self.floor_max_angle))
         c.snap = self.floor_snap
+        c.bounce = self.bounce_threshold
+        c.offset = self.contact_offset
         c.vel = &vel_col[0, 0]
         c.start = &pos_col[0, 0]
         c.rows = rows_of(t)
@@ -1125,7 +1207,10 @@ class ResponseSystem:
                     c.prev_n[2 * i + 1] = 0.0
                     c.state[i] = PENDING
                     c.slides[i] = 0
-                    c.bounced[i] = 0
+                    c.carry[2 * i] = 0.0
+                    c.carry[2 * i + 1] = 0.0
+                    c.pushed[i] = 0
+                    c.tleft[i] = c.dt
                     c.carried[i] = 0
                     c.floored[i] = 0
                     c.head[i] = -1
