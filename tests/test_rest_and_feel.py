@@ -309,3 +309,26 @@ def test_bounce_threshold_decides_which_slow_impacts_bounce(world):
 def test_bounce_threshold_refuses_bad_values(world, bad):
     with pytest.raises((ValueError, TypeError), match="bounce_threshold"):
         ep.Physics(bounce_threshold=bad)
+
+
+def test_a_body_grown_where_it_does_not_fit_stays_put_until_it_fits(world):
+    """The documented rule: a body grown between a floor and a ceiling closer than its new
+    height is pushed into neither; it stays where it is, overlapping, and the game can ask
+    ``query_region`` before growing it."""
+    physics = ep.Physics(fixed_dt=DT)
+    floor = body(0, -0.5, ep.Rect(40, 1), ep.STATIC)
+    ceiling = body(0, 2.0, ep.Rect(40, 1), ep.STATIC)  # bottom at 1.5: room for 1.5
+    player = body(0, 0.6 + 1e-4, ep.Rect(0.8, 1.2), g=30.0)
+    run(5)
+    standing = ep.Rect(0.8, 1.8)
+    assert set(physics.query_region(standing, pos(player).xy)) >= {floor, ceiling}
+    esper.component_for_entity(player, ep.Geometry).shape = standing
+    for _ in range(30):
+        vel(player).x = 2.0
+        esper.process(DT)
+        y = pos(player).y
+        assert y - 0.9 >= -0.3 - 1e-6 and y + 0.9 <= 1.5 + 0.3 + 1e-6  # sinks into neither
+        assert np.isfinite(y)
+    esper.component_for_entity(player, ep.Geometry).shape = ep.Rect(0.8, 1.2)  # crouch again
+    run(30)
+    assert pos(player).y - 0.6 == pytest.approx(0.0, abs=0.01)  # back on the floor
