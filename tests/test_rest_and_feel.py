@@ -332,3 +332,16 @@ def test_a_body_grown_where_it_does_not_fit_stays_put_until_it_fits(world):
     esper.component_for_entity(player, ep.Geometry).shape = ep.Rect(0.8, 1.2)  # crouch again
     run(30)
     assert pos(player).y - 0.6 == pytest.approx(0.0, abs=0.01)  # back on the floor
+
+
+@pytest.mark.parametrize("height", [1.0, 2.5, 4.0, 4.75, 6.25, 8.0])
+def test_a_mask_landing_on_a_mask_reports_its_speed(world, height):
+    physics = ep.Physics(fixed_dt=DT)
+    body(0, -0.5, ep.Mask(np.ones((4, 80), dtype=bool), 0.25), ep.STATIC)
+    body(0, height, ep.Mask(np.ones((4, 4), dtype=bool), 0.25), g=20.0)
+    speeds = []
+    physics.on_touch(lambda contact: speeds.append(contact.speed))
+    run(150)
+    assert len(speeds) == 1
+    # pixel-aligned arrivals (4.0 and 6.25 here) reported 0.0 before
+    assert speeds[0] == pytest.approx(math.sqrt(2 * 20.0 * (height - 0.5)), rel=0.05)
