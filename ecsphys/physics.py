@@ -222,6 +222,21 @@ class Physics:
 
     # ------------------------------------------------------------ stepping
 
+    def sync(self) -> None:
+        """Bring the body table up to date with the esper world now, as the next step would:
+        esper carries out the deletions it deferred, and entities made, deleted or changed
+        since the last step are adopted or released. Does nothing while a step runs (from an
+        event handler: the table is the step's)."""
+        if self._stepping:
+            return
+        previous = esper.current_world
+        esper.switch_world(self.world)
+        try:
+            esper.clear_dead_entities()
+            self._adopt.process()
+        finally:
+            esper.switch_world(previous)
+
     def advance(self, frame_dt: float) -> int:
         """Advance by one frame of ``frame_dt`` seconds; returns the number of steps run."""
         dt = check_finite("dt", frame_dt)

@@ -13,6 +13,15 @@ Guarantees:
   Geometry) as when the snapshot was taken; otherwise it raises ``ValueError`` naming the
   entities that differ and changes nothing. Events a raising handler left undelivered are
   dropped.
+- A snapshot is untrusted input (it may have been pickled, stored or sent over the network
+  for rollback): ``restore`` checks all of it before it changes anything, every array's type,
+  dtype and shape, every number against the valid range (``ecsphys.limits``: positions,
+  velocities, accelerations, collider settings, shapes rebuilt through their constructors,
+  tiles, contacts and pair histories, the clock), and refuses a snapshot that fails with a
+  ``ValueError`` / ``TypeError`` naming the field, leaving the world exactly as it was.
+- ``take`` first lets esper carry out deletions it deferred and adopts what was created
+  since the last step (a handler that deleted or made entities during the step), so the
+  snapshot holds the world as the next step will see it.
 - A snapshot is a copy: later steps never change it, and restoring it twice works.
 """
 
@@ -26,7 +35,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .body_table import MOTION_COLUMNS
-from .shapes import Shape
+from .components import AccelerationMap, Collider
+from .contact_set import ContactSet
+from .limits import MAX_COORD, MAX_DT, MAX_SPEED
+from .mask import Mask
+from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
 from .tilemap import TileMap
 
 if TYPE_CHECKING:
@@ -64,6 +77,7 @@ class Snapshot:
 
 def take(physics: Physics) -> Snapshot:
     """The state of ``physics`` now (see the module docstring)."""
+    physics.sync()  # deletions esper deferred and entities made since the last step
     t = physics.table
     n = t.n
     comps = t.comps[:n]
@@ -102,6 +116,12 @@ def _check(physics: Physics, snap: object) -> np.ndarray:
     if snap.format != _FORMAT:
         raise ValueError(f"snapshot format {snap.format!r} is not {_FORMAT}")
     t = physics.table
+    if not isinstance(snap.entities, np.ndarray) or snap.entities.ndim != 1:
+        raise TypeError("snapshot entities must be a 1-D NumPy array of entity ids")
+    _array("entities", snap.entities, np.dtype(np.int64), snap.entities.shape)
+    if len(np.unique(snap.entities)) != len(snap.entities):
+        raise _fail("entities", "must not repeat an entity")
+    _array("parts", snap.parts, np.dtype(np.bool_), (len(snap.entities), 5))
     saved = [int(e) for e in snap.entities]
     missing = sorted(set(saved) - set(t.row_of))
     extra = sorted(set(t.row_of) - set(saved))
@@ -123,11 +143,12 @@ def _check(physics: Physics, snap: object) -> np.ndarray:
 def restore(physics: Physics, snap: Snapshot) -> None:
     """Put ``snap`` back into ``physics`` (see the module docstring)."""
     rows = _check(physics, snap)
+    checked = _Checked(physics, snap, rows)  # everything, before anything changes
     t = physics.table
     for i, r in enumerate(rows.tolist()):
         _, _, acc, col, geo = t.comps[r]
         if geo is not None:
-            shape, tiles = snap.shapes[i], snap.tiles[i]
+            shape, tiles = checked.shapes[i], checked.tiles[i]
             now = geo.shape
             if tiles is not None and isinstance(now, TileMap) and now.shape == tiles.shape:
                 # the game's own map (it digs and builds through it): its tiles put back
@@ -136,7 +157,7 @@ def restore(physics: Physics, snap: Snapshot) -> None:
             elif now is not shape and not (now == shape):
                 geo.shape = shape
         if col is not None:
-            saved = dict(zip(_COLLIDER_FIELDS, snap.colliders[i], strict=True))
+            saved = checked.colliders[i]
             # a finite mass before the kind, an infinite one after it (ACTIVE): no write
             # passes through infinite mass on a STATIC or PASSIVE collider, which is refused
             order = (_COLLIDER_FIELDS if saved["mass"] == math.inf
@@ -144,9 +165,9 @@ def restore(physics: Physics, snap: Snapshot) -> None:
             for name in order:
                 if getattr(col, name) != saved[name]:
                     setattr(col, name, saved[name])
-        if acc is not None and tuple(acc.items()) != snap.accelerations[i]:
+        if acc is not None and tuple(acc.items()) != checked.accelerations[i]:
             acc.clear()
-            for name, value in snap.accelerations[i] or ():
+            for name, value in checked.accelerations[i]:
                 acc[name] = value
     t.refresh_tilemaps()
     for name in MOTION_COLUMNS:
@@ -163,3 +184,230 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     physics._response.forget_end()
     (physics.accumulator, physics.alpha, physics.steps, physics.time,
      physics.last_dt) = snap.clock
+
+
+# ------------------------------------------------------------------ checking a snapshot
+
+def _fail(field: str, why: str) -> ValueError:
+    return ValueError(f"snapshot {field} {why}")
+
+
+def _array(field: str, value: object, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as an array of exactly ``dtype`` and ``shape``; TypeError / ValueError."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"snapshot {field} must be a NumPy array, got {type(value).__name__}")
+    if value.dtype != dtype:
+        raise TypeError(f"snapshot {field} must be of dtype {dtype}, got {value.dtype}")
+    if value.shape != shape:
+        raise _fail(field, f"must have shape {shape}, got {value.shape}")
+    return value
+
+
+def _within(field: str, value: np.ndarray, low: float, high: float) -> None:
+    """Every entry finite and in [low, high]; ValueError naming the first that is not."""
+    bad = ~(np.isfinite(value) & (value >= low) & (value <= high))
+    if bad.any():
+        first = np.argwhere(bad)[0]
+        raise _fail(field, f"must be finite and in [{low:g}, {high:g}], got "
+                           f"{value[tuple(first)]!r} at {tuple(int(k) for k in first)}")
+
+
+def _entities_in(field: str, value: np.ndarray, known: np.ndarray, allow_none: bool) -> None:
+    ok = np.isin(value, known) | ((value == -1) if allow_none else False)
+    if not ok.all():
+        raise _fail(field, f"names {int(value[~ok][0])}, not an entity of the snapshot")
+
+
+def _entity_ids(field: str, value: np.ndarray, allow_none: bool) -> None:
+    """Entity ids (they may name entities deleted since: their pairs separate next step)."""
+    _within(field, np.asarray(value, dtype=np.float64), -1 if allow_none else 0, 2**31 - 1)
+
+
+def _fresh_shape(field: str, shape: object) -> Shape:
+    """A shape rebuilt through its constructor from its public values (a tampered pickle
+    is checked like any shape the game makes), or None."""
+    if type(shape) is Circle:
+        return Circle(shape.radius, shape.offset)
+    if type(shape) is Rect:
+        return Rect(shape.width, shape.height, shape.offset)
+    if type(shape) is OrientedRect:
+        return OrientedRect(shape.width, shape.height, shape.angle, shape.offset)
+    if type(shape) is Segment:
+        return Segment(shape.p1, shape.p2, shape.offset)
+    if type(shape) is Polygon:
+        return Polygon(shape.points, shape.offset)
+    if type(shape) is Compound:
+        if not isinstance(shape.shapes, tuple):
+            raise TypeError(f"snapshot {field} parts must be a tuple of shapes")
+        return Compound([_fresh_shape(field, part) for part in shape.shapes], shape.offset)
+    if type(shape) is Mask:
+        return Mask(np.array(shape.pixels, dtype=np.bool_), shape.scale, shape.offset)
+    if type(shape) is TileMap:
+        fresh = TileMap(np.array(shape.grid), shape.tile_size, shape.origin)
+        kinds = shape.kinds
+        if kinds is not None and not (isinstance(kinds, dict) and all(
+                isinstance(k, str) and type(v) is int for k, v in kinds.items())):
+            raise TypeError(f"snapshot {field} kinds must map characters to ints")
+        fresh._set("kinds", None if kinds is None else dict(kinds))
+        return fresh
+    raise TypeError(f"snapshot {field} must be a shape, got {type(shape).__name__}")
+
+
+class _Checked:
+    """A snapshot checked against the valid range and the world; ValueError / TypeError
+    naming the field if any of it is not. Holds the rebuilt values restore writes."""
+
+    def __init__(self, physics: Physics, snap: Snapshot, rows: np.ndarray) -> None:
+        t = physics.table
+        n = len(rows)
+        entities = snap.entities
+        _array("parts", snap.parts, np.dtype(np.bool_), (n, 5))
+        cols = snap.columns
+        if not isinstance(cols, dict) or set(cols) != set(MOTION_COLUMNS):
+            raise _fail("columns", f"must be a dict of {MOTION_COLUMNS}")
+        for name in MOTION_COLUMNS:
+            table_col = getattr(t, name)
+            dtype = np.dtype(np.int64) if name == "carrier" else table_col.dtype  # entities
+            _array(f"columns[{name!r}]", cols[name], dtype, (n, *table_col.shape[1:]))
+        _within("columns['pos']", cols["pos"], -MAX_COORD, MAX_COORD)
+        _within("columns['prev_pos']", cols["prev_pos"], -MAX_COORD, MAX_COORD)
+        _within("columns['vel']", cols["vel"], -MAX_SPEED, MAX_SPEED)
+        _within("columns['floor_v']", cols["floor_v"], -MAX_SPEED, MAX_SPEED)
+        _within("columns['floor_n']", cols["floor_n"], -1.0, 1.0)
+        _within("columns['ground']", cols["ground"], 0, 15)
+        _entity_ids("columns['floor_entity']", cols["floor_entity"], True)
+        _entities_in("columns['carrier']", cols["carrier"], entities, True)
+        self.accelerations = self._accelerations(snap, n)
+        self.colliders = self._colliders(snap, n)
+        self.shapes, self.tiles = self._shapes(snap, n)
+        if not isinstance(snap.changed, frozenset) or not all(
+                type(e) is int for e in snap.changed):
+            raise TypeError("snapshot changed must be a frozenset of entity ids")
+        self._contacts(snap.contacts)
+        self._pairs(snap.pairs)
+        self._clock(snap.clock)
+
+    @staticmethod
+    def _per_row(field: str, value: object, n: int) -> tuple[Any, ...]:
+        if not isinstance(value, tuple) or len(value) != n:
+            raise _fail(field, f"must be a tuple of one entry per entity ({n})")
+        return value
+
+    def _accelerations(self, snap: Snapshot, n: int) -> list[tuple[Any, ...]]:
+        out = []
+        for i, items in enumerate(self._per_row("accelerations", snap.accelerations, n)):
+            field = f"accelerations[{i}]"
+            if (items is None) != (not snap.parts[i, 2]):
+                raise _fail(field, "does not match the entity's AccelerationMap")
+            if items is None:
+                out.append(())
+                continue
+            if not isinstance(items, tuple) or not all(
+                    isinstance(it, tuple) and len(it) == 2 and isinstance(it[0], str)
+                    for it in items):
+                raise TypeError(f"snapshot {field} must be a tuple of (name, (x, y))")
+            acc = AccelerationMap(**dict(items))  # checks names and values, in order
+            out.append(tuple(acc.items()))
+        return out
+
+    def _colliders(self, snap: Snapshot, n: int) -> list[dict[str, Any]]:
+        out = []
+        for i, values in enumerate(self._per_row("colliders", snap.colliders, n)):
+            field = f"colliders[{i}]"
+            if (values is None) != (not snap.parts[i, 3]):
+                raise _fail(field, "does not match the entity's Collider")
+            if values is None:
+                out.append({})
+                continue
+            if not isinstance(values, tuple) or len(values) != len(_COLLIDER_FIELDS):
+                raise _fail(field, f"must be a tuple of {_COLLIDER_FIELDS}")
+            saved = dict(zip(_COLLIDER_FIELDS, values, strict=True))
+            Collider(**saved)  # checks every field and their combination
+            out.append(saved)
+        return out
+
+    def _shapes(self, snap: Snapshot, n: int) -> tuple[list[Any], list[Any]]:
+        shapes, tiles = [], []
+        for i, (shape, grid) in enumerate(zip(self._per_row("shapes", snap.shapes, n),
+                                              self._per_row("tiles", snap.tiles, n),
+                                              strict=True)):
+            if (shape is None) != (not snap.parts[i, 4]):
+                raise _fail(f"shapes[{i}]", "does not match the entity's Geometry")
+            fresh = None if shape is None else _fresh_shape(f"shapes[{i}]", shape)
+            if grid is not None:
+                if not isinstance(fresh, TileMap):
+                    raise _fail(f"tiles[{i}]", "belongs to a body without a tile map")
+                _array(f"tiles[{i}]", grid, fresh.grid.dtype, fresh.shape)
+                _within(f"tiles[{i}]", grid, 0, np.iinfo(fresh.grid.dtype).max)
+                if not grid.any():
+                    raise _fail(f"tiles[{i}]", "must hold at least one solid tile")
+            shapes.append(fresh)
+            tiles.append(grid)
+        return shapes, tiles
+
+    @staticmethod
+    def _rows_of(field: str, obj: object, names: tuple[str, ...]) -> int:
+        m = len(getattr(obj, "a", ()))
+        for name in names:
+            col = getattr(obj, name, None)
+            if col is not None and (not isinstance(col, np.ndarray) or len(col) != m):
+                raise _fail(f"{field}.{name}", f"must be an array of {m} rows")
+        return m
+
+    def _contacts(self, c: object) -> None:
+        if type(c) is not ContactSet:
+            raise TypeError(f"snapshot contacts must be a ContactSet, got {type(c).__name__}")
+        m = self._rows_of("contacts", c, ("a", "b", "normal", "depth", "point", "toi",
+                                          "sensor", "speed", "layer_a", "layer_b", "tile",
+                                          "tile_kind"))
+        _array("contacts.a", c.a, np.dtype(np.int64), (m,))
+        _array("contacts.b", c.b, np.dtype(np.int64), (m,))
+        _array("contacts.normal", c.normal, np.dtype(np.float64), (m, 2))
+        _array("contacts.point", c.point, np.dtype(np.float64), (m, 2))
+        _array("contacts.sensor", c.sensor, np.dtype(np.bool_), (m,))
+        _entity_ids("contacts.a", c.a, False)
+        _entity_ids("contacts.b", c.b, False)
+        _within("contacts.normal", c.normal, -1.0, 1.0)
+        _within("contacts.point", c.point, -2 * MAX_COORD, 2 * MAX_COORD)
+        for name in ("depth", "speed"):
+            _within(f"contacts.{name}", np.asarray(getattr(c, name), dtype=np.float64),
+                    -2 * MAX_COORD, 2 * MAX_COORD)
+        toi = np.asarray(c.toi, dtype=np.float64)
+        if not ((toi >= 0.0) & ((toi <= 1.0) | (toi == np.inf))).all():
+            raise _fail("contacts.toi", "must be in [0, 1] or inf")
+
+    def _pairs(self, p: object) -> None:
+        from .systems.events import _Pairs
+        if type(p) is not _Pairs:
+            raise TypeError(f"snapshot pairs must be the events' pairs, got {type(p).__name__}")
+        m = len(p.keys) if isinstance(p.keys, np.ndarray) else -1
+        for name in _Pairs.__slots__:
+            col = getattr(p, name)
+            if not isinstance(col, np.ndarray) or len(col) != m:
+                raise _fail(f"pairs.{name}", f"must be an array of {max(m, 0)} rows")
+        _array("pairs.keys", p.keys, np.dtype(np.int64), (m,))
+        _entity_ids("pairs.a", p.a, False)
+        _entity_ids("pairs.b", p.b, False)
+        if m and not (np.diff(p.keys) >= 0).all():
+            raise _fail("pairs.keys", "must be sorted")
+        _within("pairs.normal", np.asarray(p.normal, dtype=np.float64), -1.0, 1.0)
+        _within("pairs.point", np.asarray(p.point, dtype=np.float64),
+                -2 * MAX_COORD, 2 * MAX_COORD)
+        _within("pairs.duration", np.asarray(p.duration, dtype=np.float64), 0.0, 1e15)
+        _within("pairs.steps", np.asarray(p.steps, dtype=np.float64), 0, 2**62)
+        for name in ("depth", "speed"):
+            _within(f"pairs.{name}", np.asarray(getattr(p, name), dtype=np.float64),
+                    -2 * MAX_COORD, 2 * MAX_COORD)
+
+    @staticmethod
+    def _clock(clock: object) -> None:
+        if not isinstance(clock, tuple) or len(clock) != 5:
+            raise TypeError("snapshot clock must be (accumulator, alpha, steps, time, last_dt)")
+        accumulator, alpha, steps, time, last_dt = clock
+        if type(steps) is not int or steps < 0:
+            raise _fail("clock steps", f"must be an int >= 0, got {steps!r}")
+        for name, value, high in (("accumulator", accumulator, 1e4 * MAX_DT),
+                                  ("alpha", alpha, 1.0), ("time", time, 1e15),
+                                  ("last_dt", last_dt, MAX_DT)):
+            if not isinstance(value, float) or not (0.0 <= value <= high):
+                raise _fail(f"clock {name}", f"must be a float in [0, {high:g}], got {value!r}")
