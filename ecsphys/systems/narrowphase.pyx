@@ -10,6 +10,11 @@ Guarantees:
   ``depth = -distance`` when apart (the skin);
 - times of impact are of the relative motion, in [0, 1], ``inf`` for no impact; pairs already
   touching (within ``TOUCH_TOLERANCE``) and approaching give 0;
+- a pair with a tile map touches tile by tile (one row per tile, each within its own
+  tolerance); a pair near the map that no tile qualifies for (the map as a whole is within
+  the separation offset, no tile square within its tolerance) does not touch, so every
+  touching row with a map names its tile, except an impact's where no tile lies under the
+  contact point;
 - a pair's approach ``speed`` is that of its impact in the step (the response's); a pair that
   starts touching without one (it ended the step within the contact offset, the impact
   comes in a later step) gets the speed its bodies close at along the normal at the end of
@@ -295,6 +300,8 @@ cdef Py_ssize_t touching(Out* o, const In* q, const Rows* r, const Store* s) noe
             if touches and put_tiles(o, s, r, i, ia, ib, key, &ba, &bb, q.tol, pair_tol,
                                      q.keys, q.tiles, q.pn if pair_tol > q.tol else 0, j,
                                      met_at, fast):
+                continue
+            if not met:  # near the map, but no tile's square qualifies: not touching
                 continue
             tile_under(s, &ba, &bb, &c, &tile, &kind)
         put(o, r, i, ia, ib, key, &c, met_at, fast, tile, kind)
