@@ -12,20 +12,26 @@ Guarantees:
   it is integrated, and a body that reaches ``MAX_COORD`` stops there (its velocity that way
   set to zero).
 
-The ranges (world units, seconds), as Box2D documents its own:
+The ranges (world units, seconds, and pixel counts), as Box2D documents its own:
 
-==================  ============================================================
-``MAX_COORD``       1e9: ``|x|`` and ``|y|`` of positions (and tile map origins)
-``MIN_SIZE``        1e-6: the smallest radius, width, height, tile or pixel size
-``MAX_SIZE``        1e7: the largest of those, and how far a shape may reach from
-                    its body's position (offsets and vertices included)
-``MAX_SPEED``       1e7 per axis: velocities
-``MAX_ACCEL``       1e9 per axis: each named acceleration and their sum
-``MIN_MASS``        1e-9 ... ``MAX_MASS`` 1e12, or ``math.inf`` (never pushed; an
-                    ACTIVE collider's only: a moving platform)
-``MIN_DT``          1e-6 ... ``MAX_DT`` 1.0: a step's length (``fixed_dt``, ``step(dt)``);
-                    with ``fixed_dt=None`` a longer frame runs one step of ``MAX_DT``
-==================  ============================================================
+======================  ======================================================================
+``MAX_COORD``           1e9: ``|x|`` and ``|y|`` of positions (and tile map origins)
+``MIN_SIZE``            1e-6: the smallest radius, width, height, tile or pixel size
+``MAX_SIZE``            1e7: the largest of those, and how far a shape may reach from
+                        its body's position (offsets and vertices included)
+``MAX_SPEED``           1e7 per axis: velocities
+``MAX_ACCEL``           1e9 per axis: each named acceleration and their sum
+``MIN_MASS``            1e-9 ... ``MAX_MASS`` 1e12, or ``math.inf`` (never pushed; an
+                        ACTIVE collider's only: a moving platform)
+``MIN_DT``              1e-6 ... ``MAX_DT`` 1.0: a step's length (``fixed_dt``, ``step(dt)``);
+                        with ``fixed_dt=None`` a longer frame runs one step of ``MAX_DT``
+``MAX_MASK_SIDE``       16384 pixels: a mask's width and height (``Mask(pixels)``, and
+                        the images ``Mask.from_file`` reads: refused before decoding)
+``MAX_MASK_PIXELS``     2**26 (67,108,864; 8192 x 8192): a mask's width times height
+======================  ======================================================================
+
+The counts bound what one shape costs before any of it is made: a mask at the limit is 64 MB
+of pixels (decoding its image takes up to 256 MB of RGBA).
 
 A game in pixels fits as well as one in metres: a 1e9 world is a million screens wide.
 """
@@ -46,6 +52,8 @@ MIN_MASS = 1e-9
 MAX_MASS = 1e12
 MIN_DT = 1e-6
 MAX_DT = 1.0
+MAX_MASK_SIDE = 16384
+MAX_MASK_PIXELS = 2**26
 
 
 def check_finite(name: str, value: object) -> float:
@@ -138,6 +146,23 @@ def check_bool(name: str, value: object) -> bool:
     if kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"):  # NumPy's bool
         return bool(value)
     raise TypeError(f"{name} must be a bool (True or False), got {_short(value)}")
+
+
+def check_grid(name: str, shape: tuple[int, ...], max_side: int, max_cells: int,
+               what: str) -> None:
+    """A 2D grid's ``(rows, columns)``: each from 1 to ``max_side`` and their product at most
+    ``max_cells``; ``ValueError`` naming ``name``, the shape and the limit if not. Call it with
+    the shape an input claims, before anything of that size is made."""
+    if len(shape) != 2:
+        raise ValueError(f"{name} must be 2D (rows, columns), got shape {shape}")
+    rows, cols = (int(n) for n in shape)
+    if rows < 1 or cols < 1:
+        raise ValueError(f"{name} must have at least one row and column, got {shape}")
+    if rows > max_side or cols > max_side:
+        raise ValueError(f"{name} has {rows} x {cols} {what}: at most {max_side} a side")
+    if rows * cols > max_cells:
+        raise ValueError(f"{name} has {rows} x {cols} = {rows * cols} {what}: at most "
+                         f"{max_cells} in all")
 
 
 def _short(value: object) -> str:

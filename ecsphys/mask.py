@@ -10,7 +10,15 @@ Guarantees:
 - ``Mask.from_image(image, threshold=127)`` reads any image with pyglet's interface
   (``get_image_data().get_data("RGBA", pitch)``, rows from the bottom): a pixel is set where
   its alpha is above ``threshold``; the core never imports pyglet itself;
-  ``Mask.from_file(path, threshold=127)`` reads a PNG file itself (``ecsphys/png.pyx``);
+- ``Mask.from_file(path, threshold=127)`` reads any image file Pillow reads (PNG, GIF, BMP,
+  WebP, ... but EPS, which Pillow hands to Ghostscript) through the optional extra
+  ``pip install "ecsphys[images]"``; Pillow is imported only then, so the core works without
+  it. A file is untrusted: its size, read from its header, is checked against
+  ``MAX_MASK_SIDE`` and ``MAX_MASK_PIXELS`` (``ecsphys/limits.py``) and against Pillow's own
+  decompression-bomb guard (``PIL.Image.MAX_IMAGE_PIXELS``) before a pixel is decoded, and
+  every failure is a ``ValueError`` naming the file (see ``from_file``);
+- ``Mask(pixels)`` holds at most ``MAX_MASK_SIDE`` pixels a side and ``MAX_MASK_PIXELS`` in
+  all, checked on the array's shape before anything of its size is made;
 - the pixels are stored bit-packed, rows of 64-bit words (bit ``c % 64`` of word ``c // 64``
   is column ``c``), so two masks are compared 64 pixels at a time, as pygame's bitmask does;
 - two masks meet where set pixels share area (squares that only share an edge do not); a mask
@@ -33,14 +41,15 @@ Guarantees:
 
 from __future__ import annotations
 
+import io
 import os
+import warnings
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import numpy as np
 
-from .limits import MAX_SIZE, check_size, check_vec
-from .png import read_png
+from .limits import MAX_MASK_PIXELS, MAX_MASK_SIDE, MAX_SIZE, check_grid, check_size, check_vec
 from .shapes import Shape, check_reach
 
 #: Pixels per storage word.
@@ -64,6 +73,75 @@ def _check_threshold(threshold: Any) -> int:
     if not 0 <= threshold <= 255:
         raise ValueError(f"Mask.threshold must be from 0 to 255, got {threshold!r}")
     return int(threshold)
+
+
+#: Image formats ``Mask.from_file`` does not open: Pillow reads EPS by running Ghostscript,
+#: an interpreter of whatever the file says.
+REFUSED_FORMATS = frozenset({"EPS"})
+
+#: The band that is alpha, for Pillow's image modes that have one ("LAB"'s "A" is not).
+_ALPHA_BAND = {"RGBA": "A", "LA": "A", "PA": "A", "RGBa": "a", "La": "a"}
+
+
+def _pillow() -> Any:
+    """Pillow's ``Image`` module, or an ``ImportError`` that says how to install it."""
+    try:
+        from PIL import Image
+    except ImportError as exc:
+        raise ImportError('Mask.from_file reads image files with Pillow, which is not '
+                          'installed: pip install "ecsphys[images]"') from exc
+    return Image
+
+
+def _alpha(im: Any) -> np.ndarray | None:
+    """The alpha of a decoded Pillow image as a ``(height, width)`` uint8 array, or None for
+    an image without transparency (every pixel opaque)."""
+    band = _ALPHA_BAND.get(im.mode)
+    if band is not None:
+        return np.asarray(im.getchannel(band))
+    palette = getattr(im, "palette", None)
+    if ("transparency" in im.info
+            or (im.mode == "P" and palette is not None and palette.mode.endswith("A"))):
+        return np.asarray(im.convert("RGBA").getchannel("A"))
+    return None
+
+
+def _read_alpha(source: Any, name: str) -> np.ndarray:
+    """The alpha of the first frame of the image in ``source`` (a binary file) as a
+    ``(height, width)`` uint8 array, 255 for an image without transparency; ``ValueError``
+    naming ``name`` for whatever keeps it from being read, or a size beyond the limits."""
+    Image = _pillow()
+    Image.init()
+    formats = [f for f in Image.OPEN if f not in REFUSED_FORMATS]
+    with warnings.catch_warnings():
+        # Pillow warns of an image over its MAX_IMAGE_PIXELS (and raises over twice that)
+        # when it opens it, reading only the header: both are refusals here
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            im = Image.open(source, formats=formats)
+        except Exception as exc:  # noqa: BLE001 - Pillow's decoders raise many kinds
+            raise ValueError(f"{name}: not a readable image ({_why(exc)})") from exc
+        with im:
+            check_grid(name, (im.height, im.width), MAX_MASK_SIDE, MAX_MASK_PIXELS, "pixels")
+            try:
+                im.load()
+                alpha = _alpha(im)
+            except Exception as exc:  # noqa: BLE001 - as above
+                raise ValueError(f"{name}: not a readable image ({_why(exc)})") from exc
+            shape = (im.height, im.width)
+    check_grid(name, shape, MAX_MASK_SIDE, MAX_MASK_PIXELS, "pixels")
+    if alpha is None:
+        return np.full(shape, 255, dtype=np.uint8)
+    if alpha.shape != shape or alpha.dtype != np.uint8:
+        raise ValueError(f"{name}: Pillow gave alpha of shape {alpha.shape} and type "
+                         f"{alpha.dtype} for an image of {shape[1]} x {shape[0]} pixels")
+    return alpha
+
+
+def _why(exc: Exception) -> str:
+    """An exception as ``Type: message``, cut short."""
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def has_mask(shape: Shape) -> bool:
@@ -96,12 +174,9 @@ class Mask(Shape):
         try:
             arr = np.asarray(pixels)
         except Exception as exc:  # noqa: BLE001 - anything that is no array
-            raise TypeError(f"Mask.pixels must be a 2D array, got {pixels!r}") from exc
-        if arr.ndim != 2:
-            raise ValueError(f"Mask.pixels must be 2D (rows, columns), got shape {arr.shape}")
-        if arr.shape[0] == 0 or arr.shape[1] == 0:
-            raise ValueError(f"Mask.pixels must have at least one row and column, got "
-                             f"{arr.shape}")
+            raise TypeError(f"Mask.pixels must be a 2D array, got {type(pixels).__name__} "
+                            f"({_why(exc)})") from exc
+        check_grid("Mask.pixels", arr.shape, MAX_MASK_SIDE, MAX_MASK_PIXELS, "pixels")
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"Mask.pixels must hold bools or numbers, got {arr.dtype}")
         solid = np.array(arr != 0, dtype=np.bool_)
@@ -136,17 +211,33 @@ class Mask(Shape):
         return cls(rgba[::-1, :, 3] > threshold, scale=scale, offset=offset)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str] | bytes, threshold: int = 127,
+    def from_file(cls, path: str | os.PathLike[str] | bytes | Any, threshold: int = 127,
                   scale: float = 1.0, offset: Iterable[float] = (0.0, 0.0)) -> Mask:
-        """The pixels of a PNG file (a path, or its bytes) whose alpha is above
-        ``threshold`` (0 .. 255; an image without alpha is all set, but for a ``tRNS``
-        transparent colour). Read by ``ecsphys.png.read_png``: ``ValueError`` for a file that
-        is not a readable PNG, ``OSError`` as ``open`` raises."""
+        """The pixels of an image file whose alpha is above ``threshold`` (0 .. 255); an
+        image without alpha is all set, but for a transparent colour (PNG's ``tRNS``, GIF's
+        transparent index). ``path`` is a path (``str`` or ``os.PathLike``), the file's
+        bytes, or a binary file object. Of an animated image, the first frame.
+
+        Read by Pillow (``pip install "ecsphys[images]"``; ``ImportError`` saying so when it
+        is missing), any format it reads but EPS. Raises ``ValueError`` naming the file for
+        one that is not a readable image (not an image, cut short, corrupt) or is larger
+        than ``MAX_MASK_SIDE`` pixels a side or ``MAX_MASK_PIXELS`` in all (checked on the
+        header, before decoding; so is Pillow's ``MAX_IMAGE_PIXELS``); ``OSError`` as
+        ``open`` raises (``FileNotFoundError`` for a missing file); ``TypeError`` for a
+        ``path`` of another kind and ``TypeError``/``ValueError`` for a bad threshold."""
         threshold = _check_threshold(threshold)
-        if not isinstance(path, (str, os.PathLike, bytes, bytearray)):
-            raise TypeError(f"Mask.from_file path must be a path or bytes, got {path!r}")
-        rgba = read_png(os.fspath(path) if isinstance(path, os.PathLike) else path)
-        return cls(rgba[:, :, 3] > threshold, scale=scale, offset=offset)
+        if isinstance(path, (bytes, bytearray, memoryview)):
+            alpha = _read_alpha(io.BytesIO(bytes(path)), "the image bytes")
+        elif isinstance(path, (str, os.PathLike)):
+            name = os.fsdecode(os.fspath(path))
+            with open(path, "rb") as f:
+                alpha = _read_alpha(f, name)
+        elif callable(getattr(path, "read", None)):
+            alpha = _read_alpha(path, str(getattr(path, "name", None) or repr(path)))
+        else:
+            raise TypeError(f"Mask.from_file path must be a path, bytes or a binary file, "
+                            f"got {type(path).__name__}")
+        return cls(alpha > threshold, scale=scale, offset=offset)
 
     @property
     def pixels(self) -> np.ndarray:

@@ -4,9 +4,20 @@ Shows: two masks overlap exactly when two of their set pixels share area (checke
 per-pixel loop on random masks, offsets and scales, whole and fractional, negative and far
 from the origin); a point is in a mask exactly when it lies in a set pixel (left and bottom
 sides included); the physics refuses a mask it cannot step yet, leaving the world as it was.
+Masks from image files (written here with Pillow, which reads them): alpha thresholded in
+every kind of image, transparent colours, the first frame of an animation; bad, crafted and
+oversized files refused with a ValueError naming the file, never a crash (issue 27: a PNG
+whose claimed size wrapped the old hand-written decoder's buffer length killed it).
 """
 
 from __future__ import annotations
+
+import io
+import re
+import struct
+import subprocess
+import sys
+import zlib
 
 import esper
 import numpy as np
@@ -14,9 +25,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from PIL import Image
 
 import ecsphys as ep
 from ecsphys import geometry
+from ecsphys.limits import MAX_MASK_PIXELS, MAX_MASK_SIDE
 from ecsphys.mask import Mask, pack
 
 
@@ -231,6 +244,239 @@ def test_rays_hit_the_first_set_pixel(px, ox, oy, ang, scale):
     if got[0] > 0.0 and not on_corner:
         assert got[1] == pytest.approx(best[1], abs=1e-9)
 
+
+# ------------------------------------------------------------------ Mask.from_file
+
+def _save(img, fmt: str, **params) -> bytes:
+    """The bytes of a Pillow image saved as ``fmt``."""
+    buf = io.BytesIO()
+    img.save(buf, fmt, **params)
+    return buf.getvalue()
+
+
+def _rgba_sprite() -> np.ndarray:
+    rgba = np.zeros((3, 4, 4), dtype=np.uint8)
+    rgba[..., 0] = 200
+    rgba[0, 0, 3] = 255   # top left opaque
+    rgba[2, 3, 3] = 200   # bottom right mostly opaque
+    rgba[1, 1, 3] = 100   # under the default threshold
+    return rgba
+
+
+def test_a_file_on_disk_and_a_mask_from_it(tmp_path):
+    path = tmp_path / "sprite.png"
+    path.write_bytes(_save(Image.fromarray(_rgba_sprite(), "RGBA"), "PNG"))
+    m = Mask.from_file(path, scale=2.0)
+    assert m.size == (4, 3) and m.scale == 2.0
+    assert m.pixels.tolist() == [[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]]
+    assert Mask.from_file(str(path), threshold=50).count == 3
+    assert Mask.from_file(path.read_bytes()) == Mask(m.pixels)  # the file's bytes
+    assert Mask.from_file(bytearray(path.read_bytes())) == Mask(m.pixels)
+    with open(path, "rb") as f:  # a binary file object
+        assert Mask.from_file(f) == Mask(m.pixels)
+    assert Mask.from_file(path, threshold=255).count == 0
+    assert Mask.from_file(path, threshold=0).count == 3
+
+
+def test_images_without_alpha_are_all_set_but_for_their_transparent_colour():
+    grey = np.array([[0, 7], [7, 0]], dtype=np.uint8)
+    assert Mask.from_file(_save(Image.fromarray(grey, "L"), "PNG")).count == 4
+    keyed = _save(Image.fromarray(grey, "L"), "PNG", transparency=7)  # a tRNS grey
+    assert Mask.from_file(keyed).pixels.tolist() == [[1, 0], [0, 1]]
+    rgb = np.zeros((2, 2, 3), dtype=np.uint8)
+    rgb[0, 1] = (1, 2, 3)
+    assert Mask.from_file(_save(Image.fromarray(rgb, "RGB"), "BMP")).count == 4
+    keyed = _save(Image.fromarray(rgb, "RGB"), "PNG", transparency=(1, 2, 3))
+    assert Mask.from_file(keyed).pixels.tolist() == [[1, 0], [1, 1]]
+    jpeg = _save(Image.fromarray(np.full((5, 6, 3), 90, np.uint8), "RGB"), "JPEG")
+    assert Mask.from_file(jpeg).size == (6, 5) and Mask.from_file(jpeg).count == 30
+
+
+def test_palette_grey_alpha_and_16_bit_images_threshold_their_alpha():
+    index = np.array([[0, 1, 2], [2, 1, 0]], dtype=np.uint8)
+    pal = Image.fromarray(index, "P")
+    pal.putpalette([0, 0, 0, 255, 0, 0, 0, 255, 0])
+    want = [[1, 0, 1], [1, 0, 1]]
+    for fmt in ("PNG", "GIF"):  # one transparent index
+        assert Mask.from_file(_save(pal, fmt, transparency=1)).pixels.tolist() == want, fmt
+    # a palette's alphas (PNG tRNS of several entries)
+    alphas = _save(pal, "PNG", transparency=bytes([255, 0, 100]))
+    assert Mask.from_file(alphas).pixels.tolist() == [[1, 0, 0], [0, 0, 1]]
+    assert Mask.from_file(alphas, threshold=99).pixels.tolist() == [[1, 0, 1], [1, 0, 1]]
+    assert Mask.from_file(alphas, threshold=100).pixels.tolist() == [[1, 0, 0], [0, 0, 1]]
+    la = np.zeros((2, 2, 2), dtype=np.uint8)
+    la[0, 0, 1] = 255
+    la[1, 1, 1] = 128
+    assert Mask.from_file(_save(Image.fromarray(la, "LA"), "PNG")).pixels.tolist() == [
+        [1, 0], [0, 1]]
+    rgba = _rgba_sprite()
+    for fmt, params in (("WEBP", {"lossless": True}), ("TIFF", {}), ("TGA", {}),
+                        ("QOI", {})):
+        got = Mask.from_file(_save(Image.fromarray(rgba, "RGBA"), fmt, **params))
+        assert got.pixels.tolist() == [[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]], fmt
+    # 16-bit RGBA: alpha 0x7F80 keeps its high byte 127 (not set), 0x8000 is 128 (set)
+    raw = b"\0" + struct.pack(">8H", 0, 0, 0, 0x7F80, 0, 0, 0, 0x8000)
+    sixteen = _png_claiming(2, 1, 16, 6, zlib.compress(raw))
+    assert Mask.from_file(sixteen).pixels.tolist() == [[0, 1]]
+
+
+def test_an_animated_image_gives_its_first_frame():
+    frames = [Image.fromarray(np.array([[0, 1], [1, 1]], np.uint8) * k, "P") for k in (1, 2)]
+    for f in frames:
+        f.putpalette([0, 0, 0, 255, 255, 255, 9, 9, 9])
+    data = _save(frames[0], "GIF", save_all=True, append_images=frames[1:], transparency=0)
+    assert Image.open(io.BytesIO(data)).n_frames == 2
+    assert Mask.from_file(data).pixels.tolist() == [[0, 1], [1, 1]]
+
+
+def test_bad_files_are_refused_naming_the_file(tmp_path):
+    noise = np.random.default_rng(5).integers(0, 256, (32, 32, 4), dtype=np.uint8)
+    good = _save(Image.fromarray(noise, "RGBA"), "PNG")
+    path = tmp_path / "sprite.png"
+    cases = {
+        "not an image": b"GIF87 is what this is not",
+        "empty": b"",
+        "signature only": b"\x89PNG\r\n\x1a\n",
+        "cut in the header": good[:30],
+        "bad CRC": good[:30] + bytes([good[30] ^ 1]) + good[31:],  # inside IHDR's body
+        "cut in the pixels": good[:len(good) // 2],
+    }
+    for data in cases.values():
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match=re.escape(str(path))):
+            Mask.from_file(path)
+        with pytest.raises(ValueError, match="the image bytes"):
+            Mask.from_file(data)
+    # Pillow needs no more than the pixels: a file cut after them (no IEND) still reads
+    assert Mask.from_file(good[:-12]) == Mask(noise[:, :, 3] > 127)
+    with pytest.raises(FileNotFoundError):
+        Mask.from_file(tmp_path / "missing.png")
+    with pytest.raises(IsADirectoryError):
+        Mask.from_file(tmp_path)
+    with pytest.raises(TypeError, match="Mask.from_file path"):
+        Mask.from_file(3)
+    with pytest.raises(TypeError, match="Mask.threshold"):
+        Mask.from_file(good, threshold=0.5)
+    with pytest.raises(ValueError, match="Mask.threshold"):
+        Mask.from_file(good, threshold=-1)
+
+
+def test_eps_is_not_opened(tmp_path):
+    """Pillow reads EPS by running Ghostscript on it: not for untrusted files."""
+    eps = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 2 2\n0 0 moveto\nshowpage\n%%EOF\n"
+    path = tmp_path / "sprite.eps"
+    path.write_bytes(eps)
+    with pytest.raises(ValueError, match=re.escape(str(path))):
+        Mask.from_file(path)
+
+
+def test_images_beyond_the_limits_are_refused_before_decoding(monkeypatch):
+    side = _save(Image.new("L", (MAX_MASK_SIDE + 1, 1)), "PNG")
+    with pytest.raises(ValueError, match=f"at most {MAX_MASK_SIDE} a side"):
+        Mask.from_file(side)
+    many = _png_claiming(8193, 8192, 8, 6, zlib.compress(bytes(8)))  # cut short: never read
+    with pytest.raises(ValueError, match=f"at most {MAX_MASK_PIXELS} in all"):
+        Mask.from_file(many)
+    assert Mask.from_file(_save(Image.new("L", (MAX_MASK_SIDE, 1)), "PNG")).size == (
+        MAX_MASK_SIDE, 1)
+    # Pillow's own guard is obeyed when it is lower than ours: what it warns of is refused
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 100)
+    small = _save(Image.new("L", (11, 10)), "PNG")
+    with pytest.raises(ValueError, match="DecompressionBomb"):
+        Mask.from_file(small)
+    assert Mask.from_file(_save(Image.new("L", (10, 10)), "PNG")).count == 100
+
+
+def test_without_pillow_the_core_imports_and_from_file_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL raises ImportError
+    monkeypatch.setitem(sys.modules, "PIL.Image", None)
+    with pytest.raises(ImportError, match=re.escape('pip install "ecsphys[images]"')):
+        Mask.from_file(b"\x89PNG\r\n\x1a\n")
+    out = subprocess.run([sys.executable, "-c", (
+        "import sys; sys.modules['PIL'] = None\n"
+        "import ecsphys, ecsphys.mask\n"
+        "print(sorted(m for m in sys.modules if m.startswith('PIL')))")],
+        capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "['PIL']", (out.stdout, out.stderr)
+
+# ------------------------------------------------------------------ Mask.from_file: crafted files
+# (each read in a child process: a crash there fails the test, not the run)
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return (struct.pack(">I", len(body)) + kind + body
+            + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+
+
+def _png_claiming(width: int, height: int, depth: int, colour: int, idat: bytes) -> bytes:
+    """A PNG whose IHDR (checksums right) claims ``width`` x ``height``, with ``idat`` as its
+    one IDAT chunk's body."""
+    return (b"\x89PNG\r\n\x1a\n"
+            + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0))
+            + _chunk(b"IDAT", idat) + _chunk(b"IEND", b""))
+
+
+def _zeros_deflated(n_mib: int) -> bytes:
+    """A zlib stream of ``n_mib`` MiB of zero bytes, made in a blink: one fully flushed
+    deflate block of 1 MiB of zeros repeated (each such block stands alone), then the final
+    empty block and the Adler-32 of the zeros."""
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = c.compress(bytes(1 << 20)) + c.flush(zlib.Z_FULL_FLUSH)
+    n = n_mib << 20
+    return b"\x78\xda" + block * n_mib + c.flush() + struct.pack(">I", (n % 65521) << 16 | 1)
+
+
+#: Runs Mask.from_file in a child process on the file named by argv[1] (so a crash is seen,
+#: not suffered); exit 0 and the message if it raised ValueError, 3 if it answered a Mask;
+#: argv[2], when given, is the most NumPy/Python may allocate meanwhile (bytes, traced).
+_READ = """
+import sys, tracemalloc
+from ecsphys.mask import Mask
+tracemalloc.start()
+try:
+    Mask.from_file(sys.argv[1])
+except ValueError as e:
+    print("ValueError:", e)
+    peak = tracemalloc.get_traced_memory()[1]
+    if len(sys.argv) > 2 and peak > int(sys.argv[2]):
+        print("allocated", peak, "bytes")
+        sys.exit(4)
+    sys.exit(0)
+sys.exit(3)
+"""
+
+
+def _read_in_child(path, limit: int | None = None) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-c", _READ, str(path)] + ([str(limit)] if limit else [])
+    return subprocess.run(args, capture_output=True, text=True, timeout=60)
+
+
+def test_a_png_whose_size_wraps_the_buffer_length_is_refused_not_a_crash(tmp_path):
+    """Issue 27: a 0.5 MB PNG claiming 4,294,705,160 x 536,903,681 RGBA16 pixels made the
+    old decoder's ``rows * stride`` wrap to 64 bytes in a C long; unfiltering then wrote past
+    that buffer (SIGSEGV). It is refused before anything is decoded."""
+    path = tmp_path / "wrap.png"
+    path.write_bytes(_png_claiming(4_294_705_160, 536_903_681, 16, 6, _zeros_deflated(513)))
+    assert path.stat().st_size < 600_000
+    out = _read_in_child(path)
+    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr[-2000:])
+    assert out.stdout.startswith("ValueError:") and str(path) in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize(("width", "height", "depth", "colour"), [
+    (4_294_967_295, 4_294_967_295, 16, 6),  # rows * stride wraps negative
+    (1_000_000, 1_000_000, 8, 0),           # a terabyte claimed
+    (30_000, 30_000, 8, 6),                 # 3.6 GB claimed
+    (2, 0, 8, 6),                           # empty
+])
+def test_a_68_byte_png_claiming_any_size_is_refused_naming_the_file(tmp_path, width, height,
+                                                                     depth, colour):
+    data = _png_claiming(width, height, depth, colour, zlib.compress(bytes(8), 9))
+    assert len(data) == 68
+    path = tmp_path / "claim.png"
+    path.write_bytes(data)
+    out = _read_in_child(path, limit=32 << 20)
+    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr[-2000:])
+    assert out.stdout.startswith("ValueError:") and str(path) in out.stdout, out.stdout
 
 # ------------------------------------------------------------------ masks in the step
 
