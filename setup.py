@@ -4,7 +4,10 @@ Compiler directives are set once here for all modules. ``ECSPHYS_CYTHON_DEBUG=1`
 checks back on (bounds, negative indices, initialised memoryviews, None) for hunting a crash:
 ``ECSPHYS_CYTHON_DEBUG=1 pip install -e .`` rebuilds with them. For development,
 ``ECSPHYS_BUILD_ONLY=ecsphys.geometry.impact python setup.py build_ext --inplace`` builds the
-named modules only (comma-separated).
+named modules only (comma-separated). ``ECSPHYS_SANITIZE=1`` builds with AddressSanitizer
+and UndefinedBehaviorSanitizer (``-fsanitize=address,undefined``) for CI's sanitizer run:
+load the runtime first with ``LD_PRELOAD="$(gcc -print-file-name=libasan.so)"`` and
+``ASAN_OPTIONS=detect_leaks=0`` (Python itself is not built with it).
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from setuptools import Extension, setup
 
 DEBUG = os.environ.get("ECSPHYS_CYTHON_DEBUG", "0") not in ("", "0")
 ONLY = [m for m in os.environ.get("ECSPHYS_BUILD_ONLY", "").split(",") if m]
+SANITIZE = os.environ.get("ECSPHYS_SANITIZE", "0") not in ("", "0")
+_SAN = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+        "-fno-omit-frame-pointer"]
 
 DIRECTIVES = {
     "language_level": 3,
@@ -37,14 +43,16 @@ def _extensions() -> list[Extension]:
         name = ".".join(rel.with_suffix("").parts)
         if ONLY and name not in ONLY:
             continue
-        out.append(Extension(
-            name, [str(rel)],
-            extra_compile_args=["-O2"] if not DEBUG else ["-O0", "-g"],
-        ))
+        if SANITIZE:
+            flags, link = ["-O1", "-g", *_SAN], _SAN
+        else:
+            flags, link = (["-O2"] if not DEBUG else ["-O0", "-g"]), []
+        out.append(Extension(name, [str(rel)], extra_compile_args=flags,
+                             extra_link_args=link))
     return out
 
 
 setup(ext_modules=cythonize(
-    _extensions(), compiler_directives=DIRECTIVES, force=DEBUG, quiet=True,
+    _extensions(), compiler_directives=DIRECTIVES, force=DEBUG or SANITIZE, quiet=True,
     include_path=["."],
 ))
