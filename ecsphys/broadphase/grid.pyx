@@ -32,7 +32,11 @@
 #   statics are few and cover few dynamic cells (walls around a crowd): then each static box
 #   scans the dynamic cells under it instead, which costs nothing per dynamic box.
 # - `find(q)` looks a box up the same ways: the dynamic boxes of the last run in each level's
-#   cells under it grown by one cell, the statics by the lower-left-corner rule.
+#   cells under it grown by one cell, the statics by the lower-left-corner rule. Where the
+#   keys are sparse (binary search), the rows under a box that hold no key are jumped over,
+#   so a box costs per row that holds boxes, never per row of the grid (up to 2**25): a world
+#   query's long ray across a world as wide as the valid range stays cheap. A box with a NaN
+#   finds nothing.
 # - Negative and far-away coordinates work (exact while |coordinate| / cell stays below about
 #   1e12; the cell is raised so an axis has at most 2**25 cells); a sparse scene switches
 #   from a dense cell table to binary search.
@@ -432,20 +436,31 @@ cdef class Grid(BoxIndex):
             fx1 = <double>(T.w - 2)
         if fy1 > <double>(T.h - 2):
             fy1 = <double>(T.h - 2)
-        if fx1 < fx0 or fy1 < fy0:
+        if not (fx0 <= fx1 and fy0 <= fy1):  # (a NaN box: nothing)
             return 0
         gx0 = <int64_t>fx0
         gx1 = <int64_t>fx1
         gy0 = <int64_t>fy0
         gy1 = <int64_t>fy1
-        for r in range(gy0, gy1 + 1):
+        r = gy0
+        while r <= gy1:
             base = T.koff + r * T.w
             s = self._first(T, base + gx0)
+            if not self.dense:
+                # sparse keys: when the first box at or after (row r, column gx0) is in a
+                # later row, the rows before that one hold nothing and are skipped, so a tall
+                # box costs per row that holds boxes, never per row of a sparse grid (2**25)
+                if s >= T.p1:
+                    break
+                if self.skey[s] >= base + T.w:
+                    r = (self.skey[s] - T.koff) // T.w
+                    continue
             e = self._first(T, base + gx1 + 1)
             tested += e - s
             if test_range(out, q, qid, self.sbox, self.order, s, e,
                           ID_FIRST if to_static else MINMAX) < 0:
                 return -1
+            r += 1
         if not to_static:
             self.last_candidates = self.last_candidates + tested
         return 0
@@ -763,7 +778,7 @@ cdef class Grid(BoxIndex):
                 fx1 = <double>(S.w - 1)
             if fy1 > <double>(S.h - 1):
                 fy1 = <double>(S.h - 1)
-            if fx1 < fx0 or fy1 < fy0:
+            if not (fx0 <= fx1 and fy0 <= fy1):  # (a NaN box: nothing)
                 continue
             gx0 = <int64_t>fx0
             gx1 = <int64_t>fx1
@@ -775,7 +790,8 @@ cdef class Grid(BoxIndex):
                 if (sat[(gy1 + 1) * w1 + gx1 + 1] - sat[gy0 * w1 + gx1 + 1]
                         - sat[(gy1 + 1) * w1 + gx0] + sat[gy0 * w1 + gx0]) == 0:
                     continue
-            for r in range(gy0, gy1 + 1):
+            r = gy0
+            while r <= gy1:
                 k0 = r * S.w
                 if S.st >= 0:
                     st = self.s_tab + S.st
@@ -783,6 +799,12 @@ cdef class Grid(BoxIndex):
                     e = st[k0 + gx1 + 1]
                 else:
                     s = lower_bound(self.e_key, S.e0, S.e1, k0 + gx0)
+                    # sparse: jump to the next row that holds entries (as `_scan` does)
+                    if s >= S.e1:
+                        break
+                    if self.e_key[s] >= k0 + S.w:
+                        r = self.e_key[s] // S.w
+                        continue
                     e = lower_bound(self.e_key, s, S.e1, k0 + gx1 + 1)
                 for t in range(s, e):
                     eb = self.e_box + 4 * t
@@ -796,6 +818,7 @@ cdef class Grid(BoxIndex):
                                     return -1
                             elif pl_push(out, qid, self.e_id[t]) < 0:
                                 return -1
+                r += 1
         return 0
 
     cdef int find(self, const double* q, PairList* out) noexcept nogil:
