@@ -24,6 +24,13 @@
 # - Compounds: every part pair is timed, the earliest wins, the deeper contact on a tie; the
 #   start rule applies per part pair. A pair whose boxes swept over the move do not meet
 #   (within TOUCH_TOLERANCE) is rejected before any exact test.
+# - A pixel mask on either side: seed 002's search over the overlap test, sampled every half
+#   pixel of the finer mask, then halved to a thousandth of a pixel (`mask_toi`). Only the
+#   part of the move where the two boxes, each grown by a pixel, meet is sampled (the rest
+#   cannot touch), at most MASK_SAMPLES = 100,000 samples a pair (evenly over a part longer
+#   than that many half pixels), and the halving ends where t resolves no finer: a pair's
+#   cost does not grow with the length of the move, however long (a shape cast across the
+#   whole valid range included).
 # - `binary_impact_search` (the seed's method, kept public) never misses a touch: a part of the
 #   move is skipped only when the bounding circle of the shape at its start and end (which
 #   contains everything the shape sweeps over) misses the other shape; a leaf (a part of the
@@ -69,11 +76,11 @@
 """
 
 cimport cython
-from libc.math cimport INFINITY, copysign, fabs, sqrt
+from libc.math cimport INFINITY, ceil, copysign, fabs, floor, sqrt
 
 from .distance cimport separation
 from .manifold cimport contact, overlap
-from .vec cimport max2, min2, min_proj, norm
+from .vec cimport clip_ray, max2, min2, min_proj, norm
 from .shape_data cimport (
     public_pair,
     CIRCLE,
@@ -143,6 +150,12 @@ cdef enum:
 cdef enum:
     MAX_DEPTH = 1100
     STACK_SIZE = MAX_DEPTH + 1
+
+# A time of impact with a pixel mask (`mask_toi`) samples at most MASK_SAMPLES placements a
+# pair and halves at most MASK_HALVINGS times (it stops sooner where t resolves no finer).
+cdef enum:
+    MASK_SAMPLES = 100000
+    MASK_HALVINGS = 64
 
 cdef struct Span:
     double t0
@@ -801,7 +814,14 @@ cdef bint mask_toi(const Store* s, const Body* a, double mx, double my, const Bo
     The move is sampled every half pixel (of the finer mask) for the first place where the
     shapes meet, then halved between it and the sample before down to a thousandth of a
     pixel; the contact is the mask contact there. Shapes that meet at the start and approach
-    give 0."""
+    give 0.
+
+    Only the part of the move where the two boxes meet (each grown by a pixel) is sampled:
+    the samples before and after it cannot overlap, so the answer is the one of sampling the
+    whole move, at a cost per pair that does not grow with the move's length. At most
+    MASK_SAMPLES samples a pair: a part longer than MASK_SAMPLES half pixels is sampled
+    MASK_SAMPLES times evenly. The halving stops at MASK_HALVINGS steps or where t can be
+    halved no further (a long move of tiny pixels), so it always ends."""
     cdef Leaf la = leaf_at(s, a.first)
     cdef Leaf lb = leaf_at(s, b.first)
     cdef double pixel = INFINITY
@@ -812,8 +832,9 @@ cdef bint mask_toi(const Store* s, const Body* a, double mx, double my, const Bo
     cdef double length = norm(mx, my)
     cdef Body at
     cdef CContact c
-    cdef double lo, hi, mid, tk
-    cdef long n, k
+    cdef double lo, hi, mid, tk, n, k0, k1, t0 = 0.0, t1 = 1.0, grow
+    cdef double box[4]
+    cdef long k, count, i
     if overlap(s, a, b):
         if contact(s, a, b, TOUCH, &c) and c.nx * mx + c.ny * my > 0.0:
             t[0] = 0.0
@@ -822,22 +843,50 @@ cdef bint mask_toi(const Store* s, const Body* a, double mx, double my, const Bo
         return False
     if length == 0.0:
         return False
-    n = <long> (length / (0.5 * pixel)) + 1
-    if n > 100000:
-        n = 100000
-    lo = 0.0
+    # a's position where a's box meets b's, both grown by a pixel (and by the rounding of
+    # the coordinates): the times outside [t0, t1] need no sample
+    grow = pixel + 4.0 * TOUCH + 4e-16 * (fabs(a.px) + fabs(a.py) + fabs(b.px) + fabs(b.py)
+                                          + fabs(mx) + fabs(my))
+    box[0] = b.px + b.x0 - a.x1 - grow
+    box[1] = b.py + b.y0 - a.y1 - grow
+    box[2] = b.px + b.x1 - a.x0 + grow
+    box[3] = b.py + b.y1 - a.y0 + grow
+    if not clip_ray(a.px, a.py, mx, my, box, &t0, &t1):
+        return False
+    # the samples k / n of the whole move (every half pixel) that fall in [t0, t1]
+    n = floor(length / (0.5 * pixel)) + 1.0
+    k0 = floor(t0 * n)
+    k1 = ceil(t1 * n)
+    if k1 > n:
+        k1 = n
+    lo = k0 / n
     hi = -1.0
-    for k in range(1, n + 1):
-        tk = <double> k / n
-        at = moved(a, mx, my, tk)
-        if overlap(s, &at, b):
-            hi = tk
-            break
-        lo = tk
+    if k1 - k0 <= MASK_SAMPLES:
+        count = <long>(k1 - k0)
+        for i in range(1, count + 1):
+            tk = (k0 + i) / n
+            at = moved(a, mx, my, tk)
+            if overlap(s, &at, b):
+                hi = tk
+                break
+            lo = tk
+    else:  # a long part (a giant beside a tiny pixel): MASK_SAMPLES samples over it
+        t0 = lo
+        for i in range(1, MASK_SAMPLES + 1):
+            tk = t0 + (t1 - t0) * i / MASK_SAMPLES if i < MASK_SAMPLES else t1
+            at = moved(a, mx, my, tk)
+            if overlap(s, &at, b):
+                hi = tk
+                break
+            lo = tk
     if hi < 0.0:
         return False
-    while (hi - lo) * length > 1e-3 * pixel:
+    for i in range(MASK_HALVINGS):
+        if not (hi - lo) * length > 1e-3 * pixel:
+            break
         mid = (lo + hi) * 0.5
+        if not (lo < mid < hi):  # t resolves no finer here
+            break
         at = moved(a, mx, my, mid)
         if overlap(s, &at, b):
             hi = mid
