@@ -19,11 +19,19 @@
 #   march stops at the first chunk that ends at or after the best hit so far. The hit is the
 #   smallest t; among equal t, the lowest entity. A zero-length ray is a point test (t = 0,
 #   normal (0, 0), the lowest entity containing the point).
+# - Bounded work: the def layer refuses a coordinate that is not finite or beyond MAX_COORD
+#   (ValueError; `ecsphys.queries` checks and names each argument first), so a move is at
+#   most 2 * sqrt(2) * MAX_COORD long and no product of the march overflows. A ray or cast is
+#   at most MAX_CHUNKS chunks; each chunk's `find` costs per box near it (the grid skips the
+#   rows of its sparse levels that hold no box), and the escaped rows are tested against a
+#   long ray once, sorted by where it enters their box (not once a chunk). So the longest
+#   ray inside the range, across a world that spans all of it, answers in milliseconds, and
+#   `ray_many` costs that per ray at most.
 # - Every cdef routine is `noexcept nogil` and reads C values only; the pointers are taken
 #   again at each def call (no Python runs between taking them and the end of the call).
 
 cimport cython
-from libc.math cimport INFINITY, ceil
+from libc.math cimport INFINITY, ceil, fabs
 from libc.stdint cimport int64_t, uint32_t
 from libc.stdlib cimport qsort
 from libc.string cimport memset
@@ -41,10 +49,12 @@ from .table_view cimport Rows, row_body, rows_of
 import numpy as np
 
 from .geometry.contact import TOUCH_TOLERANCE
+from .limits import MAX_COORD
 
 __all__ = ["WorldQuery"]
 
 cdef double TOL = TOUCH_TOLERANCE
+cdef double LIMIT = MAX_COORD
 cdef enum:
     MAX_CHUNKS = 4096
 
@@ -67,9 +77,33 @@ cdef struct Found:
     double py
 
 
+cdef struct Along:
+    double t                 # where the ray (the cast's reference point) enters the row's box
+    int64_t row
+
+
 cdef int _cmp_int64(const void* a, const void* b) noexcept nogil:
     cdef int64_t x = (<const int64_t*>a)[0], y = (<const int64_t*>b)[0]
     return (x > y) - (x < y)
+
+
+cdef int _cmp_along(const void* a, const void* b) noexcept nogil:
+    cdef const Along* x = <const Along*>a
+    cdef const Along* y = <const Along*>b
+    if x.t != y.t:
+        return -1 if x.t < y.t else 1
+    return (x.row > y.row) - (x.row < y.row)
+
+
+cdef inline bint _in_range(double v) noexcept nogil:
+    return -LIMIT <= v <= LIMIT  # (False for NaN)
+
+
+cdef int _check_point(double x, double y) except -1:
+    if not (_in_range(x) and _in_range(y)):
+        raise ValueError(f"world queries take coordinates in [{-LIMIT:g}, {LIMIT:g}], got "
+                         f"({x!r}, {y!r})")
+    return 0
 
 
 cdef inline bint _excluded(const Filter* f, int64_t e) noexcept nogil:
@@ -143,6 +177,8 @@ cdef class WorldQuery:
     cdef Py_ssize_t ncand
     cdef Buf b_hits
     cdef Py_ssize_t nhits
+    cdef Buf b_along              # escaped rows along the current long ray or cast (Along)
+    cdef Py_ssize_t nalong
     cdef double world[4]          # the box of every colliding row (empty: lo > hi)
     cdef readonly double chunk    # the march's chunk length (world units)
     # taken at each def call
@@ -165,6 +201,7 @@ cdef class WorldQuery:
         buf_free(&self.b_stamp)
         buf_free(&self.b_cand)
         buf_free(&self.b_hits)
+        buf_free(&self.b_along)
         pl_free(&self.found)
 
     # ------------------------------------------------------------ learning the index
@@ -275,7 +312,8 @@ cdef class WorldQuery:
         if n + 1 > self.nstamp:
             if (buf_reserve(&self.b_stamp, 2 * (n + 1) * sizeof(uint32_t)) == NULL
                     or buf_reserve(&self.b_cand, 2 * (n + 1) * sizeof(int64_t)) == NULL
-                    or buf_reserve(&self.b_hits, 2 * (n + 1) * sizeof(Found)) == NULL):
+                    or buf_reserve(&self.b_hits, 2 * (n + 1) * sizeof(Found)) == NULL
+                    or buf_reserve(&self.b_along, 2 * (n + 1) * sizeof(Along)) == NULL):
                 raise MemoryError("world queries: out of memory")
             memset(self.b_stamp.p, 0, 2 * (n + 1) * sizeof(uint32_t))
             self.nstamp = 2 * (n + 1)
@@ -295,13 +333,21 @@ cdef class WorldQuery:
     cdef inline void _consider(self, int64_t r, const double* q, const Filter* f) noexcept nogil:
         cdef uint32_t* stamp = <uint32_t*>self.b_stamp.p
         cdef double b[4]
-        cdef int64_t e
         if stamp[r] == self.gen:
             return
         # a row is stamped once taken or filtered out; one whose box misses q (a ray's chunk)
         # may still meet a later chunk
         self._box(r, b)
         if not (b[0] <= q[2] and q[0] <= b[2] and b[1] <= q[3] and q[1] <= b[3]):
+            return
+        self._take(r, f)
+
+    cdef inline void _take(self, int64_t r, const Filter* f) noexcept nogil:
+        """Stamp row ``r`` and append it to the candidates if it passes ``f`` (not stamped in
+        this query yet)."""
+        cdef uint32_t* stamp = <uint32_t*>self.b_stamp.p
+        cdef int64_t e
+        if stamp[r] == self.gen:
             return
         stamp[r] = self.gen
         if not self.rows.collides[r] or self.rows.code[r] < 0:
@@ -316,9 +362,10 @@ cdef class WorldQuery:
         (<int64_t*>self.b_cand.p)[self.ncand] = r
         self.ncand = self.ncand + 1
 
-    cdef int _gather(self, const double* q, const Filter* f) noexcept nogil:
+    cdef int _gather(self, const double* q, const Filter* f, bint escaped=True) noexcept nogil:
         """Append the rows not yet stamped in this query whose box overlaps ``q`` and that pass
-        ``f`` to the candidates (from ``ncand`` on); -1: out of memory."""
+        ``f`` to the candidates (from ``ncand`` on): the index's, and the escaped rows unless
+        ``escaped`` is False (a long ray takes those from `_along`); -1: out of memory."""
         cdef Py_ssize_t k, n = self.rows.n
         cdef int64_t id_, r
         cdef const int64_t* esc = <const int64_t*>self.b_escaped.p
@@ -338,10 +385,43 @@ cdef class WorldQuery:
                     r = self.dyn[id_]
                 if r < n:
                     self._consider(r, q, f)
-        for k in range(self.nesc):
-            if esc[k] < n:
-                self._consider(esc[k], q, f)
+        if escaped:
+            for k in range(self.nesc):
+                if esc[k] < n:
+                    self._consider(esc[k], q, f)
         return 0
+
+    cdef void _along(self, double ox, double oy, double dx, double dy, double x0, double y0,
+                     double x1, double y1, double t0, double t1) noexcept nogil:
+        """The escaped rows whose box the point ``(ox, oy) + (dx, dy) * t``, t in [t0, t1],
+        enters with bounds x0..x1, y0..y1 about it (a ray: all 0), sorted by where it enters
+        (grown by TOL and the coordinates' rounding): ``b_along[:nalong]``. A row can be met
+        no earlier than there, so the march takes it at the chunk that reaches it."""
+        cdef const int64_t* esc = <const int64_t*>self.b_escaped.p
+        cdef Along* along = <Along*>self.b_along.p
+        cdef Py_ssize_t k, m = 0
+        cdef double b[4]
+        cdef double ta, tb, g
+        cdef double slack = 4e-16 * (fabs(ox) + fabs(oy) + fabs(dx) + fabs(dy))
+        cdef int64_t r
+        for k in range(self.nesc):
+            r = esc[k]
+            if r >= self.rows.n:
+                continue
+            self._box(r, b)
+            g = TOL + slack + 4e-16 * (fabs(b[0]) + fabs(b[1]) + fabs(b[2]) + fabs(b[3]))
+            b[0] -= x1 + g
+            b[1] -= y1 + g
+            b[2] -= x0 - g
+            b[3] -= y0 - g
+            ta = t0
+            tb = t1
+            if clip_ray(ox, oy, dx, dy, b, &ta, &tb):
+                along[m].t = ta
+                along[m].row = r
+                m += 1
+        qsort(along, m, sizeof(Along), _cmp_along)
+        self.nalong = m
 
     cdef inline Body _body(self, int64_t r) noexcept nogil:
         return row_body(&self.rows, r, self.pos)
@@ -397,10 +477,12 @@ cdef class WorldQuery:
         cdef double q[4]
         cdef double w[4]
         cdef double length = norm(dx, dy)
-        cdef Py_ssize_t k, c, chunks, start
+        cdef Py_ssize_t k, c, chunks, start, p = 0
         cdef int64_t r, e
         cdef int64_t* cand = <int64_t*>self.b_cand.p
         cdef Found* hits = <Found*>self.b_hits.p
+        cdef const Along* along = <const Along*>self.b_along.p
+        cdef bint long_ = False
         cdef Body b
         best.row = -1
         best.entity = -1
@@ -433,12 +515,18 @@ cdef class WorldQuery:
         if not clip_ray(ox, oy, dx, dy, w, &t0, &t1):
             return 0
         chunks = _chunks(t0, t1, length, self.chunk)
+        if chunks > 1 and self.nesc > 0:  # the escaped rows once, not once a chunk
+            long_ = True
+            self._along(ox, oy, dx, dy, 0.0, 0.0, 0.0, 0.0, t0, t1)
         for c in range(chunks):
             _span(t0, t1, c, chunks, &s0, &s1)
             _swept_box(ox, oy, 0.0, 0.0, 0.0, 0.0, dx, dy, s0, s1, q)
             start = self.ncand
-            if self._gather(q, f) < 0:
+            if self._gather(q, f, not long_) < 0:
                 return -1
+            while long_ and p < self.nalong and along[p].t <= s1:
+                self._take(along[p].row, f)
+                p += 1
             for k in range(start, self.ncand):
                 r = cand[k]
                 b = self._body(r)
@@ -470,9 +558,11 @@ cdef class WorldQuery:
         cdef double q[4]
         cdef double w[4]
         cdef double length = norm(dx, dy)
-        cdef Py_ssize_t k, c, chunks, start
+        cdef Py_ssize_t k, c, chunks, start, p = 0
         cdef int64_t r, e
         cdef int64_t* cand = <int64_t*>self.b_cand.p
+        cdef const Along* along = <const Along*>self.b_along.p
+        cdef bint long_ = False
         cdef Body b
         cdef CContact hit
         best.row = -1
@@ -488,12 +578,18 @@ cdef class WorldQuery:
         if not clip_ray(a.px, a.py, dx, dy, w, &t0, &t1):
             return 0
         chunks = _chunks(t0, t1, length, self.chunk)
+        if chunks > 1 and self.nesc > 0:  # the escaped rows once, not once a chunk
+            long_ = True
+            self._along(a.px, a.py, dx, dy, a.x0, a.y0, a.x1, a.y1, t0, t1)
         for c in range(chunks):
             _span(t0, t1, c, chunks, &s0, &s1)
             _swept_box(a.px, a.py, a.x0, a.y0, a.x1, a.y1, dx, dy, s0, s1, q)
             start = self.ncand
-            if self._gather(q, f) < 0:
+            if self._gather(q, f, not long_) < 0:
                 return -1
+            while long_ and p < self.nalong and along[p].t <= s1:
+                self._take(along[p].row, f)
+                p += 1
             for k in range(start, self.ncand):
                 r = cand[k]
                 b = self._body(r)
@@ -537,6 +633,7 @@ cdef class WorldQuery:
         """Entities (sorted int64) whose shape contains (x, y)."""
         cdef Filter f
         cdef int r
+        _check_point(x, y)
         self._bind(table)
         f = self._filter(mask, sensors, exclude)
         with nogil:
@@ -551,6 +648,7 @@ cdef class WorldQuery:
         cdef Filter f
         cdef int r
         cdef Body a
+        _check_point(px, py)
         self._bind(table)
         f = self._filter(mask, sensors, exclude)
         a = _spec_body(spec, px, py)
@@ -566,6 +664,8 @@ cdef class WorldQuery:
         cdef Filter f
         cdef Found best
         cdef int r
+        _check_point(ox, oy)
+        _check_point(ex, ey)
         self._bind(table)
         f = self._filter(mask, sensors, exclude)
         with nogil:
@@ -585,6 +685,8 @@ cdef class WorldQuery:
         cdef int r
         cdef Py_ssize_t k, m
         cdef const Found* hits
+        _check_point(ox, oy)
+        _check_point(ex, ey)
         self._bind(table)
         f = self._filter(mask, sensors, exclude)
         with nogil:
@@ -615,6 +717,8 @@ cdef class WorldQuery:
         cdef Found best
         cdef int r
         cdef Body a
+        _check_point(px, py)
+        _check_point(ex, ey)
         self._bind(table)
         f = self._filter(mask, sensors, exclude)
         a = _spec_body(spec, px, py)
@@ -643,6 +747,13 @@ cdef class WorldQuery:
         cdef Found best
         cdef int r = 0
         cdef double dx, dy
+        if (e.shape[0] != n or ig.shape[0] != n or ve.shape[0] < n or vf.shape[0] < n
+                or vp.shape[0] < n or vn.shape[0] < n or s.shape[1] != 2 or e.shape[1] != 2
+                or vp.shape[1] != 2 or vn.shape[1] != 2):
+            raise ValueError("ray_many: the arrays must have one (x, y) row per ray")
+        for i in range(n):
+            _check_point(s[i, 0], s[i, 1])
+            _check_point(e[i, 0], e[i, 1])
         self._bind(table)
         f = self._filter(mask, sensors, exclude)
         with nogil:
