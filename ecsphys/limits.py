@@ -12,7 +12,7 @@ Guarantees:
   it is integrated, and a body that reaches ``MAX_COORD`` stops there (its velocity that way
   set to zero).
 
-The ranges (world units, seconds, and pixel counts), as Box2D documents its own:
+The ranges (world units, seconds, and pixel and tile counts), as Box2D documents its own:
 
 ======================  ======================================================================
 ``MAX_COORD``           1e9: ``|x|`` and ``|y|`` of positions (and tile map origins)
@@ -28,10 +28,13 @@ The ranges (world units, seconds, and pixel counts), as Box2D documents its own:
 ``MAX_MASK_SIDE``       16384 pixels: a mask's width and height (``Mask(pixels)``, and
                         the images ``Mask.from_file`` reads: refused before decoding)
 ``MAX_MASK_PIXELS``     2**26 (67,108,864; 8192 x 8192): a mask's width times height
+``MAX_TILEMAP_SIDE``    16384 tiles: a tile map's rows and its columns
+``MAX_TILES``           2**22 (4,194,304; 2048 x 2048): a tile map's rows times columns
 ======================  ======================================================================
 
 The counts bound what one shape costs before any of it is made: a mask at the limit is 64 MB
-of pixels (decoding its image takes up to 256 MB of RGBA).
+of pixels (decoding its image takes up to 256 MB of RGBA); a tile map at the limit builds in
+seconds (its worst case, a 2048 x 2048 checkerboard: 8.4 million edges, 8 s and 1.7 GB).
 
 A game in pixels fits as well as one in metres: a 1e9 world is a million screens wide.
 """
@@ -54,6 +57,8 @@ MIN_DT = 1e-6
 MAX_DT = 1.0
 MAX_MASK_SIDE = 16384
 MAX_MASK_PIXELS = 2**26
+MAX_TILEMAP_SIDE = 16384
+MAX_TILES = 2**22
 
 
 def check_finite(name: str, value: object) -> float:
@@ -159,10 +164,11 @@ def check_grid(name: str, shape: tuple[int, ...], max_side: int, max_cells: int,
     if rows < 1 or cols < 1:
         raise ValueError(f"{name} must have at least one row and column, got {shape}")
     if rows > max_side or cols > max_side:
-        raise ValueError(f"{name} has {rows} x {cols} {what}: at most {max_side} a side")
+        raise ValueError(f"{name} is {rows} rows by {cols} columns of {what}: at most "
+                         f"{max_side} a side")
     if rows * cols > max_cells:
-        raise ValueError(f"{name} has {rows} x {cols} = {rows * cols} {what}: at most "
-                         f"{max_cells} in all")
+        raise ValueError(f"{name} is {rows} rows by {cols} columns of {what}: at most "
+                         f"{max_cells} {what} in all")
 
 
 def _short(value: object) -> str:

@@ -45,7 +45,7 @@ import io
 import os
 import warnings
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import IO, Any, ClassVar
 
 import numpy as np
 
@@ -211,7 +211,7 @@ class Mask(Shape):
         return cls(rgba[::-1, :, 3] > threshold, scale=scale, offset=offset)
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str] | bytes | Any, threshold: int = 127,
+    def from_file(cls, path: str | os.PathLike[str] | bytes | IO[bytes], threshold: int = 127,
                   scale: float = 1.0, offset: Iterable[float] = (0.0, 0.0)) -> Mask:
         """The pixels of an image file whose alpha is above ``threshold`` (0 .. 255); an
         image without alpha is all set, but for a transparent colour (PNG's ``tRNS``, GIF's

@@ -5,7 +5,9 @@ Guarantees:
   ints: 0 empty, any other value a solid tile of that kind) or a text map (one string with
   one line per row, or a sequence of row strings: ``"."`` or ``" "`` empty, ``"#"`` solid of
   kind 1, any other character a solid tile of its own kind, numbered from 2 in order of first
-  appearance; ``kinds`` maps each character to its number);
+  appearance; ``kinds`` maps each character to its number), of at most ``MAX_TILEMAP_SIDE``
+  rows and columns and ``MAX_TILES`` tiles (``ecsphys/limits.py``), checked on the grid's
+  shape before anything of its size is made;
 - row 0 is the *top* row, for arrays as for text (as maps are drawn); column 0 the left one.
   ``origin`` is the map's bottom-left corner relative to the body's position, so tile
   ``(row, col)`` covers ``x`` in ``origin.x + [col, col + 1] * tile_size`` and ``y`` in
@@ -46,7 +48,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .limits import MAX_SIZE, check_size, check_vec
+from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
 from .shapes import Compound, Segment, Shape, check_reach
 
 #: Characters of a text map that mean "no tile".
@@ -60,6 +62,7 @@ def _parse_text(rows: Sequence[str]) -> tuple[np.ndarray, dict[str, int]]:
     width = max(len(r) for r in rows)
     if width == 0:
         raise ValueError("TileMap.grid must have at least one column, got empty rows")
+    check_grid("TileMap.grid", (len(rows), width), MAX_TILEMAP_SIDE, MAX_TILES, "tiles")
     kinds: dict[str, int] = {"#": 1}
     grid = np.zeros((len(rows), width), dtype=np.int32)
     for i, row in enumerate(rows):
@@ -82,10 +85,7 @@ def _as_grid(grid: object) -> tuple[np.ndarray, dict[str, int] | None]:
         arr = np.asarray(grid)
     except Exception as exc:  # noqa: BLE001 - any failure means "not a grid"
         raise TypeError(f"TileMap.grid must be a 2D array or a text map, got {grid!r}") from exc
-    if arr.ndim != 2:
-        raise ValueError(f"TileMap.grid must be 2D (rows, columns), got shape {arr.shape}")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"TileMap.grid must have at least one row and column, got {arr.shape}")
+    check_grid("TileMap.grid", arr.shape, MAX_TILEMAP_SIDE, MAX_TILES, "tiles")
     if arr.dtype == np.bool_:
         return arr.astype(np.int32), None
     if not np.issubdtype(arr.dtype, np.integer):

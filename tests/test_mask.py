@@ -375,7 +375,7 @@ def test_images_beyond_the_limits_are_refused_before_decoding(monkeypatch):
     with pytest.raises(ValueError, match=f"at most {MAX_MASK_SIDE} a side"):
         Mask.from_file(side)
     many = _png_claiming(8193, 8192, 8, 6, zlib.compress(bytes(8)))  # cut short: never read
-    with pytest.raises(ValueError, match=f"at most {MAX_MASK_PIXELS} in all"):
+    with pytest.raises(ValueError, match=f"at most {MAX_MASK_PIXELS} pixels in all"):
         Mask.from_file(many)
     assert Mask.from_file(_save(Image.new("L", (MAX_MASK_SIDE, 1)), "PNG")).size == (
         MAX_MASK_SIDE, 1)
@@ -427,10 +427,14 @@ def _zeros_deflated(n_mib: int) -> bytes:
 
 #: Runs Mask.from_file in a child process on the file named by argv[1] (so a crash is seen,
 #: not suffered); exit 0 and the message if it raised ValueError, 3 if it answered a Mask;
-#: argv[2], when given, is the most NumPy/Python may allocate meanwhile (bytes, traced).
+#: argv[2] is the most NumPy and Python may allocate meanwhile (bytes, traced: exit 4 if more);
+#: argv[3] == "noguard" turns Pillow's decompression-bomb guard off (ours must hold alone).
 _READ = """
 import sys, tracemalloc
+from PIL import Image
 from ecsphys.mask import Mask
+if sys.argv[3:] == ["noguard"]:
+    Image.MAX_IMAGE_PIXELS = None
 tracemalloc.start()
 try:
     Mask.from_file(sys.argv[1])
@@ -445,8 +449,9 @@ sys.exit(3)
 """
 
 
-def _read_in_child(path, limit: int | None = None) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-c", _READ, str(path)] + ([str(limit)] if limit else [])
+def _read_in_child(path, limit: int = 1 << 40,
+                   guard: bool = True) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, "-c", _READ, str(path), str(limit)] + ([] if guard else ["noguard"])
     return subprocess.run(args, capture_output=True, text=True, timeout=60)
 
 
@@ -457,9 +462,10 @@ def test_a_png_whose_size_wraps_the_buffer_length_is_refused_not_a_crash(tmp_pat
     path = tmp_path / "wrap.png"
     path.write_bytes(_png_claiming(4_294_705_160, 536_903_681, 16, 6, _zeros_deflated(513)))
     assert path.stat().st_size < 600_000
-    out = _read_in_child(path)
-    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr[-2000:])
-    assert out.stdout.startswith("ValueError:") and str(path) in out.stdout, out.stdout
+    for guard in (True, False):
+        out = _read_in_child(path, guard=guard)
+        assert out.returncode == 0, (guard, out.returncode, out.stdout, out.stderr[-2000:])
+        assert out.stdout.startswith("ValueError:") and str(path) in out.stdout, out.stdout
 
 
 @pytest.mark.parametrize(("width", "height", "depth", "colour"), [
@@ -474,9 +480,11 @@ def test_a_68_byte_png_claiming_any_size_is_refused_naming_the_file(tmp_path, wi
     assert len(data) == 68
     path = tmp_path / "claim.png"
     path.write_bytes(data)
-    out = _read_in_child(path, limit=32 << 20)
-    assert out.returncode == 0, (out.returncode, out.stdout, out.stderr[-2000:])
-    assert out.stdout.startswith("ValueError:") and str(path) in out.stdout, out.stdout
+    for guard in (True, False):  # with Pillow's guard off, the size limits refuse it alone
+        out = _read_in_child(path, limit=32 << 20, guard=guard)
+        assert out.returncode == 0, (guard, out.returncode, out.stdout, out.stderr[-2000:])
+        assert out.stdout.startswith("ValueError:") and str(path) in out.stdout, out.stdout
+
 
 # ------------------------------------------------------------------ masks in the step
 
