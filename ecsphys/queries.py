@@ -21,20 +21,40 @@ Guarantees:
   along the ray; a zero-length ray is a point test (fraction 0, normal (0, 0)). A shape cast
   hits what it touches first as the step's time of impact decides: a body it already
   overlaps at the start is hit at fraction 0 only if the move goes into it.
-- Bad input raises ``TypeError`` / ``ValueError`` naming the argument and the value (NaN and
-  infinite coordinates included), and changes nothing.
+- Every argument is checked before anything runs, and bad input raises ``TypeError`` /
+  ``ValueError`` naming the argument and the value, and changes nothing: coordinates (``x``,
+  ``y``, ``start``, ``end``, ``position``, each row of ``starts`` / ``ends``) must be real
+  numbers within ``limits.MAX_COORD`` (1e9) of the origin (NaN, infinities and 1e308 are
+  refused); the arrays of ``raycast_many`` real numbers (ints or floats of any dtype and
+  layout, not bools, strings, complex numbers or dates) of shape (n, 2), n >= 0 (no rays,
+  ``[]`` too: empty answers); ``exclude`` an entity or an iterable of at most
+  ``MAX_EXCLUDE`` entities, ``ignore`` n entities or -1: ints in [0, ``MAX_ENTITY``]
+  (2**63 - 1); ``mask`` layer bits in [0, ALL] or layer names; ``sensors`` a bool; ``shape``
+  a concrete shape (Circle, Rect, OrientedRect, Segment, Polygon, Compound or Mask; not a
+  TileMap, not the ``Shape`` base).
+- Bounded cost: inside that range no query runs for as long as its input says. A ray or a
+  cast is marched in at most 4,096 chunks, each asking the step's index for the boxes near
+  it (the grid's index walks only rows that hold boxes; the bodies it does not cover are
+  tested once a ray, not once a chunk), so the longest ray across a world that spans the
+  whole range answers in milliseconds; ``raycast_many`` costs at most that per ray. A pixel
+  mask's time of impact samples only the part of the move near each body (at most 100,000
+  samples a body, see ``geometry/impact.pyx``), so a long mask cast costs per body near its
+  path, not per pixel of the move.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
-from math import isfinite
+from itertools import islice
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from .components import ALL
-from .shapes import Shape, Vec, check_finite, check_vec
+from .limits import MAX_COORD, _short, check_range, check_vec
+from .mask import Mask as PixelMask
+from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape, Vec
 from .tilemap import TileMap
 from .world_query import WorldQuery
 
@@ -73,29 +93,80 @@ class RayHits(NamedTuple):
     fraction: np.ndarray
 
 
+#: The entities a query may name (``exclude``, ``ignore``): esper's ids, int64 in the table.
+MAX_ENTITY = 2**63 - 1
+#: At most this many entities in one ``exclude`` (an endless iterator is refused, not read).
+MAX_EXCLUDE = 1_000_000
+
 _NO_ENTITIES = np.zeros(0, dtype=np.int64)
+_SHAPES = (Circle, Rect, OrientedRect, Segment, Polygon, Compound, PixelMask)
+_M, _LO = MAX_COORD, -MAX_COORD
 
 
-def _vec(name: str, value: object) -> Vec:
-    """``check_vec``, with a quick path for a tuple of two finite floats (NumPy's too)."""
+def _coord(name: str, value: object, _lo: float = _LO, _hi: float = _M) -> float:
+    """A coordinate: a real number within MAX_COORD of 0 (a quick path for floats)."""
+    if type(value) is float and _lo <= value <= _hi:
+        return value
+    return check_range(name, value, _lo, _hi)
+
+
+def _vec(name: str, value: object, _lo: float = _LO, _hi: float = _M) -> Vec:
+    """``check_vec`` within MAX_COORD, with quick paths for a tuple of two floats in range
+    (NumPy's too)."""
     if type(value) is tuple and len(value) == 2:
         x, y = value
-        if isinstance(x, float) and isinstance(y, float) and isfinite(x) and isfinite(y):
+        if type(x) is float and type(y) is float and _lo <= x <= _hi and _lo <= y <= _hi:
+            return value  # type: ignore[return-value]
+        if isinstance(x, float) and isinstance(y, float) and _lo <= x <= _hi and _lo <= y <= _hi:
             return (float(x), float(y))
-    return check_vec(name, value)
+    return check_vec(name, value, _hi)
 
 
 def _check_points(name: str, value: object) -> np.ndarray:
+    """An (n, 2) array of coordinates as a C-contiguous float64 array (copied when needed):
+    real numbers of any int or float dtype, in range."""
+    if value is None or isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"{name} must be an (n, 2) array of numbers, got {_short(value)}")
     try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an (n, 2) array of numbers, got {value!r}") from None
+        a = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):  # ragged rows, and the like
+        raise ValueError(f"{name} must be an (n, 2) array of numbers, got "
+                         f"{_short(value)}") from None
+    kind = a.dtype.kind
+    if kind == "O":  # Python objects: numbers NumPy could not type (huge ints), or anything
+        for v in a.flat:
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise TypeError(f"{name} must hold real numbers, got {_short(v)} in "
+                                f"{_short(value)}")
+        try:
+            a = a.astype(np.float64)
+        except (OverflowError, ValueError, TypeError):
+            raise ValueError(f"{name} must hold finite numbers, got {_short(value)}") from None
+    elif kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers (ints or floats), got dtype "
+                        f"{a.dtype} in {_short(value)}")
+    if a.shape == (0,):  # an empty list: no rays
+        a = a.reshape(0, 2)
     if a.ndim != 2 or a.shape[1] != 2:
         raise ValueError(f"{name} must have shape (n, 2), got shape {a.shape}")
-    if not np.isfinite(a).all():
-        bad = int(np.flatnonzero(~np.isfinite(a).all(axis=1))[0])
-        raise ValueError(f"{name}[{bad}] must be finite, got {tuple(a[bad])!r}")
-    return np.ascontiguousarray(a)
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    ok = np.abs(a) <= _M  # (False for NaN)
+    if not ok.all():
+        bad = int(np.flatnonzero(~ok.all(axis=1))[0])
+        raise ValueError(f"{name}[{bad}] must be finite and in [{-_M:g}, {_M:g}], got "
+                         f"{tuple(a[bad].tolist())!r}")
+    return a
+
+
+def _entity(name: str, e: object, whole: object) -> int:
+    """An entity id: an int (NumPy's too, not a bool) in [0, MAX_ENTITY]."""
+    if isinstance(e, bool) or not isinstance(e, (int, np.integer)):
+        raise TypeError(f"{name} must hold entities (ints), got {_short(e)} in {_short(whole)}")
+    v = int(e)
+    if not 0 <= v <= MAX_ENTITY:
+        raise ValueError(f"{name} must hold entities (ints in [0, 2**63 - 1]), got "
+                         f"{_short(e)} in {_short(whole)}")
+    return v
 
 
 class WorldQueries:
@@ -128,18 +199,34 @@ class WorldQueries:
 
     @staticmethod
     def _exclude(exclude: int | Iterable[int]) -> np.ndarray:
+        if type(exclude) is int and 0 <= exclude <= MAX_ENTITY:  # one entity, quickly
+            return np.array([exclude], dtype=np.int64)
         if isinstance(exclude, (int, np.integer)) and not isinstance(exclude, bool):
-            return np.array([int(exclude)], dtype=np.int64)
+            return np.array([_entity("exclude", exclude, exclude)], dtype=np.int64)
+        if exclude is None or isinstance(exclude, (str, bytes, bytearray)):
+            raise TypeError(f"exclude must be an entity or entities, got {_short(exclude)}")
+        if isinstance(exclude, np.ndarray) and exclude.dtype.kind in "iu":
+            if exclude.size > MAX_EXCLUDE:
+                raise ValueError(f"exclude must hold at most {MAX_EXCLUDE} entities, got "
+                                 f"{exclude.size}")
+            if exclude.size == 0:
+                return _NO_ENTITIES
+            lo, hi = int(exclude.min()), int(exclude.max())
+            if lo < 0 or hi > MAX_ENTITY:
+                _entity("exclude", lo if lo < 0 else hi, exclude)
+            return np.unique(exclude.astype(np.int64).ravel())
         try:
-            items = list(exclude)  # type: ignore[arg-type]
+            items = list(islice(exclude, MAX_EXCLUDE + 1))  # type: ignore[call-overload]
         except TypeError:
-            raise TypeError(f"exclude must be an entity or entities, got {exclude!r}") from None
+            raise TypeError(f"exclude must be an entity or entities, got "
+                            f"{_short(exclude)}") from None
         if not items:
             return _NO_ENTITIES
-        for e in items:
-            if isinstance(e, bool) or not isinstance(e, (int, np.integer)):
-                raise TypeError(f"exclude must hold entities (ints), got {e!r} in {exclude!r}")
-        return np.unique(np.asarray(items, dtype=np.int64))
+        if len(items) > MAX_EXCLUDE:
+            raise ValueError(f"exclude must hold at most {MAX_EXCLUDE} entities, got more: "
+                             f"{_short(exclude)}")
+        return np.unique(np.array([_entity("exclude", e, exclude) for e in items],
+                                  dtype=np.int64))
 
     @staticmethod
     def _sensors(sensors: object) -> bool:
@@ -149,9 +236,9 @@ class WorldQueries:
 
     @staticmethod
     def _shape(shape: object) -> Shape:
-        if isinstance(shape, TileMap) or not isinstance(shape, Shape):
+        if isinstance(shape, TileMap) or not isinstance(shape, _SHAPES):
             raise TypeError(f"shape must be a Circle, Rect, OrientedRect, Segment, Polygon, "
-                            f"Compound or Mask, got {shape!r}")
+                            f"Compound or Mask, got {_short(shape)}")
         return shape
 
     def _filters(self, mask: Mask, exclude: int | Iterable[int],
@@ -184,7 +271,7 @@ class WorldQueries:
                     exclude: int | Iterable[int] = (), sensors: bool = False) -> list[int]:
         """The entities whose shape contains the point (x, y) (on the boundary counts),
         sorted. What is under the mouse: ``physics.query_point(*mouse_world)``."""
-        px, py = check_finite("x", x), check_finite("y", y)
+        px, py = _coord("x", x), _coord("y", y)
         m, s, ex = self._filters(mask, exclude, sensors)
         return self._c.point(self._ready(), px, py, m, s, ex)
 
@@ -262,14 +349,7 @@ class WorldQueries:
         if ignore is None:
             ig = np.full(n, -1, dtype=np.int64)
         else:
-            try:
-                ig = np.asarray(ignore)
-            except (TypeError, ValueError):
-                raise TypeError(f"ignore must be n entities, got {ignore!r}") from None
-            if ig.shape != (n,) or not (ig.size == 0 or np.issubdtype(ig.dtype, np.integer)):
-                raise ValueError(f"ignore must be {n} entities (ints, -1 for none), got "
-                                 f"{ignore!r}")
-            ig = np.ascontiguousarray(ig, dtype=np.int64)
+            ig = self._ignore(ignore, n)
         m, s, ex = self._filters(mask, exclude, sensors)
         entity = np.empty(n, dtype=np.int64)
         fraction = np.empty(n, dtype=np.float64)
@@ -277,6 +357,29 @@ class WorldQueries:
         normal = np.empty((n, 2), dtype=np.float64)
         self._c.ray_many(self._ready(), s0, s1, m, s, ex, ig, entity, fraction, point, normal)
         return RayHits(entity >= 0, entity, point, normal, fraction)
+
+    @staticmethod
+    def _ignore(ignore: object, n: int) -> np.ndarray:
+        """``raycast_many``'s ignore: n entities (ints in [0, MAX_ENTITY]) or -1, as int64."""
+        want = f"ignore must be {n} entities (ints, -1 for none)"
+        try:
+            ig = np.asarray(ignore)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"{want}, got {_short(ignore)}") from None
+        if ig.shape != (n,):
+            raise ValueError(f"{want}, got shape {ig.shape}: {_short(ignore)}")
+        if ig.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if ig.dtype.kind == "O" and all(isinstance(v, (int, np.integer))
+                                        and not isinstance(v, bool) for v in ig):
+            lo, hi = min(int(v) for v in ig), max(int(v) for v in ig)
+        elif ig.dtype.kind in "iu":
+            lo, hi = int(ig.min()), int(ig.max())
+        else:
+            raise ValueError(f"{want}, got dtype {ig.dtype}: {_short(ignore)}")
+        if lo < -1 or hi > MAX_ENTITY:
+            raise ValueError(f"{want}, got {lo if lo < -1 else hi} in {_short(ignore)}")
+        return np.ascontiguousarray(ig, dtype=np.int64)
 
     @property
     def escaped(self) -> int:
@@ -286,4 +389,4 @@ class WorldQueries:
         return int(self._c.escaped)
 
 
-__all__ = ["Hit", "RayHits", "WorldQueries"]
+__all__ = ["MAX_ENTITY", "MAX_EXCLUDE", "Hit", "RayHits", "WorldQueries"]
