@@ -834,7 +834,7 @@ cdef bint mask_toi(const Store* s, const Body* a, double mx, double my, const Bo
     cdef CContact c
     cdef double lo, hi, mid, tk, n, k0, k1, t0 = 0.0, t1 = 1.0, grow
     cdef double box[4]
-    cdef long k, count, i
+    cdef long count, i
     if overlap(s, a, b):
         if contact(s, a, b, TOUCH, &c) and c.nx * mx + c.ny * my > 0.0:
             t[0] = 0.0
