@@ -16,9 +16,9 @@ import esper
 import numpy as np
 
 import ecsphys as ep
-from ecsphys.body_table import BodyTable
-from ecsphys.contact_set import ContactSet, pair_keys
 from ecsphys.events import BodyContact, EventHandlers
+from ecsphys.state.body_table import BodyTable
+from ecsphys.state.contact_set import ContactSet, pair_keys
 from ecsphys.systems.events import EventsSystem
 
 

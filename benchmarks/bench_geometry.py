@@ -18,10 +18,10 @@ from functools import partial
 
 import numpy as np
 
-from ecsphys.body_table import BodyTable
 from ecsphys.components import ACTIVE, Collider, Geometry, Position
 from ecsphys.geometry import contact, time_of_impact
 from ecsphys.shapes import Circle, OrientedRect, Polygon, Shape
+from ecsphys.state.body_table import BodyTable
 from ecsphys.systems.narrowphase import contacts, times_of_impact
 
 OCTAGON = Polygon([(math.cos(k * math.pi / 4), math.sin(k * math.pi / 4)) for k in range(8)])

@@ -20,7 +20,7 @@ from .ground import Ground  # noqa: E402
 from .layers import Layers  # noqa: E402
 from .mask import Mask  # noqa: E402
 from .physics import Physics  # noqa: E402
-from .queries import Hit, RayHits  # noqa: E402
+from .queries.world_queries import Hit, RayHits  # noqa: E402
 from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape  # noqa: E402
 from .systems.adopt import MissingGeometryWarning  # noqa: E402
 from .tilemap import TileMap  # noqa: E402

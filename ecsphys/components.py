@@ -35,7 +35,7 @@ from .limits import (
 from .shapes import Shape
 
 if TYPE_CHECKING:
-    from .body_table import BodyTable
+    from .state.body_table import BodyTable
 
 #: Every layer bit set: a mask that collides with everything.
 ALL = 0xFFFFFFFF

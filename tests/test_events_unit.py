@@ -11,10 +11,10 @@ import pytest
 
 import ecsphys as ep
 import ecsphys.systems.events as events_mod
-from ecsphys.body_table import BodyTable
-from ecsphys.contact_set import ContactSet
 from ecsphys.events import BodyContact, EventHandlers
 from ecsphys.layers import Layers
+from ecsphys.state.body_table import BodyTable
+from ecsphys.state.contact_set import ContactSet
 from ecsphys.systems.events import EventsSystem
 
 DT = 1 / 60

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import ecsphys as ep
-from ecsphys.body_table import BodyTable
-from ecsphys.contact_set import pair_keys
+from ecsphys.state.body_table import BodyTable
+from ecsphys.state.contact_set import pair_keys
 from ecsphys.systems.narrowphase import contacts, touching_pairs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root: benchmarks/

@@ -11,7 +11,7 @@ import pytest
 
 import ecsphys as ep
 from ecsphys import geometry
-from ecsphys.body_table import BodyTable
+from ecsphys.state.body_table import BodyTable
 from ecsphys.systems.narrowphase import contacts
 
 DT = 1 / 60

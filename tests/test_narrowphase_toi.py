@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 import ecsphys as ep
-from ecsphys.body_table import BodyTable
 from ecsphys.geometry import TOUCH_TOLERANCE, contact, time_of_impact
+from ecsphys.state.body_table import BodyTable
 from ecsphys.systems.narrowphase import times_of_impact
 
 N = 3000

@@ -44,7 +44,7 @@ from hypothesis.extra import numpy as hnp
 import ecsphys as ep
 from ecsphys import geometry
 from ecsphys.mask import Mask
-from ecsphys.queries import Hit
+from ecsphys.queries.world_queries import Hit
 
 DT = 1 / 60
 BROADPHASES = ("grid", "sweep", "quadtree", "brute")

@@ -53,7 +53,7 @@ from hypothesis import strategies as st
 import ecsphys as ep
 from ecsphys.limits import MAX_COORD
 from ecsphys.mask import Mask
-from ecsphys.queries import Hit, RayHits
+from ecsphys.queries.world_queries import Hit, RayHits
 from ecsphys.shapes import Shape
 
 M = MAX_COORD

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ecsphys as ep
-from ecsphys.body_table import MOTION_COLUMNS
+from ecsphys.state.body_table import MOTION_COLUMNS
 
 DT = 1 / 60
 

@@ -23,7 +23,7 @@ from libc.stdint cimport int64_t, uint64_t
 
 from .boxindex cimport BoxIndex, Buf, buf_free, buf_reserve, sort_keys
 from ..geometry.shape_data cimport TILEMAP, Body, Near, Store, near_init, near_next, store_of
-from ..table_view cimport Rows, row_body, rows_of
+from ..state.table_view cimport Rows, row_body, rows_of
 
 import numpy as np
 

@@ -28,9 +28,9 @@ import esper
 import numpy as np
 
 from .. import broadphase
-from ..body_table import BodyTable
 from ..broadphase.stage import Stage
 from ..components import STATIC
+from ..state.body_table import BodyTable
 
 PairFilter = Callable[[int, int], bool]
 

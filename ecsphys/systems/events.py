@@ -49,9 +49,9 @@ from typing import Any
 import esper
 import numpy as np
 
-from ..body_table import BodyTable
-from ..contact_set import ContactSet
 from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
+from ..state.body_table import BodyTable
+from ..state.contact_set import ContactSet
 from .pair_diff import diff
 
 #: Below this many new entities, layers are looked up with the table's dict; above, vectorised.

@@ -31,7 +31,7 @@ from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from ..table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
+from ..state.table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
 
 cdef int STATIC = 0
 #: a one-way body is a floor only for bodies no deeper into it than this

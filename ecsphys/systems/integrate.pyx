@@ -15,7 +15,7 @@ import esper
 
 from .. import limits
 
-from ..table_view cimport Rows, rows_of
+from ..state.table_view cimport Rows, rows_of
 
 cdef int STATIC = 0
 cdef double MAX_SPEED = limits.MAX_SPEED

@@ -42,9 +42,9 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, leaf_body, store_of, tile_grid, tile_open,
     tile_range,
 )
-from ..table_view cimport Rows, row_body, rows_of
+from ..state.table_view cimport Rows, row_body, rows_of
 
-from ..contact_set import ContactSet
+from ..state.contact_set import ContactSet
 from ..geometry.contact import TOUCH_TOLERANCE
 
 cdef double TOUCH = TOUCH_TOLERANCE

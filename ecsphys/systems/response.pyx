@@ -85,7 +85,7 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
-from ..table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
+from ..state.table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 

@@ -6,7 +6,11 @@ Guarantees:
 - a bound component keeps the table and its row, never an array, so growing the columns
   (reallocation) never breaks it;
 - ``static_version`` changes whenever the set of static colliders, or the position or shape
-  of one of them, changes, so the broadphase re-indexes statics only then;
+  of one of them, changes, so the broadphase re-indexes statics only then; ``static_dirty``
+  collects the entities of those changes (a static body added, removed, moved to another row,
+  written, re-shaped, or a body that stopped or started being static), so the index can
+  update just those; ``static_all`` is set when every static must be indexed again (a
+  snapshot restored);
 - ``layout_version`` changes whenever a row is added or removed or a collider or shape is
   written (what pairs exist and how they collide), so a system can trust what it learnt
   about the bodies at the last step only while it stays the same;
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .components import (
+from ..components import (
     STATIC,
     AccelerationMap,
     Collider,
@@ -36,10 +40,10 @@ from .components import (
     Position,
     Velocity,
 )
-from .geometry.shape_store import ShapeStore
-from .ground import NEW
-from .shapes import Shape
-from .tilemap import TileMap
+from ..geometry.shape_store import ShapeStore
+from ..ground import NEW
+from ..shapes import Shape
+from ..tilemap import TileMap
 
 #: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
 NO_SHAPE = -1
@@ -119,6 +123,10 @@ class BodyTable:
         self.comps: list[Comps] = []
         self.row_of: dict[int, int] = {}
         self.static_version = 0
+        #: entities whose static box, presence or row changed since the broadphase read it
+        self.static_dirty: set[int] = set()
+        #: every static must be indexed again (the broadphase clears it)
+        self.static_all = False
         #: changes whenever the columns are reallocated (they grew)
         self.columns_version = 0
         #: changes whenever a row is added or removed or a collider or shape is written
@@ -192,7 +200,7 @@ class BodyTable:
                 c._bind(self, row)
                 has.add(entity)
         if self.collides[row] and self.kind[row] == STATIC:
-            self.static_version += 1
+            self._static_touched(entity)
         return row
 
     def remove(self, entity: int) -> None:
@@ -202,13 +210,14 @@ class BodyTable:
         for has in self.has:
             has.discard(entity)
         if self.collides[row] and self.kind[row] == STATIC:
-            self.static_version += 1
+            self._static_touched(entity)
         for c in self.comps[row]:
             if c is not None and c._table is self and c._row == row:
                 c._unbind()
         last = self.n - 1
         if row != last and self.collides[last] and self.kind[last] == STATIC:
-            self.static_version += 1  # a static body changes row: the index holds rows
+            # a static body changes row: the index holds rows
+            self._static_touched(int(self.entity[last]))
         # riders of the removed row ride nothing; those of the last row follow it
         carrier = self.carrier[: self.n]
         carrier[carrier == row] = -1
@@ -321,21 +330,26 @@ class BodyTable:
         """A game wrote a Position: statics must be re-indexed; queries look again."""
         self.pose_version += 1
         if self.kind[row] == STATIC and self.collides[row]:
-            self.static_version += 1
+            self._static_touched(int(self.entity[row]))
 
     def collider_changed(self, row: int, col: Collider) -> None:
         """A field of an adopted Collider changed."""
         was_static = self.kind[row] == STATIC and self.collides[row]
         self._write_collider(row, col)
         if was_static or (self.kind[row] == STATIC and self.collides[row]):
-            self.static_version += 1
+            self._static_touched(int(self.entity[row]))
         self.changed.add(int(self.entity[row]))
 
     def geometry_changed(self, row: int, shape: Shape) -> None:
         """An adopted Geometry got a new shape."""
         self._write_shape(row, shape)
         if self.kind[row] == STATIC and self.collides[row]:
-            self.static_version += 1
+            self._static_touched(int(self.entity[row]))
+
+    def _static_touched(self, entity: int) -> None:
+        """A static body of ``entity`` appeared, went, moved row, or its box changed."""
+        self.static_version += 1
+        self.static_dirty.add(entity)
 
     # ---------------------------------------------------------------- reading
 

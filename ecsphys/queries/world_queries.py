@@ -51,17 +51,17 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from .components import ALL
-from .limits import MAX_COORD, _short, check_range, check_vec
-from .mask import Mask as PixelMask
-from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape, Vec
-from .tilemap import TileMap
+from ..components import ALL
+from ..limits import MAX_COORD, _short, check_range, check_vec
+from ..mask import Mask as PixelMask
+from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape, Vec
+from ..tilemap import TileMap
 from .world_query import WorldQuery
 
 if TYPE_CHECKING:
-    from .body_table import BodyTable
-    from .layers import Layers
-    from .systems.broadphase import BroadphaseSystem
+    from ..layers import Layers
+    from ..state.body_table import BodyTable
+    from ..systems.broadphase import BroadphaseSystem
 
 Mask = int | str | Iterable[str]
 

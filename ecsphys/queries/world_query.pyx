@@ -36,20 +36,20 @@ from libc.stdint cimport int64_t, uint32_t
 from libc.stdlib cimport qsort
 from libc.string cimport memset
 
-from .broadphase.boxindex cimport (
+from ..broadphase.boxindex cimport (
     FOUND_STATIC, BoxIndex, Buf, PairList, buf_free, buf_reserve, pl_free, pl_push,
 )
-from .geometry.impact cimport time_of_impact
-from .geometry.manifold cimport overlap as shapes_overlap
-from .geometry.query cimport point_in, raycast
-from .geometry.shape_data cimport Body, CContact, Store, store_of
-from .geometry.vec cimport clip_ray, norm
-from .table_view cimport Rows, row_body, rows_of
+from ..geometry.impact cimport time_of_impact
+from ..geometry.manifold cimport overlap as shapes_overlap
+from ..geometry.query cimport point_in, raycast
+from ..geometry.shape_data cimport Body, CContact, Store, store_of
+from ..geometry.vec cimport clip_ray, norm
+from ..state.table_view cimport Rows, row_body, rows_of
 
 import numpy as np
 
-from .geometry.contact import TOUCH_TOLERANCE
-from .limits import MAX_COORD
+from ..geometry.contact import TOUCH_TOLERANCE
+from ..limits import MAX_COORD
 
 __all__ = ["WorldQuery"]
 

@@ -7,7 +7,7 @@
 from libc.math cimport sqrt
 from libc.stdint cimport int64_t
 
-from .geometry.shape_data cimport Body
+from ..geometry.shape_data cimport Body
 
 cdef struct Rows:
     int n

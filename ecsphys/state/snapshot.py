@@ -34,16 +34,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..components import AccelerationMap, Collider
+from ..limits import MAX_COORD, MAX_DT, MAX_SPEED
+from ..mask import Mask
+from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
+from ..tilemap import TileMap
 from .body_table import MOTION_COLUMNS
-from .components import AccelerationMap, Collider
 from .contact_set import ContactSet
-from .limits import MAX_COORD, MAX_DT, MAX_SPEED
-from .mask import Mask
-from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
-from .tilemap import TileMap
 
 if TYPE_CHECKING:
-    from .physics import Physics
+    from ..physics import Physics
 
 _COLLIDER_FIELDS = ("kind", "layer", "mask", "sensor", "mass", "restitution", "slide",
                     "friction", "stop_on_slope", "one_way")
@@ -177,6 +177,7 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     t.carrier[rows] = [-1 if e < 0 else t.row_of[int(e)] for e in carrier.tolist()]
     t.pose_version += 1
     t.static_version += 1  # statics the game moved since are indexed again
+    t.static_all = True
     t.changed.clear()
     t.changed.update(snap.changed)
     physics._narrowphase.result = copy.deepcopy(snap.contacts)
@@ -377,7 +378,7 @@ class _Checked:
             raise _fail("contacts.toi", "must be in [0, 1] or inf")
 
     def _pairs(self, p: object) -> None:
-        from .systems.events import _Pairs
+        from ..systems.events import _Pairs
         if type(p) is not _Pairs:
             raise TypeError(f"snapshot pairs must be the events' pairs, got {type(p).__name__}")
         m = len(p.keys) if isinstance(p.keys, np.ndarray) else -1
