@@ -23,9 +23,6 @@ from typing import Any
 import esper
 import numpy as np
 
-from . import snapshot
-from .body_table import BodyTable
-from .contact_set import ContactSet, pair_keys
 from .events import BodyContact, EventHandlers
 from .ground import Ground
 from .layers import Layers
@@ -40,8 +37,11 @@ from .limits import (
     check_range,
     check_size,
 )
-from .queries import WorldQueries
-from .snapshot import Snapshot
+from .queries.world_queries import WorldQueries
+from .state import snapshot
+from .state.body_table import BodyTable
+from .state.contact_set import ContactSet, pair_keys
+from .state.snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.events import EventsSystem
@@ -458,7 +458,7 @@ class Physics:
 
     def snapshot(self) -> Snapshot:
         """The whole physics state now, as a plain value that pickles (see
-        `ecsphys.snapshot`): restore it to rewind, replay or roll back."""
+        `ecsphys.state.snapshot`): restore it to rewind, replay or roll back."""
         return snapshot.take(self)
 
     def restore(self, saved: Snapshot) -> None:
@@ -475,6 +475,7 @@ class Physics:
             if self.processor in esper._processors:
                 esper._processors.remove(self.processor)
                 esper._processors_dict.pop(PhysicsProcessor, None)
+            self._adopt.release()
         finally:
             esper.switch_world(previous)
         self.table.clear()
