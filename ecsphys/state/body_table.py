@@ -45,6 +45,7 @@ from ..ground import NEW
 from ..shapes import Shape
 from ..tilemap import TileMap
 
+_STATIC, _ACTIVE = int(STATIC), int(ColliderKind.ACTIVE)
 #: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
 NO_SHAPE = -1
 SLIDE_CODE = {"project": 0, "tangent": 1}
@@ -157,13 +158,10 @@ class BodyTable:
             setattr(self, name, new)
         self.capacity = capacity
         self.columns_version += 1  # the compiled views of the columns must be taken again
+        self._columns = [getattr(self, name) for name in (*_VEC_COLUMNS, *_SCALAR_COLUMNS)]
 
     def _copy_row(self, src: int, dst: int) -> None:
-        for name in _VEC_COLUMNS:
-            a = getattr(self, name)
-            a[dst] = a[src]
-        for name in _SCALAR_COLUMNS:
-            a = getattr(self, name)
+        for a in self._columns:
             a[dst] = a[src]
 
     # ---------------------------------------------------------------- rows
@@ -182,8 +180,9 @@ class BodyTable:
         self.row_of[entity] = row
         pos, vel, acc, col, geo = comps
         self.entity[row] = entity
-        self.pos[row] = pos.xy
-        self.prev_pos[row] = self.pos[row]
+        xy = pos.xy
+        self.pos[row] = xy
+        self.prev_pos[row] = xy
         self.vel[row] = vel.xy if vel is not None else (0.0, 0.0)
         self.acc[row] = acc.total if acc is not None else (0.0, 0.0)
         self.move[row] = 0.0
@@ -194,12 +193,13 @@ class BodyTable:
         self.carrier[row] = -1
         self._write_collider(row, col)
         self._write_shape(row, geo.shape if geo is not None else None)
-        self.collides[row] = col is not None and geo is not None
+        collides = col is not None and geo is not None
+        self.collides[row] = collides
         for c, has in zip(comps, self.has, strict=True):
             if c is not None:
                 c._bind(self, row)
                 has.add(entity)
-        if self.collides[row] and self.kind[row] == STATIC:
+        if collides and col.kind == _STATIC:
             self._static_touched(entity)
         return row
 
@@ -209,20 +209,25 @@ class BodyTable:
         self.tilemaps.pop(entity, None)
         for has in self.has:
             has.discard(entity)
-        if self.collides[row] and self.kind[row] == STATIC:
+        collides = self.collides
+        kind = self.kind
+        if collides[row] and kind[row] == _STATIC:
             self._static_touched(entity)
         for c in self.comps[row]:
             if c is not None and c._table is self and c._row == row:
                 c._unbind()
         last = self.n - 1
-        if row != last and self.collides[last] and self.kind[last] == STATIC:
+        if row != last and collides[last] and kind[last] == _STATIC:
             # a static body changes row: the index holds rows
             self._static_touched(int(self.entity[last]))
-        # riders of the removed row ride nothing; those of the last row follow it
+        # riders of the removed row ride nothing; those of the last row follow it (only an
+        # ACTIVE body of infinite mass carries riders: no scan for the others)
         carrier = self.carrier[: self.n]
-        carrier[carrier == row] = -1
-        if row != last:
+        if self._carries(row):
+            carrier[carrier == row] = -1
+        if row != last and self._carries(last):
             carrier[carrier == last] = row
+        if row != last:
             self._copy_row(last, row)
             self.shapes[row] = self.shapes[last]
             self.comps[row] = self.comps[last]
@@ -236,6 +241,10 @@ class BodyTable:
         self.n = last
         self.layout_version += 1
 
+    def _carries(self, row: int) -> bool:
+        """Whether other rows may ride row ``row`` (an ACTIVE body of infinite mass)."""
+        return self.kind[row] != _STATIC and self.mass[row] == np.inf
+
     def clear(self) -> None:
         """Release every body."""
         for entity in list(self.row_of):
@@ -247,28 +256,26 @@ class BodyTable:
         self.layout_version += 1
         if col is None:
             # A body without a Collider is integrated like an active body but never collides.
-            self.kind[row] = ColliderKind.ACTIVE
-            self.layer[row] = 0
-            self.mask[row] = 0
-            self.sensor[row] = False
-            self.mass[row] = 1.0
-            self.restitution[row] = 0.0
-            self.slide[row] = 0
-            self.friction[row] = 0.0
-            self.stop_slope[row] = False
-            self.one_way[row] = 0.0
+            kind, layer, mask, sensor, mass = _ACTIVE, 0, 0, False, 1.0
+            restitution, slide, friction, stop, one_way = 0.0, 0, 0.0, False, (0.0, 0.0)
         else:
-            self.kind[row] = col.kind
-            self.layer[row] = col.layer
-            self.mask[row] = col.mask
-            self.sensor[row] = col.sensor
-            self.mass[row] = col.mass
-            self.restitution[row] = col.restitution
-            self.slide[row] = SLIDE_CODE[col.slide]
-            self.friction[row] = col.friction
-            self.stop_slope[row] = col.stop_on_slope
-            self.one_way[row] = col.one_way if col.one_way is not None else (0.0, 0.0)
-        self.inv_mass[row] = 0.0 if self.kind[row] == STATIC else 1.0 / self.mass[row]
+            kind, layer, mask, sensor, mass = (int(col._kind), col._layer, col._mask,
+                                               col._sensor, col._mass)
+            restitution, slide, friction = col._restitution, SLIDE_CODE[col._slide], \
+                col._friction
+            stop = col._stop_on_slope
+            one_way = col._one_way if col._one_way is not None else (0.0, 0.0)
+        self.kind[row] = kind
+        self.layer[row] = layer
+        self.mask[row] = mask
+        self.sensor[row] = sensor
+        self.mass[row] = mass
+        self.restitution[row] = restitution
+        self.slide[row] = slide
+        self.friction[row] = friction
+        self.stop_slope[row] = stop
+        self.one_way[row] = one_way
+        self.inv_mass[row] = 0.0 if kind == _STATIC else 1.0 / mass
 
     def _write_shape(self, row: int, shape: Shape | None) -> None:
         self.layout_version += 1
@@ -335,7 +342,11 @@ class BodyTable:
     def collider_changed(self, row: int, col: Collider) -> None:
         """A field of an adopted Collider changed."""
         was_static = self.kind[row] == STATIC and self.collides[row]
+        carried = self._carries(row)
         self._write_collider(row, col)
+        if carried and not self._carries(row):  # its riders ride nothing from now on
+            carrier = self.carrier[: self.n]
+            carrier[carrier == row] = -1
         if was_static or (self.kind[row] == STATIC and self.collides[row]):
             self._static_touched(int(self.entity[row]))
         self.changed.add(int(self.entity[row]))
