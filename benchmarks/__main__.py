@@ -5,21 +5,30 @@ Guarantees:
   engines' runs alternate within this one process (ecsphys, pymunk tree, pymunk hash, repeat),
   so load from other processes hits them alike;
 - a run = a fresh build, the warm-up steps, then the timed steps (only ``Scene.step`` is
-  timed); ms per step of a run is its timed total over its step count; the table shows the
-  median of the runs with their min and max, and the ratio ecsphys / pymunk where pymunk is
-  its better broadphase (tree or spatial hash, by median);
+  timed: one physics step, and in ``spawn`` and ``shooter`` the game's creates and deletes of
+  that step too, see `benchmarks.scenes`); ms per step of a run is its timed total over its
+  step count; the table shows the median of the runs with their min and max, and the ratio
+  ecsphys / pymunk where pymunk is its better broadphase (tree or spatial hash, by median);
 - each row also shows what the engines did (contacts, touches/separates, escapes, bullets
-  through walls, crowd progress) from the last run;
+  through walls, crowd progress, bodies spawned and deleted, bullets fired and hits) from the
+  last run;
+- a case with a baseline (``spawn``: ``rain`` at the same N) also times ecsphys on the baseline
+  scene in every round, right after its own ecsphys run (spawn, plain rain, pymunk tree,
+  pymunk hash, repeat), and shows the ratio of the medians (``spawn / rain``: what creating and
+  deleting a body every step costs ecsphys) in its row and in the notes under the table;
 - the full plan has rain at 10, 100, 1,000 ... 50,000 bodies; the small rains run thousands
-  of steps (about 0.5 s of ecsphys steps per run), the big ones 120;
+  of steps (about 0.5 s of ecsphys steps per run), the big ones 120; spawn at 1,000, 10,000
+  and 50,000 (a body created and one deleted every step), shooter with crowds of 1,000,
+  5,000 and 10,000 (10 bullets fired a step); ``--quick`` has a small spawn and shooter;
 - writes ``benchmarks/results/last_run.md`` (the table), ``last_run.json`` (every run's
   numbers; ``--replot last_run.json`` draws the plot again) and ``benchmarks/results/rain.png``
   (rain: ms per step against N, log-log, ecsphys and pymunk's better broadphase, and the ratio
-  ecsphys / pymunk below); ``--quick`` and ``--scenes`` runs write ``quick_run.md`` /
+  ecsphys / pymunk below); ``--quick``, ``--scenes`` and ``--n`` runs write ``quick_run.md`` /
   ``partial_run.md`` (and ``.json``, ``*_rain.png``) instead, so a partial run never overwrites the
   full one (``--name`` picks another name).
 
-    python -m benchmarks [--quick] [--scenes rain,crowd] [--runs 3] [--no-plot] [--name NAME]
+    python -m benchmarks [--quick] [--scenes rain,crowd] [--n 1000,10000] [--runs 3] [--no-plot]
+                         [--name NAME]
     python -m benchmarks --replot benchmarks/results/last_run.json
 """
 
@@ -49,6 +58,16 @@ class Case:
     warmup: int
     steps: int
     engines: tuple[str, ...] = S.ENGINES
+    #: a scene ecsphys also runs at this N in every round (its ms under ``baseline_key``)
+    baseline: str | None = None
+
+    @property
+    def baseline_key(self) -> str:
+        """The key of the baseline's timings in `Result.ms` (``"ecsphys:rain"``)."""
+        return f"ecsphys:{self.baseline}"
+
+    def runs_per_round(self) -> int:
+        return len(self.engines) + (self.baseline is not None and "ecsphys" in self.engines)
 
 
 @dataclass
@@ -67,6 +86,13 @@ class Result:
         names = [e for e in ("pymunk", "pymunk-hash") if self.ms.get(e)]
         return min(names, key=self.median) if names else None
 
+    def baseline_ratio(self) -> float | None:
+        """ecsphys's median on the scene over its median on the baseline (None without)."""
+        if self.case.baseline is None or not self.ms.get(self.case.baseline_key) \
+                or not self.ms.get("ecsphys"):
+            return None
+        return self.median("ecsphys") / self.median(self.case.baseline_key)
+
 
 def cases(quick: bool, only: list[str] | None) -> list[Case]:
     """The benchmark plan; ``--quick`` runs fewer and shorter cases.
@@ -78,13 +104,21 @@ def cases(quick: bool, only: list[str] | None) -> list[Case]:
     if quick:
         plan = [Case("rain", 100, 50, 300), Case("rain", 1_000, 10, 30),
                 Case("rain", 10_000, 10, 30), Case("events", 1_000, 10, 30),
-                Case("crowd", 2_000, 10, 30), Case("bullets", 500, 0, 30)]
+                Case("crowd", 2_000, 10, 30), Case("bullets", 500, 0, 30),
+                Case("spawn", 1_000, 10, 100, baseline="rain"),
+                Case("shooter", 1_000, 10, 30)]
     else:
         plan = [Case("rain", 10, 300, 4_000), Case("rain", 100, 200, 1_200)]
         plan += [Case("rain", n, 30, 120) for n in (1_000, 5_000, 10_000, 20_000)]
         plan += [Case("rain", 50_000, 30, 120, ("ecsphys", "pymunk-hash")),
                  Case("events", 10_000, 30, 120), Case("crowd", 2_000, 30, 120),
-                 Case("bullets", 500, 0, 120)]
+                 Case("bullets", 500, 0, 120),
+                 # a spawn step costs the rain step plus one create and one delete: the
+                 # small N needs many steps to time that difference
+                 Case("spawn", 1_000, 100, 1_000, baseline="rain"),
+                 Case("spawn", 10_000, 30, 300, baseline="rain"),
+                 Case("spawn", 50_000, 30, 120, ("ecsphys", "pymunk-hash"), baseline="rain")]
+        plan += [Case("shooter", n, 30, 120) for n in (1_000, 5_000, 10_000)]
     if only:
         plan = [c for c in plan if c.scene in only]
     return plan
@@ -111,11 +145,14 @@ class Progress:
         sys.stderr.write("\n")
 
 
-def one_run(case: Case, engine: str, progress: Progress, seed: int) -> tuple[float, dict]:
-    """Build, warm up and time one run; returns (ms per step, stats)."""
-    label = f"{case.scene} N={case.n} {engine}"
+def one_run(case: Case, engine: str, progress: Progress, seed: int,
+            scene_name: str | None = None) -> tuple[float, dict]:
+    """Build, warm up and time one run (of ``scene_name``, default the case's scene); returns
+    (ms per step, stats)."""
+    name = scene_name or case.scene
+    label = f"{name} N={case.n} {engine}"
     progress.update(label)
-    scene = S.build(case.scene, engine, case.n, seed)
+    scene = S.build(name, engine, case.n, seed)
     try:
         S.run(scene, case.warmup)
         progress.update(label, case.warmup)
@@ -140,24 +177,29 @@ def one_run(case: Case, engine: str, progress: Progress, seed: int) -> tuple[flo
 
 
 def run_all(plan: list[Case], runs: int) -> list[Result]:
-    """Each case ``runs`` times, the engines alternating within each round."""
-    progress = Progress(sum((c.warmup + c.steps) * len(c.engines) * runs for c in plan))
+    """Each case ``runs`` times, the engines alternating within each round (and ecsphys on the
+    case's baseline scene right after ecsphys on the case)."""
+    progress = Progress(sum((c.warmup + c.steps) * c.runs_per_round() * runs for c in plan))
     results = []
     for case in plan:
         res = Result(case)
+        jobs = [(e, case.scene, e) for e in case.engines]
+        if case.baseline is not None and "ecsphys" in case.engines:
+            at = case.engines.index("ecsphys") + 1
+            jobs.insert(at, ("ecsphys", case.baseline, case.baseline_key))
         for r in range(runs):
-            for engine in case.engines:
-                if engine in res.errors:
+            for engine, scene_name, key in jobs:
+                if key in res.errors:
                     continue
                 try:
-                    ms, stats = one_run(case, engine, progress, seed=0)
+                    ms, stats = one_run(case, engine, progress, seed=0, scene_name=scene_name)
                 except NotImplementedError as exc:
-                    res.errors[engine] = str(exc)
-                    progress.update(f"{case.scene} {engine}: {exc}",
+                    res.errors[key] = str(exc)
+                    progress.update(f"{scene_name} {engine}: {exc}",
                                     (case.warmup + case.steps) * (runs - r))
                     continue
-                res.ms.setdefault(engine, []).append(ms)
-                res.stats[engine] = stats
+                res.ms.setdefault(key, []).append(ms)
+                res.stats[key] = stats
         results.append(res)
     progress.close()
     return results
@@ -202,11 +244,20 @@ def table(results: list[Result], runs: int) -> str:
         if best and res.ms.get("ecsphys"):
             ratio = f"{res.median('ecsphys') / res.median(best):.2f}"
         ecs = res.errors.get("ecsphys") or _fmt_stats(res.stats.get("ecsphys"))
+        if (q := res.baseline_ratio()) is not None:
+            ecs = (f"{q:.2f}x plain {c.baseline} "
+                   f"({_ms(res.median(c.baseline_key))} ms); {ecs}")
         pym = _fmt_stats(res.stats.get(best)) if best else "–"
         lines.append(
             f"| {c.scene} | {c.n:,} | {_fmt_ms(res.ms.get('ecsphys'))} "
             f"| {_fmt_ms(res.ms.get('pymunk'))} | {_fmt_ms(res.ms.get('pymunk-hash'))} "
             f"| {ratio} | {ecs} | {pym} |")
+    notes = [f"- {r.case.scene} N={r.case.n:,}: ecsphys {_fmt_ms(r.ms.get('ecsphys'))} ms, "
+             f"plain {r.case.baseline} {_fmt_ms(r.ms.get(r.case.baseline_key))} ms in the same "
+             f"rounds: {q:.2f}x" for r in results if (q := r.baseline_ratio()) is not None]
+    if notes:
+        lines += ["", "ecsphys on a scene against its plain baseline at the same N (builds "
+                  "alternating in each round; the ratio of the medians):", "", *notes]
     return "\n".join(lines)
 
 
@@ -295,8 +346,9 @@ def save_json(results: list[Result], runs: int, path: Path) -> None:
     """Every run's ms per step and the last run's stats, per case and engine (for re-plotting
     and for comparing runs)."""
     rows = [{"scene": r.case.scene, "n": r.case.n, "warmup": r.case.warmup,
-             "steps": r.case.steps, "engines": list(r.case.engines), "ms": r.ms,
-             "stats": r.stats, "errors": r.errors} for r in results]
+             "steps": r.case.steps, "engines": list(r.case.engines),
+             "baseline": r.case.baseline, "ms": r.ms, "stats": r.stats, "errors": r.errors}
+            for r in results]
     lines = ",\n  ".join(json.dumps(row) for row in rows)  # one case a line
     path.write_text(f'{{"runs": {runs}, "results": [\n  {lines}\n]}}\n')
 
@@ -305,7 +357,8 @@ def load_json(path: Path) -> list[Result]:
     """The results `save_json` wrote."""
     out = []
     for row in json.loads(path.read_text())["results"]:
-        case = Case(row["scene"], row["n"], row["warmup"], row["steps"], tuple(row["engines"]))
+        case = Case(row["scene"], row["n"], row["warmup"], row["steps"], tuple(row["engines"]),
+                    row.get("baseline"))
         out.append(Result(case, row["ms"], row["stats"], row["errors"]))
     return out
 
@@ -336,12 +389,14 @@ def main(argv: list[str] | None = None) -> int:
                         "quick: 1)")
     parser.add_argument("--scenes", default="", help="comma-separated subset of " +
                         ",".join(S.SCENES))
+    parser.add_argument("--n", default="", help="comma-separated N: only the plan's cases "
+                        "at these N (with --scenes: spawn,shooter --n 1000,10000)")
     parser.add_argument("--no-plot", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results")
     parser.add_argument("--name", default=None, help="results file names: NAME.md, NAME.json "
                         "and NAME_rain.png (default: last_run.md, last_run.json and rain.png "
                         "for the full plan, quick_run for --quick, partial_run for a --scenes "
-                        "subset)")
+                        "or --n subset)")
     parser.add_argument("--replot", type=Path, default=None, metavar="JSON",
                         help="only draw the plot of a saved run (NAME.json) and exit")
     args = parser.parse_args(argv)
@@ -350,10 +405,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if plotted else 1
     runs = args.runs or (1 if args.quick else 3)
     only = [s for s in args.scenes.split(",") if s] or None
-    name = args.name or ("quick_run" if args.quick else "partial_run" if only else "last_run")
+    sizes = {int(v.replace("_", "")) for v in args.n.split(",") if v}
+    partial = only or sizes
+    name = args.name or ("quick_run" if args.quick else "partial_run" if partial else "last_run")
     md_path = args.out / f"{name}.md"
     png_path = _png_for(md_path)
-    plan = cases(args.quick, only)
+    plan = [c for c in cases(args.quick, only) if not sizes or c.n in sizes]
     results = run_all(plan, runs)
     text = table(results, runs)
     print(text)

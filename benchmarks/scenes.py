@@ -3,11 +3,18 @@
 Guarantees:
 - ``build(name, engine, n, seed)`` returns a `Scene` with the same bodies, sizes, gravity, dt
   and initial state in both engines (one random generator per seed, drawn in the same order);
-- ``Scene.step()`` runs exactly one physics step and nothing else, so timing it times only the
-  engine; game-side work (the crowd's steering) happens in ``Scene.before_step()``, untimed;
+- ``Scene.step()`` runs exactly one physics step and, in the scenes that change the world
+  (``spawn``, ``shooter``), the game's calls into the engine that create and delete bodies just
+  before it (ecsphys: ``esper.create_entity`` / ``esper.delete_entity``, adopted and released
+  inside the step; pymunk: ``space.add`` / ``space.remove``, done at once), so timing it times
+  only the engine, and all of what a change costs in each; game-side work that calls no
+  engine (steering, drawing the next bullets, finding which bullets to delete) happens in
+  ``Scene.before_step()`` / ``Scene.after_step()``, untimed;
 - ``Scene.stats()`` reports what the engine did, so a comparison is honest: contacts now,
   touch and separate callbacks so far (events scene), bodies escaped from the box (rain),
-  bullets that passed through a wall (bullets), progress of the agents (crowd).
+  bullets that passed through a wall (bullets), progress of the agents (crowd), bodies
+  spawned and deleted and bodies in the engine (spawn), bullets fired, hits, expired and in
+  flight (shooter).
 Scenes:
 - ``rain``: N circles of radius 1 on a jittered grid of spacing 2.5 inside a box of four static
   walls, random velocities up to 5, gravity (0, -9.8), dt 1/60 (ecsphys: ACTIVE, sphere slide);
@@ -17,13 +24,28 @@ Scenes:
   one static segment per merged edge of the same outline (``tiles_as="rects"``: one static box
   per tile in both);
 - ``bullets``: N bullets (radius 0.05, speed 200..2000, bouncing) in a closed box of thin
-  walls (0.1 thick); every bullet outside the box passed through a wall.
+  walls (0.1 thick); every bullet outside the box passed through a wall;
+- ``spawn``: ``rain`` where every step creates one small body (radius 0.25, ACTIVE, no
+  gravity, moving at (1, 0)) 50 units left of the box, far from the others, and deletes the
+  one it created the step before (the engine holds N + 1 dynamic bodies from the first step);
+- ``shooter``: N agents (radius 0.4, ACTIVE, ``slide="tangent"``, mass 1) in a square block on
+  a jittered grid of spacing 1 in a walled arena, steered at speed 3 towards the middle of a
+  firing line 15 units in front of the block; every step the line fires 10 bullets (radius
+  0.1, mass 0.01, speed 120 at up to 0.1 rad from straight at the crowd; they never collide
+  with each other: layers / shape filters). A bullet that touched anything (touch handler /
+  collision begin) is deleted at the start of the next step, as is one 2 s old or outside
+  the arena; the bullets' places and directions come from one generator per seed, drawn in
+  the same order in both engines;
+- ``overlap`` (for ``bench_first_step``, not in the runner's plan): ``rain``'s box, bodies and
+  density with the bodies placed uniformly at random instead of on the grid, so most start
+  overlapping (86% of them, two overlaps each on average, some nearly concentric).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +54,7 @@ import numpy as np
 import pymunk
 
 import ecsphys as ep
+from ecsphys.events import BodyContact
 from ecsphys.tilemap import merged_edges
 
 DT = 1 / 60
@@ -46,8 +69,20 @@ MAZE_WALL_GAP = 10  # x distance between the maze's tile walls
 MAZE_DOOR = 4  # door width in tiles
 BULLET_RADIUS = 0.05
 BULLET_BOX = 400.0
+SPAWN_RADIUS = 0.25
+SPAWN_DISTANCE = 50.0  # how far left of the rain box each spawned body appears
+SHOT_RADIUS = 0.1
+SHOT_SPEED = 120.0  # 2 units a step: more than an agent's diameter
+SHOT_SPREAD = 0.1  # radians either side of straight at the crowd
+SHOT_MASS = 0.01
+SHOTS_PER_STEP = 10
+SHOT_LIFETIME = 120  # steps (2 s)
+SHOT_RANGE = 15.0  # from the firing line to the front of the crowd
+SHOT_LAYER = 2  # bullets' layer / pymunk category; they collide with layer 1 only
+SHOT_TYPE = 1  # pymunk collision_type of a bullet
 ENGINES = ("ecsphys", "pymunk", "pymunk-hash")
-SCENES = ("rain", "events", "crowd", "bullets")
+SCENES = ("rain", "events", "crowd", "bullets", "spawn", "shooter")
+LAYOUTS = (*SCENES, "overlap")
 
 _worlds = itertools.count()
 
@@ -156,17 +191,103 @@ def bullets_layout(n: int, seed: int = 0) -> Layout:
                   box=(0.0, 0.0, size, size), restitution=1.0)
 
 
+def spawn_layout(n: int, seed: int = 0) -> Layout:
+    """``rain`` with the place and velocity of the body each step creates: 50 units left of
+    the box, half way up, moving right at 1 (it lives one step)."""
+    out = rain_layout(n, seed)
+    out.name = "spawn"
+    assert out.box is not None
+    out.extra["spawn_at"] = (-WALL - SPAWN_DISTANCE, out.box[3] / 2)
+    out.extra["spawn_vel"] = (1.0, 0.0)
+    return out
+
+
+def shooter_layout(n: int, seed: int = 0) -> Layout:
+    """``n`` agents in a square block (jittered grid of spacing 1) in a walled arena, a firing
+    line 15 units left of the block, 10 units of room above, below and right of it."""
+    rng = np.random.default_rng(seed)
+    cols = max(1, math.ceil(math.sqrt(n)))
+    rows = math.ceil(n / cols)
+    margin = 10.0
+    gun_x = 2.0
+    front = gun_x + SHOT_RANGE
+    k = np.arange(n)
+    pos = np.column_stack((front + 0.5 + k % cols, margin + 0.5 + k // cols))
+    pos += rng.uniform(-0.05, 0.05, (n, 2))
+    w, h = front + cols + margin, rows + 2 * margin
+    t = WALL
+    centres = np.array([[w / 2, -t / 2], [w / 2, h + t / 2], [-t / 2, h / 2], [w + t / 2, h / 2]])
+    sizes = np.array([[w + 2 * t, t], [w + 2 * t, t], [t, h], [t, h]])
+    return Layout("shooter", pos, np.zeros((n, 2)), CROWD_RADIUS, centres, sizes, (0.0, 0.0),
+                  box=(0.0, 0.0, w, h), slide="tangent",
+                  extra={"gun_x": gun_x, "gun_y": (margin, margin + rows),
+                         "target": (gun_x, h / 2), "seed": seed})
+
+
+def overlap_layout(n: int, seed: int = 0) -> Layout:
+    """``rain``'s box, bodies, velocities and density, the bodies placed uniformly at random in
+    the part of the box the grid fills: most start overlapping one or more others."""
+    out = rain_layout(n, seed)
+    out.name = "overlap"
+    rng = np.random.default_rng(seed + 1)
+    cols = max(1, math.ceil(math.sqrt(n)))
+    rows = math.ceil(n / cols)
+    r = out.radius
+    out.dynamic_pos = np.column_stack((rng.uniform(r, cols * RAIN_SPACING - r, n),
+                                       rng.uniform(r, rows * RAIN_SPACING - r, n)))
+    return out
+
+
+def overlapping_pairs(pos: np.ndarray, radius: float, deeper_than: float = 0.0
+                      ) -> tuple[int, float]:
+    """How many pairs of circles of ``radius`` at ``pos`` overlap by more than ``deeper_than``
+    (centres closer than ``2 * radius - deeper_than``), and the deepest overlap of any pair
+    (0.0 if none)."""
+    pos = np.asarray(pos, dtype=np.float64)
+    if len(pos) < 2:
+        return 0, 0.0
+    size = 2.0 * radius
+    cell = np.floor(pos / size).astype(np.int64)
+    cell -= cell.min(axis=0)
+    width = int(cell[:, 0].max()) + 3  # room for the x - 1 and x + 1 neighbours in a row
+    key = cell[:, 1] * width + cell[:, 0]
+    order = np.argsort(key, kind="stable")
+    skey = key[order]
+    count, deepest = 0, 0.0
+    for dx, dy in ((0, 0), (1, 0), (-1, 1), (0, 1), (1, 1)):  # each neighbour cell once
+        target = key + dy * width + dx
+        lo = np.searchsorted(skey, target, "left")
+        per = np.searchsorted(skey, target, "right") - lo
+        i = np.repeat(np.arange(len(pos)), per)
+        start = np.repeat(np.cumsum(per) - per, per)
+        j = order[np.repeat(lo, per) + np.arange(len(i)) - start]
+        if dx == dy == 0:
+            i, j = i[i < j], j[i < j]
+        d = np.hypot(*(pos[i] - pos[j]).T)
+        count += int((d < size - deeper_than).sum())
+        if len(d):
+            deepest = max(deepest, float(size - d.min()))
+    return count, deepest
+
+
 def layout(name: str, n: int, seed: int = 0) -> Layout:
-    """The layout of scene ``name`` (``events`` is ``rain``'s)."""
+    """The layout of scene ``name`` (``events`` is ``rain``'s; ``spawn`` is ``rain``'s with a
+    place to spawn at)."""
     if name in ("rain", "events"):
         out = rain_layout(n, seed)
         out.name = name
         return out
+    if name == "spawn":
+        return spawn_layout(n, seed)
     if name == "crowd":
         return crowd_layout(n, seed)
     if name == "bullets":
         return bullets_layout(n, seed)
-    raise ValueError(f"unknown scene {name!r}; expected one of {SCENES}")
+    if name == "shooter":
+        return shooter_layout(n, seed)
+    if name == "overlap":
+        return overlap_layout(n, seed)
+    raise ValueError(f"unknown scene {name!r}; expected one of {LAYOUTS}")
 
 
 def _next_door_targets(lay: Layout, pos: np.ndarray) -> np.ndarray:
@@ -184,6 +305,13 @@ def _next_door_targets(lay: Layout, pos: np.ndarray) -> np.ndarray:
     return d * (CROWD_SPEED / np.maximum(length, 1e-9))[:, None]
 
 
+def _towards(target: tuple[float, float], pos: np.ndarray) -> np.ndarray:
+    """Shooter steering: each agent's velocity towards ``target`` at the crowd's speed."""
+    d = np.asarray(target) - pos
+    length = np.hypot(d[:, 0], d[:, 1])
+    return d * (CROWD_SPEED / np.maximum(length, 1e-9))[:, None]
+
+
 class Scene:
     """One scene built in one engine."""
 
@@ -197,6 +325,20 @@ class Scene:
         self.steps = 0
         self.escaped_ever = np.zeros(self.n, dtype=np.bool_)
         self.start_x = lay.dynamic_pos[:, 0].copy()
+        self.statics = len(lay.static_centre) if lay.tiles_as != "tilemap" else 1
+        # spawn and shooter: what the game made and deleted through the engine
+        self.spawned = 0
+        self.deleted = 0
+        self.fired = 0
+        self.hits = 0
+        self.expired = 0
+        #: shooter: each bullet in flight (entity / pymunk body) and the step it was fired in
+        self.shots: dict[Any, int] = {}
+        self._hit: set[Any] = set()  # bodies in a bullet's touch / begin during the step
+        self._doomed: list[Any] = []  # bullets to delete at the start of the next step
+        self._batch: list[list[float]] = []  # bullets to fire at the start of the next step
+        if lay.name == "shooter":
+            self._shot_rng = np.random.default_rng([lay.extra["seed"], 1])
 
     def positions(self) -> np.ndarray:  # pragma: no cover - abstract
         """The dynamic bodies' positions now, shape (N, 2)."""
@@ -212,20 +354,75 @@ class Scene:
     def _step(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def body_count(self) -> int:  # pragma: no cover - abstract
+        """How many dynamic bodies the engine holds now."""
+        raise NotImplementedError
+
+    def _spawn(self) -> None:  # pragma: no cover - abstract
+        """Create one body at the layout's spawn place, delete the one made the step before."""
+        raise NotImplementedError
+
+    def _shoot(self) -> None:  # pragma: no cover - abstract
+        """Delete the bullets in ``_doomed``, fire those in ``_batch`` (noted in ``shots``)."""
+        raise NotImplementedError
+
+    def _shot_positions(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The positions of the bullets in flight, in the order of ``shots``."""
+        raise NotImplementedError
+
     def before_step(self) -> None:
-        """Game-side work before a step (untimed): the crowd's steering."""
-        if self.layout.name == "crowd":
+        """Game-side work before a step (untimed): the crowd's steering; the shooter's
+        steering and the places and velocities of the bullets the step fires."""
+        name = self.layout.name
+        if name == "crowd":
             self._set_velocities(_next_door_targets(self.layout, self.positions()))
+        elif name == "shooter":
+            extra = self.layout.extra
+            self._set_velocities(_towards(extra["target"], self.positions()))
+            rng = self._shot_rng
+            y = rng.uniform(*extra["gun_y"], SHOTS_PER_STEP)
+            ang = rng.uniform(-SHOT_SPREAD, SHOT_SPREAD, SHOTS_PER_STEP)
+            self._batch = np.column_stack((np.full(SHOTS_PER_STEP, extra["gun_x"]), y,
+                                           SHOT_SPEED * np.cos(ang),
+                                           SHOT_SPEED * np.sin(ang))).tolist()
 
     def step(self) -> None:
-        """Exactly one physics step."""
+        """Exactly one physics step, after the game's creates and deletes of the step (spawn:
+        one body made and the last one deleted; shooter: the bullets that hit or expired
+        deleted and the new ones fired)."""
+        name = self.layout.name
+        if name == "spawn":
+            self._spawn()
+        elif name == "shooter":
+            self._shoot()
         self._step()
         self.steps += 1
 
     def after_step(self) -> None:
-        """Bookkeeping after a step (untimed): bullets seen outside their box."""
-        if self.layout.name == "bullets":
+        """Bookkeeping after a step (untimed): bullets seen outside their box; the shooter's
+        bullets that touched something, are 2 s old or left the arena, to be deleted."""
+        name = self.layout.name
+        if name == "bullets":
             self.escaped_ever |= self._outside()
+        elif name == "shooter":
+            hit, self._hit = self._hit, set()
+            if not self.shots:
+                return
+            x0, y0, x1, y1 = self.layout.box or (-math.inf, -math.inf, math.inf, math.inf)
+            p = self._shot_positions()
+            gone = ((p[:, 0] < x0) | (p[:, 0] > x1) | (p[:, 1] < y0) | (p[:, 1] > y1)
+                    | ~np.isfinite(p).all(axis=1)).tolist()
+            oldest = self.steps - SHOT_LIFETIME
+            for (shot, fired), out in zip(self.shots.items(), gone, strict=True):
+                if shot in hit:
+                    self.hits += 1
+                elif out or fired <= oldest:
+                    self.expired += 1
+                else:
+                    continue
+                self._doomed.append(shot)
+            for shot in self._doomed:
+                del self.shots[shot]
 
     def _outside(self) -> np.ndarray:
         box = self.layout.box
@@ -251,6 +448,11 @@ class Scene:
             out["passed"] = int(self.escaped_ever.sum())
         if name == "crowd":
             out["progress"] = float(np.mean(self.positions()[:, 0] - self.start_x))
+        if name == "spawn":
+            out.update(spawned=self.spawned, deleted=self.deleted, bodies=self.body_count())
+        if name == "shooter":
+            out.update(fired=self.fired, hits=self.hits, expired=self.expired,
+                       flying=len(self.shots))
         return out
 
     def close(self) -> None:
@@ -294,7 +496,15 @@ class EcsScene(Scene):
                 raise NotImplementedError("Physics has no on_touch / on_separate yet")
             self.physics.on_touch(self._on_touch)
             self.physics.on_separate(self._on_separate)
+        self._last: int | None = None  # spawn: the body made the step before
+        self._spawn_shape = ep.Circle(SPAWN_RADIUS)
+        self._shot_shape = ep.Circle(SHOT_RADIUS)
+        if lay.name == "shooter":
+            self.physics.on_touch(self._on_shot_touch, layers=(SHOT_LAYER, 1))
+        t0 = time.perf_counter()
         self.physics.advance(0.0)  # adopt now, outside the timed steps
+        #: seconds the adoption of the built world took (bench_first_step reports it)
+        self.adopt_s = time.perf_counter() - t0
         esper.switch_world(self._previous)
 
     def _on_touch(self, contact: object) -> None:
@@ -302,6 +512,48 @@ class EcsScene(Scene):
 
     def _on_separate(self, contact: object) -> None:
         self.separates += 1
+
+    def _on_shot_touch(self, contact: BodyContact) -> None:
+        self._hit.add(contact.a)
+        self._hit.add(contact.b)
+
+    def _spawn(self) -> None:
+        previous = esper.current_world
+        esper.switch_world(self.world)
+        new = esper.create_entity(ep.Position(*self.layout.extra["spawn_at"]),
+                                  ep.Velocity(*self.layout.extra["spawn_vel"]),
+                                  ep.Collider(ep.ACTIVE), ep.Geometry(self._spawn_shape))
+        if self._last is not None:
+            esper.delete_entity(self._last)
+            self.deleted += 1
+        esper.switch_world(previous)
+        self._last = new
+        self.spawned += 1
+
+    def _shoot(self) -> None:
+        previous = esper.current_world
+        esper.switch_world(self.world)
+        for e in self._doomed:
+            esper.delete_entity(e)
+        shape, step, shots = self._shot_shape, self.steps, self.shots
+        for x, y, vx, vy in self._batch:
+            e = esper.create_entity(ep.Position(x, y), ep.Velocity(vx, vy),
+                                    ep.Collider(ep.ACTIVE, layer=SHOT_LAYER, mask=1,
+                                                mass=SHOT_MASS), ep.Geometry(shape))
+            shots[e] = step
+        esper.switch_world(previous)
+        self.deleted += len(self._doomed)
+        self.fired += len(self._batch)
+        self._doomed, self._batch = [], []
+
+    def _shot_positions(self) -> np.ndarray:
+        t = self.physics.table
+        rows = np.fromiter((t.row_of[e] for e in self.shots), dtype=np.int64,
+                           count=len(self.shots))
+        return t.pos[rows]
+
+    def body_count(self) -> int:
+        return self.physics.body_count - self.statics
 
     def _rows(self) -> np.ndarray:
         t = self.physics.table
@@ -378,12 +630,67 @@ class PymunkScene(Scene):
                                    max(10_000, 2 * (len(self.bodies) + len(statics))))
         if lay.name == "events":
             space.on_collision(begin=self._begin, separate=self._separate)
+        self._last: tuple[pymunk.Body, pymunk.Shape] | None = None  # spawn: the step before
+        self._spawn_moment = pymunk.moment_for_circle(1.0, 0, SPAWN_RADIUS)
+        self._shot_moment = pymunk.moment_for_circle(SHOT_MASS, 0, SHOT_RADIUS)
+        #: bullets: layer SHOT_LAYER, colliding with layer 1 only (not with each other)
+        self._shot_filter = pymunk.ShapeFilter(categories=SHOT_LAYER, mask=1)
+        self._shapes: dict[pymunk.Body, pymunk.Shape] = {}  # each bullet's shape
+        if lay.name == "shooter":
+            space.on_collision(SHOT_TYPE, None, begin=self._shot_begin)
 
     def _begin(self, arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
         self.touches += 1
 
     def _separate(self, arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
         self.separates += 1
+
+    def _shot_begin(self, arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
+        a, b = arbiter.shapes
+        self._hit.add(a.body)
+        self._hit.add(b.body)
+
+    def _spawn(self) -> None:
+        body = pymunk.Body(1.0, self._spawn_moment)
+        body.position = self.layout.extra["spawn_at"]
+        body.velocity = self.layout.extra["spawn_vel"]
+        shape = pymunk.Circle(body, SPAWN_RADIUS)
+        shape.friction = 0.0
+        self.space.add(body, shape)
+        if self._last is not None:
+            self.space.remove(*self._last)
+            self.deleted += 1
+        self._last = (body, shape)
+        self.spawned += 1
+
+    def _shoot(self) -> None:
+        space, shapes = self.space, self._shapes
+        if self._doomed:
+            space.remove(*[x for body in self._doomed for x in (body, shapes.pop(body))])
+        items: list[Any] = []
+        step, shots = self.steps, self.shots
+        for x, y, vx, vy in self._batch:
+            body = pymunk.Body(SHOT_MASS, self._shot_moment)
+            body.position = (x, y)
+            body.velocity = (vx, vy)
+            shape = pymunk.Circle(body, SHOT_RADIUS)
+            shape.friction = 0.0
+            shape.filter = self._shot_filter
+            shape.collision_type = SHOT_TYPE
+            shapes[body] = shape
+            shots[body] = step
+            items += (body, shape)
+        if items:
+            space.add(*items)
+        self.deleted += len(self._doomed)
+        self.fired += len(self._batch)
+        self._doomed, self._batch = [], []
+
+    def _shot_positions(self) -> np.ndarray:
+        return np.array([tuple(b.position) for b in self.shots], dtype=np.float64)
+
+    def body_count(self) -> int:
+        return len(self.space.bodies)
 
     def positions(self) -> np.ndarray:
         return np.array([tuple(b.position) for b in self.bodies], dtype=np.float64)

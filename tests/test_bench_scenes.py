@@ -1,12 +1,15 @@
 """The benchmark scenes at small N, through the same builders the runner uses: real counts,
 never timings (no escapes from the rain box, no bullet through a wall in ecsphys, contacts in
-settled rain, crowd agents making progress, both engines built alike)."""
+settled rain, crowd agents making progress, both engines built alike, one body made and one
+deleted every spawn step, the shooter's bullets fired, hitting the crowd and deleted, the
+overlap scene starting overlapping)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+import esper
 import numpy as np
 import pytest
 
@@ -29,7 +32,7 @@ def built():
         scene.close()
 
 
-@pytest.mark.parametrize("name", ["rain", "crowd", "bullets"])
+@pytest.mark.parametrize("name", ["rain", "crowd", "bullets", "spawn", "shooter", "overlap"])
 def test_both_engines_start_from_the_same_state(built, name):
     ecs = built(name, "ecsphys", 60)
     pym = built(name, "pymunk", 60)
@@ -96,14 +99,127 @@ def test_small_rains_settle_in_the_box(built, engine, n):
     assert stats["contacts"] >= n // 2  # resting on the floor and on each other
 
 
+def _exists(scene: S.Scene, body: object) -> bool:
+    """Whether ``body`` (an entity, or a pymunk body) is in the scene's engine now."""
+    if isinstance(scene, S.EcsScene):
+        previous = esper.current_world
+        esper.switch_world(scene.world)
+        try:
+            return esper.entity_exists(body)
+        finally:
+            esper.switch_world(previous)
+    return body in scene.space.bodies
+
+
+@pytest.mark.parametrize("engine", S.ENGINES)
+def test_spawn_makes_one_body_and_deletes_the_last_every_step(built, engine):
+    scene = built("spawn", engine, 50)
+    assert scene.body_count() == 50
+    made = []
+    for k in range(8):
+        S.run(scene, 1)
+        last = scene._last if isinstance(scene, S.EcsScene) else scene._last[0]
+        made.append(last)
+        assert _exists(scene, last)
+        assert not any(_exists(scene, b) for b in made[:-1])  # the earlier ones are gone
+        assert scene.body_count() == 51  # the rain and the one spawned body
+        assert (scene.spawned, scene.deleted) == (k + 1, k)
+    assert len(set(made)) == 8
+    stats = scene.stats()
+    assert (stats["spawned"], stats["deleted"], stats["bodies"]) == (8, 7, 51)
+    assert stats["escaped"] == 0
+
+
+def test_spawn_places_the_body_far_from_the_rain():
+    lay = S.layout("spawn", 100)
+    x0, y0, x1, y1 = lay.box
+    sx, sy = lay.extra["spawn_at"]
+    assert sx < x0 - S.WALL - 40 and y0 < sy < y1
+
+
+@pytest.mark.parametrize("engine", S.ENGINES)
+def test_shooter_bullets_hit_the_crowd_and_are_deleted(built, engine):
+    scene = built("shooter", engine, 200)
+    agents = set(scene.entities if isinstance(scene, S.EcsScene) else scene.bodies)
+    struck = 0  # agents a bullet touched
+    for _ in range(40):
+        scene.before_step()
+        scene.step()
+        struck += len(scene._hit & agents)
+        scene.after_step()
+        # fired = hit + expired + in flight; the hit and expired are deleted at the next step
+        assert scene.fired == scene.hits + scene.expired + len(scene.shots)
+        assert scene.deleted + len(scene._doomed) == scene.hits + scene.expired
+        assert scene.body_count() == 200 + len(scene.shots) + len(scene._doomed)
+    assert scene.fired == 40 * S.SHOTS_PER_STEP
+    assert scene.hits > scene.fired // 2  # most of them hit something by now
+    assert struck > 50  # and what they hit is the crowd
+    assert scene.deleted > 100
+    gone = list(scene._doomed)
+    S.run(scene, 1)  # the doomed bullets go at the start of the next step
+    assert gone and not any(_exists(scene, b) for b in gone)
+    assert all(_exists(scene, b) for b in scene.shots)
+    assert scene.stats()["escaped"] == 0
+
+
+def test_shooter_fires_the_same_bullets_in_both_engines(built):
+    ecs = built("shooter", "ecsphys", 100)
+    pym = built("shooter", "pymunk-hash", 100)
+    for scene in (ecs, pym):
+        scene.before_step()
+    assert ecs._batch == pym._batch and len(ecs._batch) == S.SHOTS_PER_STEP
+    speeds = np.hypot(*np.array(ecs._batch)[:, 2:].T)
+    np.testing.assert_allclose(speeds, S.SHOT_SPEED)
+
+
+def test_overlapping_pairs_counts_as_brute_force():
+    rng = np.random.default_rng(3)
+    pos = rng.uniform(-7.0, 30.0, (400, 2))
+    d = np.hypot(*(pos[:, None, :] - pos[None, :, :]).transpose(2, 0, 1))
+    iu = np.triu_indices(len(pos), 1)
+    for deeper in (0.0, 0.1, 0.5):
+        count, deepest = S.overlapping_pairs(pos, 1.0, deeper)
+        assert count == int((d[iu] < 2.0 - deeper).sum())
+        assert deepest == pytest.approx(max(0.0, 2.0 - d[iu].min()))
+
+
+def test_overlap_scene_starts_with_most_bodies_overlapping():
+    lay = S.layout("overlap", 2_000)
+    count, deepest = S.overlapping_pairs(lay.dynamic_pos, lay.radius)
+    assert count > 1_500  # about one pair per body
+    assert deepest > 1.5  # some nearly concentric
+    x0, y0, x1, y1 = lay.box
+    p = lay.dynamic_pos
+    assert (p[:, 0] > x0).all() and (p[:, 0] < x1).all()
+    assert (p[:, 1] > y0).all() and (p[:, 1] < y1).all()
+
+
+@pytest.mark.parametrize("engine", ["ecsphys", "pymunk"])
+def test_overlap_run_times_every_step_and_the_bodies_separate(engine):
+    from benchmarks import bench_first_step as F
+
+    r = F.overlap_run(300, engine, later=20, warm=False)
+    assert len(r["steps"]) == 20 and all(t > 0 for t in r["steps"])
+    assert r["deep_start"] > 100
+    assert r["deep_end"] < r["deep_start"]  # pushed apart
+    assert r["escaped"] == 0
+    assert (r["adopt"] > 0) == (engine == "ecsphys")
+    text = F.overlap_table([r, r], 20)
+    assert f"| 300 | {engine} |" in text
+
+
 def test_runner_plan_has_the_small_rains_and_writes_what_it_ran(tmp_path):
     from benchmarks import __main__ as runner
 
     full = {(c.scene, c.n) for c in runner.cases(False, None)}
     assert {("rain", n) for n in (10, 100, 1_000, 5_000, 10_000, 20_000, 50_000)} <= full
     assert {("events", 10_000), ("crowd", 2_000), ("bullets", 500)} <= full
+    assert {("spawn", n) for n in (1_000, 10_000, 50_000)} <= full
+    assert ("shooter", 5_000) in full
+    assert all(c.baseline == "rain" for c in runner.cases(False, ["spawn"]))
     quick = runner.cases(True, None)
     assert ("rain", 100) in {(c.scene, c.n) for c in quick}
+    assert {"spawn", "shooter"} <= {c.scene for c in quick}
     # a tiny plan end to end: timings, stats, table, and the JSON read back
     plan = [runner.Case("rain", 10, 2, 5), runner.Case("bullets", 20, 0, 5)]
     results = runner.run_all(plan, 1)
@@ -115,3 +231,26 @@ def test_runner_plan_has_the_small_rains_and_writes_what_it_ran(tmp_path):
     again = runner.load_json(tmp_path / "run.json")
     assert [r.ms for r in again] == [r.ms for r in results]
     assert [r.stats for r in again] == [r.stats for r in results]
+
+
+def test_runner_times_spawn_against_plain_rain_in_the_same_rounds(tmp_path):
+    from benchmarks import __main__ as runner
+
+    plan = [runner.Case("spawn", 20, 2, 5, baseline="rain"), runner.Case("shooter", 30, 2, 5)]
+    results = runner.run_all(plan, 2)
+    spawn, shooter = results
+    assert len(spawn.ms["ecsphys:rain"]) == 2 and all(len(spawn.ms[e]) == 2 for e in S.ENGINES)
+    assert "spawned" not in spawn.stats["ecsphys:rain"]  # the plain rain spawns nothing
+    assert spawn.stats["ecsphys"]["spawned"] == 7  # warm-up and timed steps
+    assert spawn.stats["pymunk"]["deleted"] == 6
+    assert spawn.baseline_ratio() == pytest.approx(
+        spawn.median("ecsphys") / spawn.median("ecsphys:rain"))
+    assert shooter.baseline_ratio() is None
+    assert shooter.stats["pymunk-hash"]["fired"] == 7 * S.SHOTS_PER_STEP
+    text = runner.table(results, 2)
+    assert "| spawn | 20 |" in text and "| shooter | 30 |" in text
+    assert "x plain rain" in text and "spawn N=20:" in text
+    runner.save_json(results, 2, tmp_path / "run.json")
+    again = runner.load_json(tmp_path / "run.json")
+    assert [r.case for r in again] == plan
+    assert [r.ms for r in again] == [r.ms for r in results]
