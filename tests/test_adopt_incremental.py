@@ -240,3 +240,42 @@ def test_a_cleared_world_then_one_create_per_step_is_incremental(world):
     assert sorted(physics.table.row_of) == made
     assert physics._adopt.full_syncs == 2  # the first sync and the one after the clear
     assert np.all(physics.table.entity[:5] == np.array(made))
+
+
+def test_spawns_into_a_resting_pile_are_pushed_out_as_by_a_full_overlap_pass(world):
+    """After a clean step only new, moved or changed rows are looked at for overlaps: the
+    same bits as looking at every pair (``forget_end`` before each step)."""
+    runs = []
+    for full in (False, True):
+        name = f"{world}-pile-{full}"
+        esper.switch_world(name)
+        physics = ep.Physics(fixed_dt=1 / 60)
+        esper.create_entity(ep.Position(0, -1), ep.Collider(ep.STATIC),
+                            ep.Geometry(ep.Rect(30, 2)))
+        rng = random.Random(5)
+        for i in range(60):
+            esper.create_entity(ep.Position(rng.uniform(-8, 8), 1 + i * 0.4), ep.Velocity(0, 0),
+                                ep.AccelerationMap(gravity=(0.0, -9.8)),
+                                ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.5)))
+        states = []
+        pushed = 0
+        for step in range(240):
+            if 120 <= step < 200 and step % 5 == 0:  # into the settled pile, overlapping
+                x = rng.uniform(-6, 6)
+                e = esper.create_entity(ep.Position(x, 1.0), ep.Velocity(0, 0),
+                                        ep.AccelerationMap(gravity=(0.0, -9.8)),
+                                        ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.5)))
+                if step % 10 == 0:
+                    esper.component_for_entity(e - 3, ep.Position).xy = (x + 0.3, 1.2)
+            if full:
+                physics._response.forget_end()
+            physics.step()
+            pushed += physics._response.pushed_apart
+            states.append(_state(physics))
+        runs.append((states, pushed, physics))
+    (inc, inc_pushed, inc_ph), (ref, ref_pushed, _) = runs
+    for step, (a, b) in enumerate(zip(inc, ref, strict=True)):
+        assert a == b, f"step {step} differs"
+    assert ref_pushed == 240 and 16 <= inc_pushed < 200
+    # nothing was left overlapping: the pile pushed every spawn out
+    assert inc_ph._narrowphase.deepest < 0.05  # a resting pile presses about 0.01 deep

@@ -20,6 +20,9 @@ Guarantees:
 - a `TileMap` whose tiles changed is interned again by ``refresh_tilemaps()`` (the physics
   calls it at the start of each step): its rows get the new leaf range, ``layout_version``
   changes, and its pairs are not ended (each tile's contact ends or stays on its own);
+- ``touched`` collects the entities added, written (position), re-shaped or whose collider
+  changed since the response last read it: after a step that ended with no two bodies
+  overlapping, only their pairs (and those of rows that moved) are looked at for overlaps;
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -135,6 +138,9 @@ class BodyTable:
         #: changes whenever a game writes a Position (the world's queries look again)
         self.pose_version = 0
         self.changed: set[int] = set()
+        #: entities added, written, re-shaped or with a changed collider since the response
+        #: last looked for overlaps (it clears it)
+        self.touched: set[int] = set()
         #: per component slot (Position, Velocity, AccelerationMap, Collider, Geometry): the
         #: entities that have that component bound here.
         self.has: list[set[int]] = [set() for _ in range(5)]
@@ -178,6 +184,7 @@ class BodyTable:
         self.shapes.append(None)
         self.comps.append(comps)
         self.row_of[entity] = row
+        self.touched.add(entity)
         pos, vel, acc, col, geo = comps
         self.entity[row] = entity
         xy = pos.xy
@@ -319,6 +326,7 @@ class BodyTable:
             self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(tm)
             self.tilemaps[entity] = (tm, tm.version)
             self.layout_version += 1
+            self.touched.add(entity)
 
     def motion(self) -> tuple[np.ndarray, ...]:
         """Copies of what a step changes in the rows (positions, velocities, what each body
@@ -336,6 +344,7 @@ class BodyTable:
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed; queries look again."""
         self.pose_version += 1
+        self.touched.add(int(self.entity[row]))
         if self.kind[row] == STATIC and self.collides[row]:
             self._static_touched(int(self.entity[row]))
 
@@ -344,6 +353,7 @@ class BodyTable:
         was_static = self.kind[row] == STATIC and self.collides[row]
         carried = self._carries(row)
         self._write_collider(row, col)
+        self.touched.add(int(self.entity[row]))
         if carried and not self._carries(row):  # its riders ride nothing from now on
             carrier = self.carrier[: self.n]
             carrier[carrier == row] = -1
@@ -354,6 +364,7 @@ class BodyTable:
     def geometry_changed(self, row: int, shape: Shape) -> None:
         """An adopted Geometry got a new shape."""
         self._write_shape(row, shape)
+        self.touched.add(int(self.entity[row]))
         if self.kind[row] == STATIC and self.collides[row]:
             self._static_touched(int(self.entity[row]))
 

@@ -91,6 +91,7 @@ from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 
 #: Overlap deeper than this (world units) counts as overlapping for the response.
 OVERLAP_TOL = 1e-6
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 
 cdef double TOUCH = _TOUCH_TOLERANCE
 cdef double OVERLAP = OVERLAP_TOL
@@ -160,6 +161,9 @@ cdef struct Ctx:
     double offset           # contact_offset
     unsigned char* carried  # per row: its carrier's motion was added this step
     unsigned char* floored  # per row: met a floor this step
+    # per row: new, moved, re-shaped or changed since the last step's clean end (NULL: every
+    # row is looked at for overlaps)
+    unsigned char* fresh
 
 
 cdef class _Buffers:
@@ -192,8 +196,10 @@ cdef class _Buffers:
     cdef int cap_p
     # the positions at the end of the last step when no two solid bodies overlapped then
     cdef double* end_pos
+    cdef int64_t* end_ent     # the entity of each row then
+    cdef unsigned char* fresh
     cdef int end_n
-    cdef object end_version   # the table's layout_version then; None: not clean
+    cdef object end_version   # not None: the end was clean
 
     def __dealloc__(self):
         free(self.body); free(self.rest); free(self.want); free(self.prev_n); free(self.covered)
@@ -204,7 +210,7 @@ cdef class _Buffers:
         free(self.enext); free(self.eother); free(self.epair)
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
         free(self.pinfo)
-        free(self.end_pos)
+        free(self.end_pos); free(self.end_ent); free(self.fresh)
 
     cdef int rows(self, int n) except -1:
         """Room for n rows (and for the row count + 1 of the edge starts, so never none)."""
@@ -226,6 +232,7 @@ cdef class _Buffers:
         self.stack = <int*> _grow(self.stack, cap * sizeof(int))
         self.head = <int*> _grow(self.head, cap * sizeof(int))
         self.estart = <int*> _grow(self.estart, (cap + 1) * sizeof(int))
+        self.fresh = <unsigned char*> _grow(self.fresh, cap * sizeof(unsigned char))
         self.cap_n = cap
         return 0
 
@@ -256,6 +263,7 @@ cdef class _Buffers:
         c.pa = self.pa; c.pb = self.pb; c.ptoi = self.ptoi; c.pspeed = self.pspeed
         c.pinfo = self.pinfo
         c.cap_p = self.cap_p
+        c.fresh = NULL
 
     cdef void back(self, const Ctx* c) noexcept:
         """Take over the pair and edge arrays the step grew."""
@@ -266,28 +274,47 @@ cdef class _Buffers:
 
 
     cdef int note_clean(self, t, bint clean) except -1:
-        """Remember the table's positions (and layout version) if ``clean``, else forget."""
+        """Remember the table's positions and entities if ``clean``, else forget."""
         self.end_version = None
         if not clean:
             return 0
         cdef int n = t.n
         self.end_pos = <double*> _grow(self.end_pos, (2 * n + 2) * sizeof(double))
+        self.end_ent = <int64_t*> _grow(self.end_ent, (n + 1) * sizeof(int64_t))
         cdef const double[:, ::1] pos = t.pos
+        cdef const int64_t[::1] ent = t.entity
         if n:
             memcpy(self.end_pos, &pos[0, 0], 2 * n * sizeof(double))
+            memcpy(self.end_ent, &ent[0], n * sizeof(int64_t))
         self.end_n = n
-        self.end_version = t.layout_version
+        self.end_version = True
         return 0
 
-    cdef bint still_clean(self, t) except -1:
-        """Whether the table is as `note_clean` saw it clean (then forgets it either way)."""
-        version, self.end_version = self.end_version, None
-        if version is None or version != t.layout_version or t.n != self.end_n:
-            return False
-        if self.end_n == 0:
-            return True
+    cdef int fresh_rows(self, t, touched) except -2:
+        """After a clean end: mark in ``fresh`` the rows to look at for overlaps (a row
+        holding another entity than then, or a new one, or moved since, or one the table
+        says was re-shaped or changed: ``touched`` rows) and return how many; -1 if the
+        end was not clean (look at every row). Forgets the end either way."""
+        clean, self.end_version = self.end_version, None
+        if clean is None:
+            return -1
+        cdef int n = t.n, i, count = 0, r
         cdef const double[:, ::1] pos = t.pos
-        return memcmp(self.end_pos, &pos[0, 0], 2 * self.end_n * sizeof(double)) == 0
+        cdef const int64_t[::1] ent = t.entity
+        cdef const int64_t[::1] rows = touched
+        cdef int m = self.end_n
+        with nogil:
+            for i in range(n):
+                self.fresh[i] = (i >= m or self.end_ent[i] != ent[i]
+                                 or self.end_pos[2 * i] != pos[i, 0]
+                                 or self.end_pos[2 * i + 1] != pos[i, 1])
+            for i in range(rows.shape[0]):
+                r = <int> rows[i]
+                if 0 <= r < n:
+                    self.fresh[r] = 1
+            for i in range(n):
+                count += self.fresh[i]
+        return count
 
 
 cdef void* _grow(void* p, size_t size) except NULL:
@@ -929,6 +956,11 @@ cdef double push_by(Ctx* c, int r, int other, double dx, double dy) except -1.0 
     return safe
 
 
+cdef inline bint moved(const Ctx* c, int r) noexcept nogil:
+    """Row r is no longer where the step started it."""
+    return c.body[r].px != c.start[2 * r] or c.body[r].py != c.start[2 * r + 1]
+
+
 cdef int push_apart(Ctx* c) except -1 nogil:
     """Separate the solid pairs that overlap at the start, along the normal, by inverse mass,
     one pair after another; what moves into the contact no longer does. A body whose share
@@ -944,6 +976,9 @@ cdef int push_apart(Ctx* c) except -1 nogil:
     for p in range(c.np0):
         a = c.pa[p]
         b = c.pb[p]
+        if c.fresh != NULL and not (c.fresh[a] or c.fresh[b] or moved(c, <int> a)
+                                    or moved(c, <int> b)):
+            continue  # neither changed since the clean end, nor was pushed in this pass
         if not solid(&c.rows, a, b) or is_one_way(c, <int> a) or is_one_way(c, <int> b):
             continue  # a body inside a one-way body is passing through it
         wa = c.rows.inv_mass[a]
@@ -1225,7 +1260,18 @@ class ResponseSystem:
         c.start = &pos_col[0, 0]
         c.rows = rows_of(t)
         c.store = store_of(t.store)
-        cdef bint pushed = not buf.still_clean(t)
+        # rows the table says were added, re-shaped or changed since the last step
+        touched = t.touched
+        if touched:
+            row_of = t.row_of
+            trows = np.fromiter([row_of[e] for e in touched if e in row_of], dtype=np.int64)
+            touched.clear()
+        else:
+            trows = _NO_ROWS
+        cdef int fresh = buf.fresh_rows(t, trows)
+        cdef bint pushed = fresh != 0
+        if fresh > 0:  # after a clean end only the fresh rows' pairs can overlap
+            c.fresh = buf.fresh
         self.pushed_apart = pushed
         cdef int i
         cdef double offset = self.contact_offset
