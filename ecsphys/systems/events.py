@@ -294,6 +294,8 @@ class EventsSystem(esper.Processor):
         self.steps += 1
 
         # What somebody receives, decided now with vectorised masks (only for listened events).
+        if not self._listened():
+            return None
         batches: list[_Batch] = []
         for event, source, rows, invert in (("separate", prev, present, True),
                                             ("touch", cur, kept, True),
@@ -302,6 +304,13 @@ class EventsSystem(esper.Processor):
             if batch is not None:
                 batches.append(batch)
         return _Deliveries(batches) if batches else None
+
+    def _listened(self) -> bool:
+        """Whether any handler is registered, here or on esper's bus."""
+        if self.handlers.count():
+            return True
+        registry = esper.event_registry
+        return any(registry.get(name) for name in ESPER_NAMES.values())
 
     def _batch(self, event: str, src: _Pairs, rows: np.ndarray,
                invert: bool = False) -> _Batch | None:

@@ -42,6 +42,7 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, leaf_body, store_of, tile_grid, tile_open,
     tile_range,
 )
+from ..state.carray cimport c_array
 from ..state.table_view cimport Rows, row_body, rows_of
 
 from ..state.contact_set import ContactSet
@@ -427,50 +428,54 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     a `ContactSet` (entities, keys, time of impact, the approach ``speed`` of pairs that met,
     sensors, layers, tiles: every column, from the same pass) and the largest depth of a row
     without a sensor (``-inf`` if none), and each row's pair index."""
-    cdef const int64_t[::1] a = _rows(ra)
-    cdef const int64_t[::1] b = _rows(rb)
-    cdef const double[:, ::1] p = _vectors(pos)
-    cdef Py_ssize_t k = a.shape[0]
+    ra_ = _rows(ra)
+    rb_ = _rows(rb)
+    pos_ = _vectors(pos)
+    cdef Py_ssize_t k, kb, npos, pn, ptn, nw, na, nn, npt, nvel, unused
+    cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &k)
+    cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &kb)
+    if kb != k:
+        raise ValueError(f"ra and rb need the same length, got {k} and {kb}")
+    cdef const double* p = <const double*> c_array(pos_, b'f', &npos)
     cdef bint with_keep = prev_keys is not None and len(prev_keys) > 0 and keep_tol > tol
     cdef bint with_impacts = toi is not None
     cdef bint with_speed = with_impacts and speed is not None
-    cdef const int64_t[::1] keys = _rows(prev_keys if with_keep else ())
-    cdef const int64_t[::1] ptiles = _rows(
-        prev_tiles if with_keep and prev_tiles is not None else np.full(keys.shape[0], -1))
-    if ptiles.shape[0] != keys.shape[0]:
-        raise ValueError(f"prev_tiles needs one row per previous key ({keys.shape[0]})")
-    cdef const int64_t* pk = &keys[0] if keys.shape[0] else NULL
-    cdef const int64_t* pt = &ptiles[0] if keys.shape[0] else NULL
-    cdef Py_ssize_t pn = keys.shape[0]
-    cdef const double[::1] when = _vectors(toi if with_impacts else ())
-    cdef const double[::1] approach = _vectors(speed if with_speed else ())
-    cdef const double[:, ::1] inormal = _vectors(
-        impact_normal if with_impacts else np.zeros((0, 2))).reshape(-1, 2)
-    cdef const double[:, ::1] ipoint = _vectors(
-        impact_point if with_impacts else np.zeros((0, 2))).reshape(-1, 2)
-    if with_impacts and (when.shape[0] != k or inormal.shape[0] != k
-                         or ipoint.shape[0] != k):
+    keys_ = _rows(prev_keys if with_keep else ())
+    cdef const int64_t* pk = <const int64_t*> c_array(keys_, b'i', &pn)
+    ptiles_ = _rows(prev_tiles if with_keep and prev_tiles is not None else np.full(pn, -1))
+    cdef const int64_t* pt = <const int64_t*> c_array(ptiles_, b'i', &ptn)
+    if ptn != pn:
+        raise ValueError(f"prev_tiles needs one row per previous key ({pn})")
+    when_ = _vectors(toi if with_impacts else ())
+    approach_ = _vectors(speed if with_speed else ())
+    inormal_ = _vectors(impact_normal if with_impacts else np.zeros((0, 2)))
+    ipoint_ = _vectors(impact_point if with_impacts else np.zeros((0, 2)))
+    cdef const double* when = <const double*> c_array(when_, b'f', &nw)
+    cdef const double* approach = <const double*> c_array(approach_, b'f', &na)
+    cdef const double* inormal = <const double*> c_array(inormal_, b'f', &nn)
+    cdef const double* ipoint = <const double*> c_array(ipoint_, b'f', &npt)
+    if with_impacts and (nw != k or nn != 2 * k or npt != 2 * k):
         raise ValueError(f"toi, impact_normal and impact_point need one row per pair ({k})")
-    if with_speed and approach.shape[0] != k:
+    if with_speed and na != k:
         raise ValueError(f"speed needs one row per pair ({k})")
     cdef Rows r = rows_of(t)
     cdef Store s = store_of(t.store)
-    cdef const double[:, ::1] vel = t.vel
     cdef In q
-    q.vel = &vel[0, 0] if t.n else NULL
-    q.a = &a[0] if k else NULL
-    q.b = &b[0] if k else NULL
+    vel_ = t.vel
+    q.vel = <const double*> c_array(vel_, b'f', &nvel) if t.n else NULL
+    q.a = a if k else NULL
+    q.b = b if k else NULL
     q.k = k
-    q.pos = &p[0, 0] if p.shape[0] else NULL
+    q.pos = p if npos else NULL
     q.tol = tol
     q.keep_tol = keep_tol
-    q.keys = pk
-    q.tiles = pt
+    q.keys = pk if pn else NULL
+    q.tiles = pt if pn else NULL
     q.pn = pn if with_keep else 0
-    q.when = &when[0] if with_impacts and k else NULL
-    q.approach = &approach[0] if with_speed and k else NULL
-    q.inormal = &inormal[0, 0] if with_impacts and k else NULL
-    q.ipoint = &ipoint[0, 0] if with_impacts and k else NULL
+    q.when = when if with_impacts and k else NULL
+    q.approach = approach if with_speed and k else NULL
+    q.inormal = inormal if with_impacts and k else NULL
+    q.ipoint = ipoint if with_impacts and k else NULL
     cdef Py_ssize_t i, cap, tested
     cdef double deepest = -INFINITY
     with nogil:
@@ -481,31 +486,29 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     floats_ = np.empty((3, cap))  # depth, toi, speed
     ints_ = np.empty((7 if columns else 0, cap), dtype=np.int64)
     sensor_ = np.empty(cap if columns else 0, dtype=np.bool_)
-    cdef int64_t[::1] v_index = index_
-    cdef double[:, ::1] v_normal = normal_
-    cdef double[:, ::1] v_point = point_
-    cdef double[:, ::1] v_floats = floats_
-    cdef int64_t[:, ::1] v_ints = ints_
-    cdef unsigned char[::1] v_sensor = sensor_.view(np.uint8)
     cdef Out o
     o.columns = columns
     o.n = 0
+    cdef double* floats
+    cdef int64_t* ints
     if cap:
-        o.index = &v_index[0]
-        o.normal = &v_normal[0, 0]
-        o.point = &v_point[0, 0]
-        o.depth = &v_floats[0, 0]
-        o.toi = &v_floats[1, 0]
-        o.speed = &v_floats[2, 0]
+        o.index = <int64_t*> c_array(index_, b'i', &unused)
+        o.normal = <double*> c_array(normal_, b'f', &unused)
+        o.point = <double*> c_array(point_, b'f', &unused)
+        floats = <double*> c_array(floats_, b'f', &unused)
+        o.depth = floats
+        o.toi = floats + cap
+        o.speed = floats + 2 * cap
         if columns:
-            o.keys = &v_ints[0, 0]
-            o.ea = &v_ints[1, 0]
-            o.eb = &v_ints[2, 0]
-            o.la = &v_ints[3, 0]
-            o.lb = &v_ints[4, 0]
-            o.tile = &v_ints[5, 0]
-            o.tile_kind = &v_ints[6, 0]
-            o.sensor = &v_sensor[0]
+            ints = <int64_t*> c_array(ints_, b'i', &unused)
+            o.keys = ints
+            o.ea = ints + cap
+            o.eb = ints + 2 * cap
+            o.la = ints + 3 * cap
+            o.lb = ints + 4 * cap
+            o.tile = ints + 5 * cap
+            o.tile_kind = ints + 6 * cap
+            o.sensor = <unsigned char*> c_array(sensor_, b'b', &unused)
     with nogil:
         tested = touching(&o, &q, &r, &s)
         if columns:

@@ -15,6 +15,8 @@ import numpy as np
 
 from libc.stdint cimport int64_t
 
+from ..state.carray cimport c_array
+
 
 cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept nogil:
     """-1, 0 or 1 as (ka, ta) orders before, like or after (kb, tb)."""
@@ -25,54 +27,62 @@ cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept no
     return 0
 
 
-def diff(const int64_t[::1] prev_keys, const int64_t[::1] prev_tile,
-         const double[::1] prev_duration, const int64_t[::1] prev_steps,
-         const int64_t[::1] prev_layer_a, const int64_t[::1] prev_layer_b,
-         const int64_t[::1] keys, const int64_t[::1] tile, const int64_t[::1] layer_a,
-         const int64_t[::1] layer_b, forced, double dt):
+def diff(prev_keys, prev_tile, prev_duration, prev_steps, prev_layer_a, prev_layer_b, keys,
+         tile, layer_a, layer_b, forced, double dt):
     """``(duration, steps, layer_a, layer_b, kept, present)`` of this step's pairs (see the
-    module notes). ``forced``: None, or a bool array over the previous pairs. All columns of
-    one side must have the same length."""
-    cdef Py_ssize_t pn = prev_keys.shape[0]
-    cdef Py_ssize_t m = keys.shape[0]
-    if (prev_duration.shape[0] != pn or prev_steps.shape[0] != pn or prev_tile.shape[0] != pn
-            or prev_layer_a.shape[0] != pn or prev_layer_b.shape[0] != pn):
+    module notes). Every column a contiguous int64 array (durations float64), ``forced``
+    None or a bool array over the previous pairs. All columns of one side must have the same
+    length."""
+    cdef Py_ssize_t pn, m, c1, c2, c3, c4, c5, c6, c7, c8, cf = 0
+    cdef const int64_t* p_keys = <const int64_t*> c_array(prev_keys, b'i', &pn)
+    cdef const int64_t* p_tile = <const int64_t*> c_array(prev_tile, b'i', &c1)
+    cdef const double* p_duration = <const double*> c_array(prev_duration, b'f', &c2)
+    cdef const int64_t* p_steps = <const int64_t*> c_array(prev_steps, b'i', &c3)
+    cdef const int64_t* p_la = <const int64_t*> c_array(prev_layer_a, b'i', &c4)
+    cdef const int64_t* p_lb = <const int64_t*> c_array(prev_layer_b, b'i', &c5)
+    cdef const int64_t* c_keys = <const int64_t*> c_array(keys, b'i', &m)
+    cdef const int64_t* c_tile = <const int64_t*> c_array(tile, b'i', &c6)
+    cdef const int64_t* c_la = <const int64_t*> c_array(layer_a, b'i', &c7)
+    cdef const int64_t* c_lb = <const int64_t*> c_array(layer_b, b'i', &c8)
+    if c1 != pn or c2 != pn or c3 != pn or c4 != pn or c5 != pn:
         raise ValueError(f"the previous pairs' columns need {pn} rows each")
-    if layer_a.shape[0] != m or layer_b.shape[0] != m or tile.shape[0] != m:
+    if c6 != m or c7 != m or c8 != m:
         raise ValueError(f"tile, layer_a and layer_b need one row per pair ({m})")
     cdef bint with_forced = forced is not None
-    cdef const unsigned char[::1] force = np.ascontiguousarray(
-        forced if with_forced else np.zeros(0, dtype=np.bool_), dtype=np.bool_).view(np.uint8)
-    if with_forced and force.shape[0] != pn:
-        raise ValueError(f"forced needs one row per previous pair ({pn})")
+    cdef const unsigned char* force = NULL
+    if with_forced:
+        force = <const unsigned char*> c_array(forced, b'b', &cf)
+        if cf != pn:
+            raise ValueError(f"forced needs one row per previous pair ({pn})")
     duration_ = np.empty(m)
     steps_ = np.empty(m, dtype=np.int64)
     la_ = np.empty(m, dtype=np.int64)
     lb_ = np.empty(m, dtype=np.int64)
     kept_ = np.zeros(m, dtype=np.bool_)
     present_ = np.zeros(pn, dtype=np.bool_)
-    cdef double[::1] duration = duration_
-    cdef int64_t[::1] steps = steps_
-    cdef int64_t[::1] la = la_
-    cdef int64_t[::1] lb = lb_
-    cdef unsigned char[::1] kept = kept_.view(np.uint8)
-    cdef unsigned char[::1] present = present_.view(np.uint8)
+    cdef Py_ssize_t unused
+    cdef double* duration = <double*> c_array(duration_, b'f', &unused)
+    cdef int64_t* steps = <int64_t*> c_array(steps_, b'i', &unused)
+    cdef int64_t* la = <int64_t*> c_array(la_, b'i', &unused)
+    cdef int64_t* lb = <int64_t*> c_array(lb_, b'i', &unused)
+    cdef unsigned char* kept = <unsigned char*> c_array(kept_, b'b', &unused)
+    cdef unsigned char* present = <unsigned char*> c_array(present_, b'b', &unused)
     cdef Py_ssize_t i, j = 0
     with nogil:
         for i in range(m):
-            while j < pn and _cmp(prev_keys[j], prev_tile[j], keys[i], tile[i]) < 0:
+            while j < pn and _cmp(p_keys[j], p_tile[j], c_keys[i], c_tile[i]) < 0:
                 j += 1
-            if (j < pn and _cmp(prev_keys[j], prev_tile[j], keys[i], tile[i]) == 0
+            if (j < pn and _cmp(p_keys[j], p_tile[j], c_keys[i], c_tile[i]) == 0
                     and not (with_forced and force[j])):
                 kept[i] = 1
                 present[j] = 1
-                duration[i] = prev_duration[j] + dt
-                steps[i] = prev_steps[j] + 1
-                la[i] = prev_layer_a[j]
-                lb[i] = prev_layer_b[j]
+                duration[i] = p_duration[j] + dt
+                steps[i] = p_steps[j] + 1
+                la[i] = p_la[j]
+                lb[i] = p_lb[j]
             else:
                 duration[i] = 0.0
                 steps[i] = 0
-                la[i] = layer_a[i]
-                lb[i] = layer_b[i]
+                la[i] = c_la[i]
+                lb[i] = c_lb[i]
     return duration_, steps_, la_, lb_, kept_, present_
