@@ -67,7 +67,12 @@ def check_finite(name: str, value: object) -> float:
     Raises ``TypeError`` for non-numbers (and bools) and ``ValueError`` for NaN, infinities and
     integers beyond the float range, naming the field ``name`` and the value.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    kind = type(value)
+    if kind is float:  # the common case first: no ABC check
+        if value - value == 0.0:  # finite (NaN and infinities give NaN)
+            return value  # type: ignore[return-value]
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if kind is not int and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
         raise TypeError(f"{name} must be a number, got {value!r}")
     try:
         f = float(value)
