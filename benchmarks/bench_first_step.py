@@ -191,14 +191,22 @@ def cold_start(runs: int) -> None:
 
 def overlaps(sizes: list[int], engines: list[str], runs: int, later: int) -> str:
     """Run the overlap section (each (N, engine) ``runs`` times, the engines alternating within
-    each round, every run a fresh process) and return its table."""
-    results = []
+    each round, every run a fresh process) and return its table; a run that fails (its error
+    on stderr) is left out and named under the table, the others are kept."""
+    results, failed = [], []
     for n in sizes:
         for _ in range(runs):
             for engine in engines:
                 sys.stderr.write(f"overlap N={n:,} {engine}\n")
-                results.append(fresh_overlap_run(n, engine, later))
-    return overlap_table(results, later)
+                try:
+                    results.append(fresh_overlap_run(n, engine, later))
+                except (RuntimeError, subprocess.TimeoutExpired) as exc:
+                    sys.stderr.write(f"{exc}\n")
+                    failed.append(f"N={n:,} {engine}")
+    text = overlap_table(results, later)
+    if failed:
+        text += "\n\nfailed runs (left out): " + ", ".join(failed)
+    return text
 
 
 def main(argv: list[str] | None = None) -> None:
