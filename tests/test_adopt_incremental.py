@@ -279,3 +279,51 @@ def test_spawns_into_a_resting_pile_are_pushed_out_as_by_a_full_overlap_pass(wor
     assert ref_pushed == 240 and 16 <= inc_pushed < 200
     # nothing was left overlapping: the pile pushed every spawn out
     assert inc_ph._narrowphase.deepest < 0.05  # a resting pile presses about 0.01 deep
+
+
+def _mixed_bodies(count: int) -> list[tuple]:
+    rng = random.Random(9)
+    tiles = ep.TileMap(["#..#", "####"], 1.0)
+    out = []
+    for i in range(count):
+        kind = rng.choice(KINDS)
+        col = ep.Collider(kind, layer=1 + i % 3, mass=1.0 + i % 4, restitution=0.25,
+                          one_way=(0.0, 1.0) if i % 7 == 0 else None)
+        shape = (tiles if i == 5 else ep.Circle(0.25 + i % 3 / 10) if i % 2
+                 else ep.Rect(1.0, 0.5 + i % 5 / 10))
+        out.append((ep.Position(rng.uniform(-9, 9), rng.uniform(-9, 9)),
+                    None if i % 5 == 0 else ep.Velocity(1.0, -2.0),
+                    ep.AccelerationMap(g=(0.0, -9.8)) if i % 3 == 0 else None,
+                    None if i % 11 == 0 else col,
+                    None if i % 13 == 0 else ep.Geometry(shape)))
+    return out
+
+
+def test_adopting_many_at_once_gives_the_rows_of_adopting_one_at_a_time():
+    from ecsphys.state.body_table import _COLLIDER_COLUMNS, BodyTable
+    bulk, single = BodyTable(), BodyTable()
+    first = _mixed_bodies(3)
+    for e, comps in enumerate(first):  # a table that holds rows already
+        bulk.add(100 + e, comps)
+    for e, comps in enumerate(_mixed_bodies(3)):
+        single.add(100 + e, comps)
+    entities = list(range(200, 300))
+    bulk.add_many(entities, _mixed_bodies(100))
+    for e, comps in zip(entities, _mixed_bodies(100), strict=True):
+        single.add(e, comps)
+    n = single.n
+    assert bulk.n == n == 103 and bulk.capacity == single.capacity
+    for name in ("pos", "prev_pos", "vel", "acc", "move", "lo", "hi", "entity", "collides",
+                 "shape_code", "leaf0", "nleaf", "shape_hash", "ground", "floor_entity",
+                 "carrier", *_COLLIDER_COLUMNS):
+        assert getattr(bulk, name)[:n].tobytes() == getattr(single, name)[:n].tobytes(), name
+    assert bulk.row_of == single.row_of
+    assert bulk.layout_version == single.layout_version
+    assert bulk.static_version == single.static_version
+    assert bulk.static_dirty == single.static_dirty and bulk.touched == single.touched
+    assert bulk.has == single.has and bulk.tilemaps.keys() == single.tilemaps.keys()
+    row = bulk.row_of[233]
+    assert bulk.comps[row][0]._row == row and bulk.comps[row][0]._table is bulk
+    with pytest.raises(ValueError, match="entity 250 is already"):
+        bulk.add_many([300, 250], _mixed_bodies(2))
+    assert bulk.n == 103 and 300 not in bulk.row_of

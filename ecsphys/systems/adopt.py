@@ -209,8 +209,11 @@ class AdoptSystem(esper.Processor):
         for e in dirty:
             table.remove(e)
         added = sorted(new + dirty)
-        for e in added:
-            table.add(e, found[e])
+        if len(added) > 8:  # a level loading: each column written once
+            table.add_many(added, [found[e] for e in added])
+        else:
+            for e in added:
+                table.add(e, found[e])
         table.changed |= collision_dirty
         warned = self._warned
         warned.difference_update(gone)
