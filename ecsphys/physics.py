@@ -321,7 +321,7 @@ class Physics:
             response.filter_pair = bp.filter_pair
             if bp.filter_pair is not None:  # its answers may change between steps
                 response.forget_end()
-            response.process(bp.ra, bp.rb, dt)  # moves the bodies
+            response.process(bp.ra, bp.rb, dt, bp)  # moves the bodies (bp: its index)
         except BaseException:
             if saved is not None:
                 t.set_motion(saved)

@@ -5,6 +5,11 @@ Guarantees:
   interface: ``rebuilds``, ``set_static(lo, hi)`` and ``query(lo, hi) -> (di, dj, sk, sl)``, and
   returns exactly the same pairs: closed boxes (touching counts), int64 arrays, dynamic pairs
   with ``di < dj``, each pair once, sorted lexicographically; no static-static pairs.
+- ``Grid`` and ``BruteForce`` also change single static boxes: ``update_static(ids, lo, hi)``
+  (new ids, or ids whose box changed; the grid returns False for a box its cells cannot hold:
+  then ``set_static`` again) and ``remove_static(ids)``; these count no rebuild, and the
+  pairs are those of a ``set_static`` of the same boxes (a removed id meets nothing). The
+  sweep and the quad tree have no such update: their statics are set again.
 - ``Grid``, ``SweepAndPrune`` and ``QuadTree`` are compiled (Cython, one call per query, no
   Python inside; see each module's opening comment); ``BruteForce`` is NumPy, the oracle the
   tests compare the others against. No esper, no pyglet.

@@ -31,7 +31,9 @@ CHUNK_ELEMENTS = 1 << 21
 
 
 class Broadphase(Protocol):
-    """What every broadphase offers; the physics systems call only this."""
+    """What every broadphase offers; the physics systems call only this (and, where a
+    broadphase has them, ``update_static(ids, lo, hi) -> bool`` and ``remove_static(ids)``,
+    which change single static boxes: see the package docstring)."""
 
     rebuilds: int
 

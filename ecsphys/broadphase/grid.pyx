@@ -22,28 +22,38 @@
 #   just above the 98th percentile capped at 3x the median; medians from a sample of at most
 #   about 1,000 boxes. The current cell is kept while the estimate stays within
 #   [cell / 1.05, cell * 1.005].
-# - Statics are indexed once per set_static (and only then): each static box is stored in every
-#   cell it covers of the finest static level where it covers at most 64 cells (static levels
-#   have cells of static_cell_size * 8**L, the automatic static cell being twice the median
-#   of the boxes' smaller sides), so a long floor sits in a few coarse cells and a query box
-#   costs per cell *it* covers, never per cell the floor covers. A pair met in several cells
-#   is kept only in the cell holding the lower-left corner of the intersection. A query looks
-#   each dynamic box up there (a summed-area table rejects empty areas in O(1)), unless the
-#   statics are few and cover few dynamic cells (walls around a crowd): then each static box
-#   scans the dynamic cells under it instead, which costs nothing per dynamic box.
+# - Statics: each static box is stored in every cell it covers of the finest static level
+#   where it covers at most 64 cells (static levels have cells of static_cell_size * 8**L,
+#   the automatic static cell being twice the median of the boxes' smaller sides, chosen by
+#   set_static), so a long floor sits in a few coarse cells and a query box costs per cell
+#   *it* covers, never per cell the floor covers. A pair met in several cells is kept only in
+#   the cell holding the lower-left corner of the intersection. A level keeps its cells in an
+#   array over the cells that hold boxes (while that is at most 4 places a box plus 65,536),
+#   else in a hash table; each cell's boxes (copies, with their ids) lie side by side in a
+#   pool. `set_static` builds it all (the boxes sorted by cell: a row's cells lie together)
+#   and counts a rebuild; `update_static(ids, lo, hi)` and `remove_static(ids)` change single
+#   static ids, each costing per cell its box covers (a full cell moves its boxes to the end
+#   of the pool with twice the room; what is left behind is packed away once it is half the
+#   pool), and count no rebuild. `update_static` returns False for a box these cells cannot
+#   hold (beyond the range the finest cell keeps exact, or too wide for the coarsest level):
+#   then index them all again with set_static. Ids need not be dense: a removed id holds
+#   nothing. A query looks each dynamic box up there, unless the statics are few and cover
+#   few dynamic cells (walls around a crowd): then each static box scans the dynamic cells
+#   under it instead, which costs nothing per dynamic box.
 # - `find(q)` looks a box up the same ways: the dynamic boxes of the last run in each level's
 #   cells under it grown by one cell, the statics by the lower-left-corner rule. Where the
-#   keys are sparse (binary search), the rows under a box that hold no key are jumped over,
-#   so a box costs per row that holds boxes, never per row of the grid (up to 2**25): a world
-#   query's long ray across a world as wide as the valid range stays cheap. A box with a NaN
-#   finds nothing.
+#   dynamic keys are sparse (binary search), the rows under a box that hold no key are jumped
+#   over, so a box costs per row that holds boxes, never per row of the grid (up to 2**25); a
+#   static level is read only within the bounds of its cells that hold boxes, a table level
+#   at most once per place of its table: a world query's long ray across a world as wide as
+#   the valid range stays cheap. A box with a NaN finds nothing.
 # - Negative and far-away coordinates work (exact while |coordinate| / cell stays below about
 #   1e12; the cell is raised so an axis has at most 2**25 cells); a sparse scene switches
 #   from a dense cell table to binary search.
 
-from libc.math cimport floor, isfinite, sqrt
-from libc.stdint cimport int64_t, uint64_t, uint8_t
-from libc.string cimport memset
+from libc.math cimport INFINITY, NAN, fabs, floor, isfinite, sqrt
+from libc.stdint cimport int8_t, int64_t, uint64_t, uint8_t
+from libc.string cimport memcpy, memset
 
 from .boxindex cimport (
     FOUND_DYNAMIC,
@@ -54,6 +64,7 @@ from .boxindex cimport (
     Buf,
     PairList,
     buf_free,
+    buf_keep,
     buf_reserve,
     overlap,
     pl_push,
@@ -83,6 +94,9 @@ cdef double FIT_RATIO = 2.0
 cdef double FIT_MARGIN = 1.0 / 0.98
 cdef double KEEP_ABOVE = 1.05
 cdef double KEEP_BELOW = 1.005
+cdef double MAX_STATIC_CELLS = 1125899906842624.0  # 2**50: a static box's cells stay exact
+cdef uint64_t HASH_X = 0x9E3779B97F4A7C15
+cdef uint64_t HASH_Y = 0xC2B2AE3D27D4EB4F
 
 
 cdef struct Level:
@@ -102,17 +116,35 @@ cdef struct Level:
     Py_ssize_t p1
 
 
+cdef struct SCell:
+    int64_t cx          # the cell's coordinates (floor of the world coordinate / cell)
+    int64_t cy
+    int64_t start       # its entries: start .. start + count - 1 of the entry pool,
+    int count           # with room for `room` there; count 0: an empty place of the table
+    int room
+
+
+cdef struct SEntry:
+    double box[4]       # a static box (a copy: a cell's boxes are read together)
+    int64_t id          # its static id
+
+
 cdef struct SLevel:
     double cell
     double inv
-    double x0
-    double y0
+    bint dense          # the cells in a row-major array over the cells ox .. ox + w - 1,
+    int64_t ox          # oy .. oy + h - 1 (most worlds: compact, read in order), else in
+    int64_t oy          # a hash table (open addressing, linear probing)
     int64_t w
     int64_t h
-    Py_ssize_t e0      # entries e0 .. e1 - 1 (sorted by key)
-    Py_ssize_t e1
-    Py_ssize_t st      # offset of the start table, -1: binary search
-    Py_ssize_t sat     # offset of the summed-area table, -1: none
+    Py_ssize_t cap      # places of the array or table (a table's is a power of two)
+    Py_ssize_t ncell    # cells holding entries
+    Py_ssize_t count    # entries
+    double bx0          # bounds of the cells holding entries (grown on insert, reset by
+    double by0          # set_static): a box is looked up only where they are
+    double bx1
+    double by1
+    Buf tab             # SCell[cap]
 
 
 cdef inline double clampd(double v, double lo, double hi) noexcept nogil:
@@ -158,6 +190,177 @@ cdef inline Py_ssize_t lower_bound(const int64_t* keys, Py_ssize_t lo, Py_ssize_
     return lo
 
 
+cdef inline uint64_t cell_hash(int64_t cx, int64_t cy) noexcept nogil:
+    cdef uint64_t h = (<uint64_t>cx) * HASH_X ^ ((<uint64_t>cy) * HASH_Y)
+    return h ^ (h >> 29)
+
+
+cdef inline Py_ssize_t cell_find(const SLevel* S, int64_t cx, int64_t cy) noexcept nogil:
+    """The place of cell (cx, cy) in the level's cells, -1 if it holds no entry."""
+    cdef const SCell* tab = <const SCell*>S.tab.p
+    cdef uint64_t mask
+    cdef Py_ssize_t i
+    if S.dense:
+        if cx < S.ox or cy < S.oy or cx >= S.ox + S.w or cy >= S.oy + S.h:
+            return -1
+        i = <Py_ssize_t>((cy - S.oy) * S.w + (cx - S.ox))
+        return i if tab[i].count > 0 else -1
+    if S.cap == 0:
+        return -1
+    mask = <uint64_t>(S.cap - 1)
+    i = <Py_ssize_t>(cell_hash(cx, cy) & mask)
+    while tab[i].count > 0:
+        if tab[i].cx == cx and tab[i].cy == cy:
+            return i
+        i = <Py_ssize_t>((<uint64_t>i + 1) & mask)
+    return -1
+
+
+cdef inline bint dense_fits(double area, Py_ssize_t entries) noexcept nogil:
+    """Whether a level of ``entries`` boxes in cells keeps them in an array of ``area``
+    places (not too sparse: at most 4 places an entry, plus 65,536)."""
+    return area <= 4.0 * <double>entries + 65536.0
+
+
+cdef int cells_relayout(SLevel* S, bint dense, int64_t ox, int64_t oy, int64_t w, int64_t h,
+                        Py_ssize_t cap) noexcept nogil:
+    """Place the level's cells again: in an array over (ox, oy, w, h) (it must hold them
+    all) or in a hash table of ``cap`` places (a power of two)."""
+    cdef Py_ssize_t old = S.cap, i, j
+    cdef SCell* src = <SCell*>S.tab.p
+    cdef SCell* tab
+    cdef Buf fresh
+    cdef uint64_t mask
+    cdef bint was_dense = S.dense
+    if dense:
+        cap = <Py_ssize_t>(w * h)
+    fresh.p = NULL
+    fresh.cap = 0
+    tab = <SCell*>buf_reserve(&fresh, (cap + 1) * sizeof(SCell))
+    if tab == NULL:
+        return -1
+    for i in range(cap):
+        tab[i].count = 0
+    mask = <uint64_t>(cap - 1)
+    for i in range(old if S.ncell else 0):
+        if src[i].count > 0:
+            if dense:
+                j = <Py_ssize_t>((src[i].cy - oy) * w + (src[i].cx - ox))
+            else:
+                j = <Py_ssize_t>(cell_hash(src[i].cx, src[i].cy) & mask)
+                while tab[j].count > 0:
+                    j = <Py_ssize_t>((<uint64_t>j + 1) & mask)
+            tab[j] = src[i]
+    buf_free(&S.tab)
+    S.tab = fresh
+    S.cap = cap
+    S.dense = dense
+    S.ox = ox
+    S.oy = oy
+    S.w = w
+    S.h = h
+    return 0
+
+
+cdef Py_ssize_t cell_place(SLevel* S, int64_t cx, int64_t cy) noexcept nogil:
+    """The place of cell (cx, cy), made (empty: count 0, no room) if it holds no entry yet;
+    -1: out of memory. An array grows (by a quarter more on every side) to take a cell
+    beyond it, or becomes a hash table when that would leave it too sparse; a table grows
+    when half full."""
+    cdef SCell* tab
+    cdef uint64_t mask
+    cdef Py_ssize_t i, cap
+    cdef int64_t x0, y0, x1, y1, mx, my
+    if S.dense:
+        if not (cx < S.ox or cy < S.oy or cx >= S.ox + S.w or cy >= S.oy + S.h):
+            i = <Py_ssize_t>((cy - S.oy) * S.w + (cx - S.ox))
+        else:
+            x0 = cx if S.w == 0 or cx < S.ox else S.ox
+            y0 = cy if S.w == 0 or cy < S.oy else S.oy
+            x1 = cx if S.w == 0 or cx >= S.ox + S.w else S.ox + S.w - 1
+            y1 = cy if S.w == 0 or cy >= S.oy + S.h else S.oy + S.h - 1
+            mx = (x1 - x0 + 1) // 4 + 1
+            my = (y1 - y0 + 1) // 4 + 1
+            if dense_fits((<double>(x1 - x0 + 1 + 2 * mx)) * <double>(y1 - y0 + 1 + 2 * my),
+                          S.count + 1):
+                if cells_relayout(S, True, x0 - mx, y0 - my, x1 - x0 + 1 + 2 * mx,
+                                  y1 - y0 + 1 + 2 * my, 0) < 0:
+                    return -1
+            else:
+                cap = 64
+                while cap < 2 * (S.ncell + 1):
+                    cap *= 2
+                if cells_relayout(S, False, 0, 0, 0, 0, cap) < 0:
+                    return -1
+            return cell_place(S, cx, cy)
+        tab = <SCell*>S.tab.p
+    else:
+        if (S.ncell + 1) * 2 > S.cap and cells_relayout(
+                S, False, 0, 0, 0, 0, 2 * S.cap if S.cap else 64) < 0:
+            return -1
+        tab = <SCell*>S.tab.p
+        mask = <uint64_t>(S.cap - 1)
+        i = <Py_ssize_t>(cell_hash(cx, cy) & mask)
+        while tab[i].count > 0:
+            if tab[i].cx == cx and tab[i].cy == cy:
+                return i
+            i = <Py_ssize_t>((<uint64_t>i + 1) & mask)
+    if tab[i].count == 0:
+        tab[i].cx = cx
+        tab[i].cy = cy
+        tab[i].start = 0
+        tab[i].room = 0
+    return i
+
+
+cdef void cell_delete(SLevel* S, Py_ssize_t i) noexcept nogil:
+    """Empty place ``i``; in a table, move back the cells placed after it that would no
+    longer be found (backward-shift deletion: no tombstones)."""
+    cdef SCell* tab = <SCell*>S.tab.p
+    cdef uint64_t mask = <uint64_t>(S.cap - 1)
+    cdef Py_ssize_t j = i, k
+    tab[i].count = 0
+    S.ncell -= 1
+    if S.dense:
+        return
+    while True:
+        j = <Py_ssize_t>((<uint64_t>j + 1) & mask)
+        if tab[j].count == 0:
+            return
+        k = <Py_ssize_t>(cell_hash(tab[j].cx, tab[j].cy) & mask)
+        # the cell at j stays if its home k lies cyclically in (i, j]
+        if (i <= j and i < k and k <= j) or (i > j and (i < k or k <= j)):
+            continue
+        tab[i] = tab[j]
+        tab[j].count = 0
+        i = j
+
+
+cdef inline int cell_hits(const SEntry* pool, const double* q, int64_t qid, const SLevel* S,
+                          const SCell* cell, PairList* out, bint found) noexcept nogil:
+    """The entries of one cell whose box overlaps ``q``, kept only in the cell of the
+    intersection's lower-left corner (so a pair met in several cells comes out once):
+    ``(qid, static id)``, or ``(static id, FOUND_STATIC)`` when ``found``."""
+    cdef const SEntry* e = pool + cell.start
+    cdef const SEntry* end = e + cell.count
+    cdef const double* eb
+    cdef double rx, ry
+    cdef double cx = <double>cell.cx, cy = <double>cell.cy
+    while e < end:
+        eb = e.box
+        if overlap(q, eb):
+            rx = floor((q[0] if q[0] > eb[0] else eb[0]) * S.inv)
+            ry = floor((q[1] if q[1] > eb[1] else eb[1]) * S.inv)
+            if rx == cx and ry == cy:
+                if found:
+                    if pl_push(out, e.id, FOUND_STATIC) < 0:
+                        return -1
+                elif pl_push(out, qid, e.id) < 0:
+                    return -1
+        e += 1
+    return 0
+
+
 def _static_cell_size(lo, hi):
     """The automatic static cell: twice the median of the boxes' smaller sides."""
     ext = hi - lo
@@ -201,18 +404,20 @@ cdef class Grid(BoxIndex):
     cdef int64_t* order
     cdef double* sbox
     cdef int64_t* starts
-    # static index
-    cdef object _s_keep
-    cdef Py_ssize_t m
-    cdef int s_nlv
+    # static index: per static id (slot) its box, its level and whether it is in; per level
+    # a table of the cells holding entries, each cell's entries (box and id) side by side
+    # in a pool (a block per cell, moved to the end with twice the room when full)
+    cdef Py_ssize_t m            # static ids 0 .. m - 1 (some may be out: removed)
+    cdef Py_ssize_t m_live       # static ids in the index
+    cdef double s_c0             # the finest static cell; 0.0: no static index yet
     cdef SLevel s_lv[MAX_SLEVELS]
-    cdef const double* s_box
-    cdef const double* e_box
-    cdef const int64_t* e_id
-    cdef const int64_t* e_key
-    cdef const int64_t* e_cx
-    cdef const int64_t* e_cy
-    cdef const int64_t* s_tab
+    cdef Buf b_st_box            # double[4 * m]
+    cdef Buf b_st_level          # int8_t[m]: its level, -1: in no cell
+    cdef Buf b_st_in             # uint8_t[m]
+    cdef Buf b_ent               # SEntry[n_ent]
+    cdef Py_ssize_t n_ent        # pool entries handed to cells' blocks
+    cdef Py_ssize_t ent_waste    # of those, in blocks no cell uses any more
+    cdef double* s_box           # b_st_box.p
 
     def __init__(self, cell_size=None, static_cell_size=None):
         if cell_size is not None and not (cell_size > 0 and np.isfinite(cell_size)):
@@ -226,8 +431,11 @@ cdef class Grid(BoxIndex):
         self._cell = 0.0 if cell_size is None else float(cell_size)
         self._static_req = 0.0 if static_cell_size is None else float(static_cell_size)
         self.m = 0
-        self.s_nlv = 0
-        self._s_keep = None
+        self.m_live = 0
+        self.s_c0 = 0.0
+        self.n_ent = 0
+        self.ent_waste = 0
+        self.s_box = NULL
 
     def __dealloc__(self):
         buf_free(&self.b_ext)
@@ -238,6 +446,13 @@ cdef class Grid(BoxIndex):
         buf_free(&self.b_ord)
         buf_free(&self.b_sbox)
         buf_free(&self.b_starts)
+        buf_free(&self.b_st_box)
+        buf_free(&self.b_st_level)
+        buf_free(&self.b_st_in)
+        buf_free(&self.b_ent)
+        cdef int L
+        for L in range(MAX_SLEVELS):
+            buf_free(&self.s_lv[L].tab)
 
     @property
     def cell_size(self):
@@ -257,121 +472,445 @@ cdef class Grid(BoxIndex):
     # ------------------------------------------------------------------ statics
 
     def set_static(self, lo, hi):
-        """Index the static boxes (ids ``0..m-1``); increments ``rebuilds``."""
+        """Index the static boxes afresh (ids ``0..m-1``); increments ``rebuilds``."""
         lo, hi = as_boxes(lo, hi)
-        m = lo.shape[0]
+        cdef Py_ssize_t m = lo.shape[0]
+        cdef double c = 0.0
+        cdef int r = 0
         self.rebuilds += 1
-        box = np.empty((m, 4))
-        box[:, :2] = lo
-        box[:, 2:] = hi
-        parts_box, parts_id, parts_key, parts_cx, parts_cy, tabs = [], [], [], [], [], []
-        levels = []
-        e_total = 0
-        t_total = 0
         if m:
             c = self._static_req if self._static_req > 0 else _static_cell_size(lo, hi)
             span = float(np.max(hi.max(axis=0) - lo.min(axis=0)))
-            c = max(c, span / MAX_AXIS_CELLS)
-            rem = np.arange(m, dtype=np.int64)
-            while rem.size:
-                inv = 1.0 / c
-                rl, rh = lo[rem], hi[rem]
-                fx0 = np.floor(rl[:, 0] * inv)
-                fy0 = np.floor(rl[:, 1] * inv)
-                fx1 = np.floor(rh[:, 0] * inv)
-                fy1 = np.floor(rh[:, 1] * inv)
-                ncell = (fx1 - fx0 + 1) * (fy1 - fy0 + 1)
-                fit = ncell <= STATIC_MAX_CELLS
-                if len(levels) == MAX_SLEVELS - 1:
-                    fit[:] = True
-                take = rem[fit]
-                if take.size:
-                    fx0, fy0, fx1, fy1 = fx0[fit], fy0[fit], fx1[fit], fy1[fit]
-                    x0, y0 = float(fx0.min()), float(fy0.min())
-                    ix0 = (fx0 - x0).astype(np.int64)
-                    iy0 = (fy0 - y0).astype(np.int64)
-                    nx = (fx1 - x0).astype(np.int64) - ix0 + 1
-                    ny = (fy1 - y0).astype(np.int64) - iy0 + 1
-                    w = int((ix0 + nx).max())
-                    h = int((iy0 + ny).max())
-                    count = nx * ny
-                    slot = np.repeat(np.arange(take.size), count)
-                    first = np.cumsum(count) - count
-                    local = np.arange(slot.size, dtype=np.int64) - first[slot]
-                    ex = ix0[slot] + local % nx[slot]
-                    ey = iy0[slot] + local // nx[slot]
-                    key = ey * w + ex
-                    o = np.argsort(key, kind="stable")
-                    owner = take[slot[o]]
-                    parts_box.append(box[owner])
-                    parts_id.append(owner)
-                    parts_key.append(key[o])
-                    parts_cx.append(ex[o])
-                    parts_cy.append(ey[o])
-                    ne = int(key.size)
-                    st = sat = -1
-                    if w * h <= 4 * ne + 65536:  # dense: start table + summed-area table
-                        per_cell = np.bincount(key, minlength=w * h)
-                        starts = np.zeros(w * h + 1, dtype=np.int64)
-                        np.cumsum(per_cell, out=starts[1:])
-                        starts += e_total
-                        s_a = np.zeros((h + 1, w + 1), dtype=np.int64)
-                        np.cumsum(np.cumsum(per_cell.reshape(h, w), axis=0), axis=1,
-                                  out=s_a[1:, 1:])
-                        st = t_total
-                        tabs.append(starts)
-                        t_total += starts.size
-                        sat = t_total
-                        tabs.append(s_a.ravel())
-                        t_total += s_a.size
-                    levels.append((c, inv, x0, y0, w, h, e_total, e_total + ne, st, sat))
-                    e_total += ne
-                rem = rem[~fit]
-                c *= STATIC_RATIO
-        cat = np.concatenate
-        e_box = cat(parts_box) if parts_box else np.zeros((1, 4))
-        e_id = cat(parts_id) if parts_id else np.zeros(1, dtype=np.int64)
-        e_key = cat(parts_key) if parts_key else np.zeros(1, dtype=np.int64)
-        e_cx = cat(parts_cx) if parts_cx else np.zeros(1, dtype=np.int64)
-        e_cy = cat(parts_cy) if parts_cy else np.zeros(1, dtype=np.int64)
-        tab = cat(tabs) if tabs else np.zeros(1, dtype=np.int64)
-        if m == 0:
-            box = np.zeros((1, 4))
-        keep = (np.ascontiguousarray(box), np.ascontiguousarray(e_box),
-                np.ascontiguousarray(e_id, dtype=np.int64),
-                np.ascontiguousarray(e_key, dtype=np.int64),
-                np.ascontiguousarray(e_cx, dtype=np.int64),
-                np.ascontiguousarray(e_cy, dtype=np.int64),
-                np.ascontiguousarray(tab, dtype=np.int64))
-        cdef const double[:, ::1] v_box = keep[0]
-        cdef const double[:, ::1] v_ebox = keep[1]
-        cdef const int64_t[::1] v_id = keep[2]
-        cdef const int64_t[::1] v_key = keep[3]
-        cdef const int64_t[::1] v_cx = keep[4]
-        cdef const int64_t[::1] v_cy = keep[5]
-        cdef const int64_t[::1] v_tab = keep[6]
-        self._s_keep = keep
-        self.s_box = &v_box[0, 0]
-        self.e_box = &v_ebox[0, 0]
-        self.e_id = &v_id[0]
-        self.e_key = &v_key[0]
-        self.e_cx = &v_cx[0]
-        self.e_cy = &v_cy[0]
-        self.s_tab = &v_tab[0]
+            far = float(max(np.abs(lo).max(), np.abs(hi).max()))
+            c = max(c, span / MAX_AXIS_CELLS, far / MAX_STATIC_CELLS)
+        box = np.ascontiguousarray(np.concatenate((lo, hi), axis=1)) if m else np.zeros((1, 4))
+        cdef const double[:, ::1] vb = box
+        with nogil:
+            r = self._s_reset(m, c)
+            if r == 0 and m:
+                r = self._s_bulk(&vb[0, 0], m)
+        if r < 0:
+            raise MemoryError("grid: out of memory")
+
+    def update_static(self, ids, lo, hi):
+        """Put the boxes ``lo[k]``-``hi[k]`` in as static ids ``ids[k]`` (a new id, or one whose
+        box changed), each costing per cell it covers, not a rebuild (``rebuilds`` stays).
+        Returns False, having put in only part of them, when a box does not fit the cells
+        chosen at the last ``set_static`` (none yet, or one far beyond them): then index them
+        all again with ``set_static``."""
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        lo, hi = as_boxes(lo, hi)
+        if ids.ndim != 1 or ids.shape[0] != lo.shape[0]:
+            raise ValueError(f"ids must be one id per box, got {ids.shape} for {lo.shape[0]}")
+        cdef Py_ssize_t k = ids.shape[0], i = 0
+        if k == 0:
+            return True
+        if ids.min() < 0:
+            raise ValueError("static ids must be >= 0")
+        box = np.ascontiguousarray(np.concatenate((lo, hi), axis=1))
+        cdef const double[:, ::1] vb = box
+        cdef const int64_t[::1] vi = ids
+        cdef int r = 0
+        with nogil:
+            while r == 0 and i < k:
+                r = self._s_put(vi[i], &vb[i, 0], False)
+                i += 1
+        if r < 0:
+            raise MemoryError("grid: out of memory")
+        return r == 0
+
+    def remove_static(self, ids):
+        """Take the static ids ``ids`` out of the index (ids not in it are ignored)."""
+        ids = np.ascontiguousarray(ids, dtype=np.int64).ravel()
+        cdef const int64_t[::1] vi = ids
+        cdef Py_ssize_t i
+        cdef const uint8_t* st_in
+        with nogil:
+            st_in = <const uint8_t*>self.b_st_in.p
+            for i in range(vi.shape[0]):
+                if 0 <= vi[i] < self.m and st_in[vi[i]]:
+                    self._s_remove(vi[i])
+
+    @property
+    def static_count(self):
+        """How many static boxes the index holds."""
+        return self.m_live
+
+    cdef int _s_slots(self, Py_ssize_t m) noexcept nogil:
+        """Room for static ids up to ``m - 1``; the new ones are out of the index."""
+        cdef Py_ssize_t i
+        cdef int8_t* level
+        cdef uint8_t* st_in
+        if m <= self.m:
+            return 0
+        if (buf_keep(&self.b_st_box, 4 * m * sizeof(double)) == NULL
+                or buf_keep(&self.b_st_level, m * sizeof(int8_t)) == NULL
+                or buf_keep(&self.b_st_in, m * sizeof(uint8_t)) == NULL):
+            return -1
+        self.s_box = <double*>self.b_st_box.p
+        level = <int8_t*>self.b_st_level.p
+        st_in = <uint8_t*>self.b_st_in.p
+        for i in range(self.m, m):
+            level[i] = -1
+            st_in[i] = 0
+            self.s_box[4 * i] = self.s_box[4 * i + 1] = NAN
+            self.s_box[4 * i + 2] = self.s_box[4 * i + 3] = NAN
         self.m = m
-        self.s_nlv = len(levels)
-        cdef int i
-        for i, (c, inv, x0, y0, w, h, e0, e1, st, sat) in enumerate(levels):
-            self.s_lv[i].cell = c
-            self.s_lv[i].inv = inv
-            self.s_lv[i].x0 = x0
-            self.s_lv[i].y0 = y0
-            self.s_lv[i].w = w
-            self.s_lv[i].h = h
-            self.s_lv[i].e0 = e0
-            self.s_lv[i].e1 = e1
-            self.s_lv[i].st = st
-            self.s_lv[i].sat = sat
+        return 0
+
+    cdef int _s_reset(self, Py_ssize_t m, double c0) noexcept nogil:
+        """An empty static index of ``m`` ids (all out) whose finest cell is ``c0``."""
+        cdef int L
+        cdef Py_ssize_t i
+        cdef double c = c0
+        cdef SLevel* S
+        cdef SCell* tab
+        for L in range(MAX_SLEVELS):
+            S = &self.s_lv[L]
+            S.cell = c
+            S.inv = 1.0 / c if c > 0.0 else 0.0
+            if S.ncell:
+                tab = <SCell*>S.tab.p
+                for i in range(S.cap):
+                    tab[i].count = 0
+            S.dense = True
+            S.ox = S.oy = S.w = S.h = 0
+            S.cap = 0
+            S.ncell = 0
+            S.count = 0
+            S.bx0 = S.by0 = INFINITY
+            S.bx1 = S.by1 = -INFINITY
+            c *= STATIC_RATIO
+        self.s_c0 = c0
+        self.n_ent = 0
+        self.ent_waste = 0
+        self.m = 0
+        self.m_live = 0
+        return self._s_slots(m)
+
+    cdef int _s_cells(self, const double* b, bint force, double* f) noexcept nogil:
+        """The level of box ``b`` (packed) and its cells there, ``f`` = (x0, y0, x1, y1): the
+        finest level where it covers at most STATIC_MAX_CELLS. -1: a box with a NaN (or
+        inverted): it goes in no cell; -2: it does not fit this index's cells (beyond the
+        range its finest cell keeps exact, or wider than its coarsest level takes), unless
+        ``force`` (set_static: the coarsest level takes it, whatever it covers)."""
+        cdef int L = 0
+        cdef const SLevel* S = &self.s_lv[0]
+        cdef double cells
+        if not (isfinite(b[0]) and isfinite(b[1]) and isfinite(b[2]) and isfinite(b[3])
+                and b[0] <= b[2] and b[1] <= b[3]):
+            return -1
+        if not force and (fabs(b[0]) * S.inv >= MAX_STATIC_CELLS
+                          or fabs(b[1]) * S.inv >= MAX_STATIC_CELLS
+                          or fabs(b[2]) * S.inv >= MAX_STATIC_CELLS
+                          or fabs(b[3]) * S.inv >= MAX_STATIC_CELLS):
+            return -2
+        while True:
+            S = &self.s_lv[L]
+            f[0] = floor(b[0] * S.inv)
+            f[1] = floor(b[1] * S.inv)
+            f[2] = floor(b[2] * S.inv)
+            f[3] = floor(b[3] * S.inv)
+            cells = (f[2] - f[0] + 1.0) * (f[3] - f[1] + 1.0)
+            if cells <= STATIC_MAX_CELLS or L == MAX_SLEVELS - 1:
+                break
+            L += 1
+        if cells > STATIC_MAX_CELLS and not force:
+            return -2
+        return L
+
+    cdef void _s_hold(self, int64_t sid, const double* b, int L) noexcept nogil:
+        """Static id ``sid`` (room made, out of the index) holds box ``b`` at level ``L``; its
+        entries are made by the caller."""
+        self.s_box[4 * sid] = b[0]
+        self.s_box[4 * sid + 1] = b[1]
+        self.s_box[4 * sid + 2] = b[2]
+        self.s_box[4 * sid + 3] = b[3]
+        (<uint8_t*>self.b_st_in.p)[sid] = 1
+        (<int8_t*>self.b_st_level.p)[sid] = <int8_t>L
+        self.m_live += 1
+
+    cdef inline void _s_bound(self, int L, const double* f) noexcept nogil:
+        cdef SLevel* S = &self.s_lv[L]
+        if f[0] < S.bx0:
+            S.bx0 = f[0]
+        if f[1] < S.by0:
+            S.by0 = f[1]
+        if f[2] > S.bx1:
+            S.bx1 = f[2]
+        if f[3] > S.by1:
+            S.by1 = f[3]
+
+    cdef int _s_put(self, int64_t sid, const double* b, bint force) noexcept nogil:
+        """Static id ``sid`` gets box ``b`` (packed) in every cell it covers of its level
+        (`_s_cells`). 0: done; -1: out of memory; 1: the box does not fit this index's
+        cells (nothing changed)."""
+        cdef double f[4]
+        cdef int L
+        cdef int64_t gx, gy
+        if self.s_c0 <= 0.0:
+            return 1
+        L = self._s_cells(b, force, f)
+        if L == -2:
+            return 1
+        if sid >= self.m and self._s_slots(sid + 1) < 0:
+            return -1
+        if (<uint8_t*>self.b_st_in.p)[sid]:
+            self._s_remove(sid)
+        self._s_hold(sid, b, L)
+        if L < 0:  # (a NaN or inverted box: held, in no cell, it meets nothing)
+            return 0
+        gy = <int64_t>f[1]
+        while gy <= <int64_t>f[3]:
+            gx = <int64_t>f[0]
+            while gx <= <int64_t>f[2]:
+                if self._s_add(L, sid, gx, gy) < 0:
+                    return -1
+                gx += 1
+            gy += 1
+        self._s_bound(L, f)
+        return 0
+
+    cdef int _s_add(self, int L, int64_t sid, int64_t gx, int64_t gy) noexcept nogil:
+        """An entry of static id ``sid`` in cell (gx, gy) of level L, at the end of the cell's
+        block (moved to the end of the pool with twice the room when full)."""
+        cdef SLevel* S = &self.s_lv[L]
+        cdef Py_ssize_t i = cell_place(S, gx, gy)
+        cdef SCell* tab
+        cdef SEntry* ent
+        cdef SEntry* e
+        cdef int room
+        if i < 0:
+            return -1
+        tab = <SCell*>S.tab.p
+        if tab[i].count == tab[i].room:
+            room = 2 * tab[i].room if tab[i].room else 2
+            if self._s_room(room) < 0:
+                return -1
+            ent = <SEntry*>self.b_ent.p
+            if tab[i].count:
+                memcpy(ent + self.n_ent, ent + tab[i].start, tab[i].count * sizeof(SEntry))
+            self.ent_waste += tab[i].room
+            tab[i].start = self.n_ent
+            tab[i].room = room
+            self.n_ent += room
+        e = (<SEntry*>self.b_ent.p) + tab[i].start + tab[i].count
+        e.box[0] = self.s_box[4 * sid]
+        e.box[1] = self.s_box[4 * sid + 1]
+        e.box[2] = self.s_box[4 * sid + 2]
+        e.box[3] = self.s_box[4 * sid + 3]
+        e.id = sid
+        if tab[i].count == 0:
+            S.ncell += 1
+        tab[i].count += 1
+        S.count += 1
+        return 0
+
+    cdef int _s_room(self, Py_ssize_t k) noexcept nogil:
+        """Room for ``k`` more entries at the end of the pool; blocks no cell uses are
+        packed away first when they are half of it."""
+        if (self.n_ent + k) * sizeof(SEntry) <= self.b_ent.cap:
+            return 0
+        if self.ent_waste > 0 and 2 * self.ent_waste >= self.n_ent:
+            if self._s_pack() < 0:
+                return -1
+        if buf_keep(&self.b_ent, (self.n_ent + k) * sizeof(SEntry)) == NULL:
+            return -1
+        return 0
+
+    cdef int _s_pack(self) noexcept nogil:
+        """Copy every cell's entries into a fresh pool, side by side, with no spare room."""
+        cdef Buf fresh
+        cdef SEntry* dst
+        cdef const SEntry* src = <const SEntry*>self.b_ent.p
+        cdef SCell* tab
+        cdef Py_ssize_t total = self.n_ent - self.ent_waste, used = 0, i
+        cdef int L
+        fresh.p = NULL
+        fresh.cap = 0
+        dst = <SEntry*>buf_reserve(&fresh, (total + 1) * sizeof(SEntry))
+        if dst == NULL:
+            return -1
+        for L in range(MAX_SLEVELS):
+            tab = <SCell*>self.s_lv[L].tab.p
+            for i in range(self.s_lv[L].cap if self.s_lv[L].ncell else 0):
+                if tab[i].count > 0:
+                    memcpy(dst + used, src + tab[i].start, tab[i].count * sizeof(SEntry))
+                    tab[i].start = used
+                    tab[i].room = tab[i].count
+                    used += tab[i].count
+        buf_free(&self.b_ent)
+        self.b_ent = fresh
+        self.n_ent = used
+        self.ent_waste = 0
+        return 0
+
+    cdef void _s_remove(self, int64_t sid) noexcept nogil:
+        """Take static id ``sid`` (in the index) out: its entries leave their cells (the last
+        entry of a cell takes the place of the one leaving)."""
+        cdef int L = (<int8_t*>self.b_st_level.p)[sid]
+        cdef SLevel* S
+        cdef SCell* tab
+        cdef SEntry* blk
+        cdef const double* b = self.s_box + 4 * sid
+        cdef int64_t gx, gy, gx1, gy1
+        cdef Py_ssize_t i
+        cdef int k, c
+        if L >= 0:
+            S = &self.s_lv[L]
+            gx1 = <int64_t>floor(b[2] * S.inv)
+            gy1 = <int64_t>floor(b[3] * S.inv)
+            gy = <int64_t>floor(b[1] * S.inv)
+            while gy <= gy1:
+                gx = <int64_t>floor(b[0] * S.inv)
+                while gx <= gx1:
+                    i = cell_find(S, gx, gy)
+                    if i >= 0:
+                        tab = <SCell*>S.tab.p
+                        blk = (<SEntry*>self.b_ent.p) + tab[i].start
+                        c = tab[i].count
+                        for k in range(c):
+                            if blk[k].id == sid:
+                                blk[k] = blk[c - 1]
+                                tab[i].count = c - 1
+                                S.count -= 1
+                                break
+                        if tab[i].count == 0:
+                            self.ent_waste += tab[i].room
+                            cell_delete(S, i)
+                    gx += 1
+                gy += 1
+            if S.count == 0:
+                S.bx0 = S.by0 = INFINITY
+                S.bx1 = S.by1 = -INFINITY
+        (<uint8_t*>self.b_st_in.p)[sid] = 0
+        (<int8_t*>self.b_st_level.p)[sid] = -1
+        self.m_live -= 1
+        self.s_box[4 * sid] = self.s_box[4 * sid + 1] = NAN
+        self.s_box[4 * sid + 2] = self.s_box[4 * sid + 3] = NAN
+
+    cdef int _s_bulk(self, const double* box, Py_ssize_t m) noexcept nogil:
+        """set_static's insertion of boxes 0..m-1 (packed) into the empty index: the entries
+        sorted by cell (level, row, column), so each cell's block is exactly its entries
+        and the cells of a row lie next to each other in the pool."""
+        cdef Py_ssize_t i, total = 0
+        cdef double f[4]
+        cdef double area
+        cdef int L
+        cdef int64_t w[MAX_SLEVELS]
+        cdef uint64_t koff[MAX_SLEVELS + 1]
+        cdef SLevel* S
+        cdef int8_t* level = <int8_t*>self.b_st_level.p
+        cdef uint64_t* key
+        cdef int64_t* val
+        cdef Buf b_key, b_val, b_tmp
+        cdef int r = -1
+        cdef Py_ssize_t count[MAX_SLEVELS]
+        cdef Py_ssize_t cap
+        for L in range(MAX_SLEVELS):
+            count[L] = 0
+        b_key.p = b_val.p = b_tmp.p = NULL
+        b_key.cap = b_val.cap = b_tmp.cap = 0
+        # each box's level and cells; the levels' bounds
+        for i in range(m):
+            L = self._s_cells(box + 4 * i, True, f)
+            self._s_hold(i, box + 4 * i, L)
+            if L >= 0:
+                total += <Py_ssize_t>((f[2] - f[0] + 1.0) * (f[3] - f[1] + 1.0))
+                count[L] += <Py_ssize_t>((f[2] - f[0] + 1.0) * (f[3] - f[1] + 1.0))
+                self._s_bound(L, f)
+        koff[0] = 0
+        for L in range(MAX_SLEVELS):
+            S = &self.s_lv[L]
+            w[L] = 0
+            area = 0.0
+            if S.bx0 <= S.bx1:
+                w[L] = <int64_t>(S.bx1 - S.bx0) + 1
+                area = <double>w[L] * (S.by1 - S.by0 + 1.0)
+                # an array over the bounds when not too sparse, else a table
+                if dense_fits(area, count[L]):
+                    if cells_relayout(S, True, <int64_t>S.bx0, <int64_t>S.by0, w[L],
+                                      <int64_t>(S.by1 - S.by0) + 1, 0) < 0:
+                        return -1
+                else:
+                    cap = 64
+                    while cap < 2 * count[L]:
+                        cap *= 2
+                    if cells_relayout(S, False, 0, 0, 0, 0, cap) < 0:
+                        return -1
+            koff[L + 1] = koff[L] + <uint64_t>area
+        key = <uint64_t*>buf_reserve(&b_key, (total + 1) * sizeof(uint64_t))
+        val = <int64_t*>buf_reserve(&b_val, (total + 1) * sizeof(int64_t))
+        if (key != NULL and val != NULL
+                and buf_reserve(&self.b_ent, (total + 1) * sizeof(SEntry)) != NULL):
+            r = self._s_sorted(box, m, level, w, koff, key, val, &b_tmp)
+        buf_free(&b_key)
+        buf_free(&b_val)
+        buf_free(&b_tmp)
+        return r
+
+    cdef int _s_sorted(self, const double* box, Py_ssize_t m, const int8_t* level,
+                       const int64_t* w, const uint64_t* koff, uint64_t* key, int64_t* val,
+                       Buf* tmp) noexcept nogil:
+        """`_s_bulk`'s keys, their sort, and each cell's block from a run of equal keys."""
+        cdef Py_ssize_t i, t, u, k = 0, p
+        cdef double f[4]
+        cdef int L
+        cdef int64_t gx, gy, sid
+        cdef uint64_t rel
+        cdef SLevel* S
+        cdef SCell* tab
+        cdef SEntry* ent = <SEntry*>self.b_ent.p
+        # one key per entry: (level, row, column), the box id as payload
+        for i in range(m):
+            L = level[i]
+            if L < 0:
+                continue
+            S = &self.s_lv[L]
+            self._s_cells(box + 4 * i, True, f)
+            gy = <int64_t>f[1]
+            while gy <= <int64_t>f[3]:
+                gx = <int64_t>f[0]
+                while gx <= <int64_t>f[2]:
+                    key[k] = (koff[L] + <uint64_t>(gy - <int64_t>S.by0) * <uint64_t>w[L]
+                              + <uint64_t>(gx - <int64_t>S.bx0))
+                    val[k] = i
+                    k += 1
+                    gx += 1
+                gy += 1
+        if sort_keys(key, val, k, tmp) < 0:
+            return -1
+        L = 0
+        t = 0
+        while t < k:
+            while key[t] >= koff[L + 1]:
+                L += 1
+            S = &self.s_lv[L]
+            rel = key[t] - koff[L]
+            gy = <int64_t>(rel // <uint64_t>w[L]) + <int64_t>S.by0
+            gx = <int64_t>(rel % <uint64_t>w[L]) + <int64_t>S.bx0
+            u = t + 1
+            while u < k and key[u] == key[t]:
+                u += 1
+            p = cell_place(S, gx, gy)
+            if p < 0:
+                return -1
+            tab = <SCell*>S.tab.p
+            tab[p].start = self.n_ent
+            tab[p].count = <int>(u - t)
+            tab[p].room = <int>(u - t)
+            S.ncell += 1
+            S.count += u - t
+            while t < u:
+                sid = val[t]
+                ent[self.n_ent].box[0] = box[4 * sid]
+                ent[self.n_ent].box[1] = box[4 * sid + 1]
+                ent[self.n_ent].box[2] = box[4 * sid + 2]
+                ent[self.n_ent].box[3] = box[4 * sid + 3]
+                ent[self.n_ent].id = sid
+                self.n_ent += 1
+                t += 1
+        return 0
 
     # ------------------------------------------------------------------ query
 
@@ -755,70 +1294,67 @@ cdef class Grid(BoxIndex):
     cdef int _static_box(self, const double* q, int64_t qid, PairList* out,
                          bint found) noexcept nogil:
         """Push the static boxes overlapping box ``q``, each once: ``(qid, static id)``, or
-        ``(static id, FOUND_STATIC)`` when ``found``."""
-        cdef Py_ssize_t t, s, e
-        cdef int l
+        ``(static id, FOUND_STATIC)`` when ``found``. Per level, the cells under ``q`` within
+        the bounds of the level's cells that hold entries: read from its array row by row,
+        or looked up in its table, or, when they outnumber the table's places, the table
+        walked once (a box costs per cell it covers or per place, whichever is fewer)."""
+        cdef int L
         cdef SLevel* S
-        cdef const double* eb
-        cdef double fx0, fx1, fy0, fy1, rx, ry
-        cdef int64_t gx0, gx1, gy0, gy1, r, w1, k0
-        cdef const int64_t* sat
-        cdef const int64_t* st
-        for l in range(self.s_nlv):
-            S = &self.s_lv[l]
-            fx0 = floor(q[0] * S.inv) - S.x0
-            fx1 = floor(q[2] * S.inv) - S.x0
-            fy0 = floor(q[1] * S.inv) - S.y0
-            fy1 = floor(q[3] * S.inv) - S.y0
-            if fx0 < 0.0:
-                fx0 = 0.0
-            if fy0 < 0.0:
-                fy0 = 0.0
-            if fx1 > <double>(S.w - 1):
-                fx1 = <double>(S.w - 1)
-            if fy1 > <double>(S.h - 1):
-                fy1 = <double>(S.h - 1)
+        cdef const SCell* tab
+        cdef const SEntry* pool = <const SEntry*>self.b_ent.p
+        cdef double fx0, fx1, fy0, fy1
+        cdef int64_t gx0, gx1, gy0, gy1, gx, gy
+        cdef Py_ssize_t i
+        for L in range(MAX_SLEVELS):
+            S = &self.s_lv[L]
+            if S.count == 0:
+                continue
+            fx0 = floor(q[0] * S.inv)
+            fx1 = floor(q[2] * S.inv)
+            fy0 = floor(q[1] * S.inv)
+            fy1 = floor(q[3] * S.inv)
+            if fx0 < S.bx0:
+                fx0 = S.bx0
+            if fy0 < S.by0:
+                fy0 = S.by0
+            if fx1 > S.bx1:
+                fx1 = S.bx1
+            if fy1 > S.by1:
+                fy1 = S.by1
             if not (fx0 <= fx1 and fy0 <= fy1):  # (a NaN box: nothing)
                 continue
             gx0 = <int64_t>fx0
             gx1 = <int64_t>fx1
             gy0 = <int64_t>fy0
             gy1 = <int64_t>fy1
-            if S.sat >= 0:
-                sat = self.s_tab + S.sat
-                w1 = S.w + 1
-                if (sat[(gy1 + 1) * w1 + gx1 + 1] - sat[gy0 * w1 + gx1 + 1]
-                        - sat[(gy1 + 1) * w1 + gx0] + sat[gy0 * w1 + gx0]) == 0:
-                    continue
-            r = gy0
-            while r <= gy1:
-                k0 = r * S.w
-                if S.st >= 0:
-                    st = self.s_tab + S.st
-                    s = st[k0 + gx0]
-                    e = st[k0 + gx1 + 1]
-                else:
-                    s = lower_bound(self.e_key, S.e0, S.e1, k0 + gx0)
-                    # sparse: jump to the next row that holds entries (as `_scan` does)
-                    if s >= S.e1:
-                        break
-                    if self.e_key[s] >= k0 + S.w:
-                        r = self.e_key[s] // S.w
-                        continue
-                    e = lower_bound(self.e_key, s, S.e1, k0 + gx1 + 1)
-                for t in range(s, e):
-                    eb = self.e_box + 4 * t
-                    if overlap(q, eb):
-                        # reference point: the intersection's lower-left corner's cell
-                        rx = floor((q[0] if q[0] > eb[0] else eb[0]) * S.inv) - S.x0
-                        ry = floor((q[1] if q[1] > eb[1] else eb[1]) * S.inv) - S.y0
-                        if rx == <double>self.e_cx[t] and ry == <double>self.e_cy[t]:
-                            if found:
-                                if pl_push(out, self.e_id[t], FOUND_STATIC) < 0:
-                                    return -1
-                            elif pl_push(out, qid, self.e_id[t]) < 0:
-                                return -1
-                r += 1
+            tab = <const SCell*>S.tab.p
+            if S.dense:
+                gy = gy0
+                while gy <= gy1:
+                    i = <Py_ssize_t>((gy - S.oy) * S.w - S.ox)
+                    gx = gx0
+                    while gx <= gx1:
+                        if tab[i + gx].count > 0 and cell_hits(pool, q, qid, S, &tab[i + gx],
+                                                               out, found) < 0:
+                            return -1
+                        gx += 1
+                    gy += 1
+            elif (fx1 - fx0 + 1.0) * (fy1 - fy0 + 1.0) <= <double>S.cap:
+                gy = gy0
+                while gy <= gy1:
+                    gx = gx0
+                    while gx <= gx1:
+                        i = cell_find(S, gx, gy)
+                        if i >= 0 and cell_hits(pool, q, qid, S, &tab[i], out, found) < 0:
+                            return -1
+                        gx += 1
+                    gy += 1
+            else:
+                for i in range(S.cap):
+                    if (tab[i].count > 0 and gx0 <= tab[i].cx and tab[i].cx <= gx1
+                            and gy0 <= tab[i].cy and tab[i].cy <= gy1):
+                        if cell_hits(pool, q, qid, S, &tab[i], out, found) < 0:
+                            return -1
         return 0
 
     cdef int find(self, const double* q, PairList* out) noexcept nogil:
@@ -829,7 +1365,7 @@ cdef class Grid(BoxIndex):
                     # (box id, FOUND_DYNAMIC) pairs: _scan's "to static" order
                     if self._scan(q, &self.lv[L], FOUND_DYNAMIC, out, True) < 0:
                         return -1
-        if self.m:
+        if self.m_live:
             return self._static_box(q, 0, out, True)
         return 0
 
@@ -837,6 +1373,7 @@ cdef class Grid(BoxIndex):
         cdef int L, L2
         cdef Py_ssize_t s
         cdef double cells
+        cdef const uint8_t* st_in = <const uint8_t*>self.b_st_in.p
         self.dd.n = 0
         self.ds.n = 0
         self.n_last = n
@@ -860,12 +1397,14 @@ cdef class Grid(BoxIndex):
                         return -1
         if sort_pairs(&self.dd, &self.spare, n, &self.b_keys, &self.b_tmp) < 0:
             return -1
-        if self.m == 0:
+        if self.m_live == 0:
             return 0
         # statics: scan from their side when few and covering few dynamic cells
-        if self.m * SCAN_STATICS <= n:
+        if self.m_live * SCAN_STATICS <= n:
             cells = 0.0
             for s in range(self.m):
+                if not st_in[s]:
+                    continue
                 for L in range(self.nlv):
                     if self.lv[L].p1 > self.lv[L].p0:
                         cells += self._scan_cells(self.s_box + 4 * s, &self.lv[L])
@@ -874,6 +1413,8 @@ cdef class Grid(BoxIndex):
             if cells <= <double>n:
                 self._scanned = True
                 for s in range(self.m):
+                    if not st_in[s]:
+                        continue
                     for L in range(self.nlv):
                         if self.lv[L].p1 > self.lv[L].p0:
                             if self._scan(self.s_box + 4 * s, &self.lv[L], s, &self.ds,

@@ -13,8 +13,9 @@
 #   boxes spanning the centre stop the split), so copies grow at most 1.5x per level.
 # - One compiled call per query (no GIL, no Python inside): the dynamic tree is rebuilt on
 #   every query into buffers kept from call to call; the static tree is built once per
-#   set_static (and only then), and a query walks each dynamic box down it; `find` walks a box
-#   down both trees with the same reference-point rule.
+#   set_static (and only then: no single-box updates, so the physics' broadphase stage calls
+#   set_static again when a static changes), and a query walks each dynamic box down it;
+#   `find` walks a box down both trees with the same reference-point rule.
 # - Typically slower than Grid; it adapts to very uneven densities without a cell size.
 
 from libc.math cimport INFINITY

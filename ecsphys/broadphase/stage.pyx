@@ -2,9 +2,11 @@
 #
 # Guarantees:
 # - `Stage.run(index, table, contact_offset, check_layers)` is one compiled call per step over
-#   the rows given to `set_rows` (dynamic rows in entity order, static rows); it reads the
-#   table's columns in place (pos, move, lo, hi, layer, mask, entity) and returns fresh int64
-#   arrays `ra`, `rb` and the number of box pairs before the layer filter;
+#   the rows given to `set_rows` (dynamic rows in entity order, static rows), or apart to
+#   `set_dynamic_rows` and `set_static_rows` (the static rows read in place, so the caller
+#   moves a static to another row by writing its new row there); it reads the table's
+#   columns in place (pos, move, lo, hi, layer, mask, entity) and returns fresh int64 arrays
+#   `ra`, `rb` and the number of box pairs before the layer filter;
 # - a dynamic row's box is its shape's box at the start grown on every side by the length of
 #   its move plus `contact_offset` (the same floating-point operations as the NumPy stage);
 # - the pairs are the index's: dynamic-dynamic (both dynamic rows) and dynamic-static, no
@@ -76,12 +78,25 @@ cdef class Stage:
     def set_rows(self, dyn, static_rows):
         """The dynamic rows (in entity order: dynamic id ``i`` is row ``dyn[i]``) and the
         static rows (static id ``j`` is row ``static_rows[j]``) of the current layout."""
+        self.set_dynamic_rows(dyn)
+        self.set_static_rows(np.ascontiguousarray(static_rows, dtype=np.int64).copy())
+
+    def set_dynamic_rows(self, dyn):
+        """The dynamic rows, in entity order (dynamic id ``i`` is row ``dyn[i]``; copied)."""
         self._dyn_arr = np.ascontiguousarray(dyn, dtype=np.int64).copy()
-        self._srow_arr = np.ascontiguousarray(static_rows, dtype=np.int64).copy()
         self.dyn = self._dyn_arr
-        self.srow = self._srow_arr
         if self._dyn_arr.shape[0] > (0 if self._lo_arr is None else self._lo_arr.shape[0]):
             self._grow(self._dyn_arr.shape[0])
+
+    def set_static_rows(self, static_rows):
+        """The static rows: static id ``j`` is row ``static_rows[j]``. A C-contiguous int64
+        array, read in place (not copied): the caller writes a static's new row into it and
+        calls this again only when it replaces the array."""
+        if not (isinstance(static_rows, np.ndarray) and static_rows.dtype == np.int64
+                and static_rows.ndim == 1 and static_rows.flags.c_contiguous):
+            raise TypeError("static_rows must be a C-contiguous 1-d int64 array")
+        self._srow_arr = static_rows
+        self.srow = self._srow_arr
 
     @property
     def boxes(self):

@@ -10,11 +10,12 @@
 #   call; deleted ids drop out of the kept order and new ids join at its end. Box p is tested
 #   against the run of later boxes with lo_x <= hi_x[p]. Any size mix is correct; cost grows
 #   with the number of x-overlapping pairs (tall columns of boxes are the bad case).
-# - Statics: sorted by lo_x once per set_static (and only then); a dynamic box looks up the
-#   statics with lo_x in [its lo_x - widest static (widened by a relative 1e-14, so rounding
-#   never drops one), its hi_x] by binary search. Statics much wider than typical (over 8x
-#   the median width) are kept apart and tested against every dynamic box, so one long floor
-#   does not widen every lookup.
+# - Statics: sorted by lo_x once per set_static (and only then: no single-box updates, so
+#   the physics' broadphase stage calls set_static again when a static changes); a dynamic
+#   box looks up the statics with lo_x in [its lo_x - widest static (widened by a relative
+#   1e-14, so rounding never drops one), its hi_x] by binary search. Statics much wider than
+#   typical (over 8x the median width) are kept apart and tested against every dynamic box,
+#   so one long floor does not widen every lookup.
 # - `find(q)` uses the same sorted boxes: the last run's dynamic boxes with lo_x in [q's lo_x -
 #   the widest of them (widened the same way), q's hi_x], and the statics as a dynamic box does.
 # - Work memory is kept from call to call and only grows.

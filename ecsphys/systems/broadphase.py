@@ -4,7 +4,20 @@ Guarantees:
 - a dynamic body's box covers every point its shape can reach this step: its bounding box at
   the start grown by the length of its move (a slide may turn the move but never lengthens
   it) and by ``contact_offset``, so the pairs found hold every pair that can touch at the end;
-- static bodies are indexed once and re-indexed only when ``table.static_version`` changes;
+- static bodies are indexed once; afterwards only those the table says changed
+  (``table.static_dirty``: a static body added, removed, moved, re-shaped or moved to another
+  row) are looked at, and the index updates just the boxes that changed (insert, remove,
+  update: the grid and the brute force; the sweep and the quad tree rebuild their static
+  index instead). It is built again from every static body (``static_rebuilds`` counts
+  those builds) only when ``table.static_all`` says so (a snapshot restored), when more than
+  a quarter of the statics (and more than ``REBUILD_MIN``) changed at once, when a changed
+  box does not fit the grid's static cells, or to pack away the ids of removed statics
+  once they are half of them. Both fields are cleared once read. The pairs are the same as
+  from an index built afresh (the index is exact; pairs are put in entity order);
+- static ids are slots that stay with a static body while it exists: a free list hands the
+  ids of removed statics to new ones, and ``static_rows[id]`` is its row (``FREE_ROW``, a row
+  no table has, for a free id), written in place when the table moves it to another row; so
+  a dynamic body created or deleted never re-indexes a static one;
   static-static pairs are never produced; bodies without Collider or Geometry never pair;
 - a pair is kept only if each side's layer is in the other's mask, and then only if the
   optional ``filter_pair(entity_a, entity_b)`` hook (a Python call per pair: slower) agrees;
@@ -16,8 +29,8 @@ swept boxes, runs the index, applies the layer filter and puts the pairs in enti
 dynamic boxes go to the index in entity order, so its sorted dynamic pairs (``di < dj``) already
 come out sorted by entity pair; only the few dynamic-static pairs are sorted and merged in.
 ``filter_pair`` is the only per-pair Python call, and only when set. What depends only on the
-table's layout (the dynamic rows in entity order, the static rows, whether every layer passes
-every mask) is kept until ``table.layout_version`` changes.
+table's layout (the dynamic rows in entity order, whether every layer passes every mask) is
+kept until ``table.layout_version`` changes; the static rows are kept by the static ids.
 """
 
 from __future__ import annotations
@@ -33,6 +46,14 @@ from ..components import STATIC
 from ..state.body_table import BodyTable
 
 PairFilter = Callable[[int, int], bool]
+
+#: The row of a free static id: no table has it (the world queries skip rows >= table.n).
+FREE_ROW = np.iinfo(np.int64).max
+#: The static index is built afresh when more than a quarter of the statics changed at once,
+#: and more than this many.
+REBUILD_MIN = 16
+_STATIC = int(STATIC)
+_FEW = 8  # changed statics read one by one (more: with NumPy)
 
 
 def game_rules(
@@ -67,7 +88,6 @@ class BroadphaseSystem(esper.Processor):
         self.contact_offset = contact_offset
         self.filter_pair: PairFilter | None = None
         self._static_version = -1
-        self.static_rows = np.zeros(0, dtype=np.int64)
         self.ra = np.zeros(0, dtype=np.int64)
         self.rb = np.zeros(0, dtype=np.int64)
         #: pairs whose boxes overlapped before the layer filter (diagnostics)
@@ -78,14 +98,43 @@ class BroadphaseSystem(esper.Processor):
         self._stage = Stage()
         #: how many times the stage ran (the world's queries read the index it left)
         self.runs = 0
-        #: the static boxes as indexed (static id j is row ``static_rows[j]``)
-        self.static_lo = np.zeros((0, 2))
-        self.static_hi = np.zeros((0, 2))
+        #: static boxes put in, updated or taken out one by one so far (diagnostics)
+        self.static_updates = 0
+        # static ids: slot -> row and box (capacity arrays), entity -> slot, free slots
+        self._slots = 0
+        self._srow = np.full(16, FREE_ROW, dtype=np.int64)
+        self._slo = np.full((16, 2), np.nan)
+        self._shi = np.full((16, 2), np.nan)
+        self._slot_of: dict[int, int] = {}
+        self._free: list[int] = []
+        self._built = False
+        self._incremental = callable(getattr(self.index, "update_static", None))
+        self._stage.set_static_rows(self._srow)
 
     @property
     def static_rebuilds(self) -> int:
-        """How many times the static index was built."""
+        """How many times the static index was built from every static body."""
         return int(self.index.rebuilds)
+
+    @property
+    def static_rows(self) -> np.ndarray:
+        """Static id ``j`` is row ``static_rows[j]`` (``FREE_ROW``: a free id). A view."""
+        return self._srow[: self._slots]
+
+    @property
+    def static_lo(self) -> np.ndarray:
+        """The static boxes as indexed, by static id (NaN: a free id). A view."""
+        return self._slo[: self._slots]
+
+    @property
+    def static_hi(self) -> np.ndarray:
+        """The static boxes' upper corners as indexed, by static id. A view."""
+        return self._shi[: self._slots]
+
+    @property
+    def dynamic_rows(self) -> np.ndarray:
+        """Dynamic id ``i`` (of the swept boxes the index holds) is row ``dynamic_rows[i]``."""
+        return self._dyn
 
     def process(self, dt: float = 0.0) -> None:
         t = self.table
@@ -93,12 +142,13 @@ class BroadphaseSystem(esper.Processor):
         if layout != self._layout:
             self._learn_layout()
             self._layout = layout
-        if t.static_version != self._static_version:
-            rows = self.static_rows
-            base = t.pos[rows]
-            self.static_lo, self.static_hi = base + t.lo[rows], base + t.hi[rows]
-            self.index.set_static(self.static_lo, self.static_hi)
-            self._static_version = t.static_version
+        if not self._built or t.static_all:
+            self._rebuild_statics()
+        elif t.static_dirty or t.static_version != self._static_version:
+            self._update_statics()
+        t.static_dirty.clear()
+        t.static_all = False
+        self._static_version = t.static_version
         self.runs += 1
         ra, rb, self.box_pairs = self._stage.run(
             self.index, t, self.contact_offset, not self._all_layers_pass)
@@ -106,19 +156,134 @@ class BroadphaseSystem(esper.Processor):
             ra, rb = game_rules(t, ra, rb, self.filter_pair, check_layers=False)
         self.ra, self.rb = ra, rb
 
+    # ------------------------------------------------------------ static ids
+
+    def _room(self, slots: int) -> None:
+        """Capacity for ``slots`` static ids (the stage is given the new row array)."""
+        cap = self._srow.shape[0]
+        if slots <= cap:
+            return
+        cap = max(slots, 2 * cap)
+        srow = np.full(cap, FREE_ROW, dtype=np.int64)
+        slo = np.full((cap, 2), np.nan)
+        shi = np.full((cap, 2), np.nan)
+        k = self._slots
+        srow[:k], slo[:k], shi[:k] = self._srow[:k], self._slo[:k], self._shi[:k]
+        self._srow, self._slo, self._shi = srow, slo, shi
+        self._stage.set_static_rows(srow)
+
+    def _rebuild_statics(self) -> None:
+        """Every static body gets a static id again (in row order) and the index is built."""
+        t = self.table
+        n = t.n
+        rows = np.flatnonzero(t.collides[:n] & (t.kind[:n] == _STATIC))
+        m = rows.size
+        self._room(m)
+        base = t.pos[rows]
+        self._srow[:m] = rows
+        self._srow[m:] = FREE_ROW
+        self._slo[:m] = base + t.lo[rows]
+        self._shi[:m] = base + t.hi[rows]
+        self._slo[m:] = np.nan
+        self._shi[m:] = np.nan
+        self._slots = m
+        self._slot_of = dict(zip(t.entity[rows].tolist(), range(m), strict=True))
+        self._free = []
+        self.index.set_static(self._slo[:m], self._shi[:m])
+        self._built = True
+
+    def _update_statics(self) -> None:
+        """The statics the table says changed: new ids, rows, boxes; the index updated for
+        those whose box came, went or changed (or built again: see the module notes)."""
+        t = self.table
+        dirty = t.static_dirty
+        if not dirty:  # the version moved with nothing named: look at everything
+            self._rebuild_statics()
+            return
+        row_of, collides, kind = t.row_of, t.collides, t.kind
+        slot_of, free = self._slot_of, self._free
+        put_slots: list[int] = []
+        put_rows: list[int] = []
+        gone: list[int] = []
+        for e in sorted(dirty):  # (sorted: the same ids in every process)
+            row = row_of.get(e)
+            now = row is not None and bool(collides[row]) and int(kind[row]) == _STATIC
+            slot = slot_of.get(e)
+            if slot is None:
+                if not now:
+                    continue
+                if free:
+                    slot = free.pop()
+                else:
+                    slot = self._slots
+                    self._room(slot + 1)
+                    self._slots = slot + 1
+                slot_of[e] = slot
+            elif not now:
+                del slot_of[e]
+                free.append(slot)
+                gone.append(slot)
+                continue
+            put_slots.append(slot)
+            put_rows.append(row)
+        srow, slo, shi = self._srow, self._slo, self._shi
+        for slot in gone:
+            srow[slot] = FREE_ROW
+            slo[slot] = shi[slot] = np.nan
+        # new rows; the boxes that changed (not just a row) go to the index
+        if len(put_slots) <= _FEW:  # a door, a spawn: plain floats (the same sums)
+            pos, tlo, thi = t.pos, t.lo, t.hi
+            moved: list[int] = []
+            boxes: list[tuple[float, float, float, float]] = []
+            for slot, row in zip(put_slots, put_rows, strict=True):
+                srow[slot] = row
+                x, y = float(pos[row, 0]), float(pos[row, 1])
+                box = (x + float(tlo[row, 0]), y + float(tlo[row, 1]),
+                       x + float(thi[row, 0]), y + float(thi[row, 1]))
+                if box != (slo[slot, 0], slo[slot, 1], shi[slot, 0], shi[slot, 1]):
+                    slo[slot] = box[:2]
+                    shi[slot] = box[2:]
+                    moved.append(slot)
+                    boxes.append(box)
+            slots = np.array(moved, dtype=np.int64)
+            lo = np.array([b[:2] for b in boxes]).reshape(-1, 2)
+            hi = np.array([b[2:] for b in boxes]).reshape(-1, 2)
+        else:
+            slots = np.array(put_slots, dtype=np.int64)
+            rows = np.array(put_rows, dtype=np.int64)
+            srow[slots] = rows
+            base = t.pos[rows]
+            lo, hi = base + t.lo[rows], base + t.hi[rows]
+            same = (lo == slo[slots]).all(axis=1) & (hi == shi[slots]).all(axis=1)
+            slots, lo, hi = slots[~same], lo[~same], hi[~same]
+            slo[slots] = lo
+            shi[slots] = hi
+        changed = len(slots) + len(gone)
+        if not changed:
+            return
+        live = len(slot_of)
+        if (not self._incremental or (changed > REBUILD_MIN and 4 * changed > live)
+                or 2 * len(free) > max(self._slots, 2 * REBUILD_MIN)):
+            self._rebuild_statics()
+            return
+        self.static_updates += changed
+        if gone:
+            self.index.remove_static(np.array(gone, dtype=np.int64))
+        if len(slots) and not self.index.update_static(slots, lo, hi):
+            self._rebuild_statics()  # a box beyond the grid's static cells
+
     def _learn_layout(self) -> None:
-        """Dynamic and static rows, entity order, and the layer shortcut, for this layout."""
+        """Dynamic rows, entity order, and the layer shortcut, for this layout."""
         t = self.table
         n = t.n
         collides = t.collides[:n]
         static = collides & (t.kind[:n] == STATIC)
-        self.static_rows = np.flatnonzero(static)
         dyn = np.flatnonzero(collides & ~static)  # ascending rows
         ent = t.entity[dyn]
         if dyn.size > 1 and not (ent[1:] > ent[:-1]).all():
             dyn = dyn[np.argsort(ent, kind="stable")]
         self._dyn = dyn
-        self._stage.set_rows(dyn, self.static_rows)
+        self._stage.set_dynamic_rows(dyn)
         # every pair passes the layer test when every layer meets the AND of all masks
         layers, masks = t.layer[:n][collides], t.mask[:n][collides]
         common = np.bitwise_and.reduce(masks) if masks.size else 0

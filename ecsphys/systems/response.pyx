@@ -59,7 +59,13 @@ Guarantees (for the solid pairs: neither side a sensor):
   ``filter_pair`` applying, so a pushed crate is stopped by what lies beyond like any move;
   those pairs go to the narrowphase too (``extra``); an error raised by ``filter_pair``
   there leaves the compiled code at once and reaches the caller (``Physics`` puts the
-  bodies back as they were before the step), as one raised in the broadphase does;
+  bodies back as they were before the step), as one raised in the broadphase does. Given
+  the broadphase of the step (``process(..., broadphase=...)``, with a compiled index), the
+  look-up asks its index (``find``) with the grown box grown again by the most a body
+  widened in this step reaches beyond the box the index holds for it (bodies pushed
+  further than twice the mean body size are few: each look-up takes them on its own), so
+  it costs per body near, not per row: the same pairs, in the same order (ascending rows),
+  as the look at every row it makes without an index (the brute force);
 - per pair, the time of impact (fraction of the move in which the pair met, ``inf`` if it did
   not) and the approach speed along the normal (units per second) for the events; a pair
   that meets slower than `rest_speed` rests (it meets about one step of gravity every step)
@@ -76,9 +82,10 @@ import numpy as np
 from libc.math cimport INFINITY, fabs, isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
 from cpython.ref cimport PyObject
 
+from ..broadphase.boxindex cimport FOUND_STATIC, BoxIndex, PairList, pl_free
 from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport (
@@ -92,6 +99,16 @@ from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 #: Overlap deeper than this (world units) counts as overlapping for the response.
 OVERLAP_TOL = 1e-6
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define ecsphys_prefetch(p) __builtin_prefetch((p))
+    #else
+    #define ecsphys_prefetch(p) ((void)(p))
+    #endif
+    """
+    void prefetch "ecsphys_prefetch"(const void* p) noexcept nogil
 
 cdef double TOUCH = _TOUCH_TOLERANCE
 cdef double OVERLAP = OVERLAP_TOL
@@ -110,6 +127,19 @@ cdef enum:
     DONE = 2
 
 
+cdef struct Reach:
+    # per row, what widen reads of it (one cache line)
+    double x0               # its start box
+    double y0
+    double x1
+    double y1
+    double covered          # how far it may get from its start box this step
+    double cov0             # that at the start: what the broadphase's box for it holds
+    int solid               # it collides and is no sensor (widen may pair with it)
+    int fixed               # STATIC
+    double pad
+
+
 cdef struct Ctx:
     Store store
     Rows rows
@@ -126,7 +156,7 @@ cdef struct Ctx:
     double* carry           # per row: its carrier's motion added to its move this step
     unsigned char* pushed   # per row: was handed a push this step
     double* tleft           # per row: seconds of the step its own motion has left
-    double* covered
+    Reach* reach
     signed char* state
     int* slides
     int* stack
@@ -164,6 +194,23 @@ cdef struct Ctx:
     # per row: new, moved, re-shaped or changed since the last step's clean end (NULL: every
     # row is looked at for overlaps)
     unsigned char* fresh
+    # the broadphase's index for widen (a BoxIndex), or NULL: widen looks at every row
+    void* index
+    const int64_t* dyn      # its dynamic id -> row
+    Py_ssize_t ndyn
+    const int64_t* srow     # its static id -> row (a free id: a row >= n)
+    Py_ssize_t nsrow
+    PairList* found         # what find answers
+    double grow             # the most a widened row (not far) reaches beyond that
+    double grow_limit       # a row widened beyond this is far: looked at on its own
+    int* far                # far rows (nfar of them)
+    int nfar
+    unsigned char* isfar
+    unsigned int* stamp     # per row: the look-up that took it last (gen)
+    unsigned int gen
+    int* cand               # the rows a look-up takes
+    unsigned int* mark      # per row: the widen (mgen) it was a partner of already
+    unsigned int mgen
 
 
 cdef class _Buffers:
@@ -177,7 +224,7 @@ cdef class _Buffers:
     cdef double* tleft
     cdef unsigned char* carried
     cdef unsigned char* floored
-    cdef double* covered
+    cdef Reach* reach
     cdef signed char* state
     cdef int* slides
     cdef int* stack
@@ -198,11 +245,17 @@ cdef class _Buffers:
     cdef double* end_pos
     cdef int64_t* end_ent     # the entity of each row then
     cdef unsigned char* fresh
+    cdef int* far
+    cdef unsigned char* isfar
+    cdef unsigned int* stamp
+    cdef int* cand
+    cdef unsigned int* mark
+    cdef PairList found
     cdef int end_n
     cdef object end_version   # not None: the end was clean
 
     def __dealloc__(self):
-        free(self.body); free(self.rest); free(self.want); free(self.prev_n); free(self.covered)
+        free(self.body); free(self.rest); free(self.want); free(self.prev_n); free(self.reach)
         free(self.carry); free(self.carried); free(self.floored)
         free(self.pushed); free(self.tleft)
         free(self.state); free(self.slides); free(self.stack); free(self.head)
@@ -211,6 +264,8 @@ cdef class _Buffers:
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
         free(self.pinfo)
         free(self.end_pos); free(self.end_ent); free(self.fresh)
+        free(self.far); free(self.isfar); free(self.stamp); free(self.cand); free(self.mark)
+        pl_free(&self.found)
 
     cdef int rows(self, int n) except -1:
         """Room for n rows (and for the row count + 1 of the edge starts, so never none)."""
@@ -226,13 +281,18 @@ cdef class _Buffers:
         self.tleft = <double*> _grow(self.tleft, cap * sizeof(double))
         self.carried = <unsigned char*> _grow(self.carried, cap * sizeof(unsigned char))
         self.floored = <unsigned char*> _grow(self.floored, cap * sizeof(unsigned char))
-        self.covered = <double*> _grow(self.covered, cap * sizeof(double))
+        self.reach = <Reach*> _grow(self.reach, cap * sizeof(Reach))
         self.state = <signed char*> _grow(self.state, cap * sizeof(signed char))
         self.slides = <int*> _grow(self.slides, cap * sizeof(int))
         self.stack = <int*> _grow(self.stack, cap * sizeof(int))
         self.head = <int*> _grow(self.head, cap * sizeof(int))
         self.estart = <int*> _grow(self.estart, (cap + 1) * sizeof(int))
         self.fresh = <unsigned char*> _grow(self.fresh, cap * sizeof(unsigned char))
+        self.far = <int*> _grow(self.far, cap * sizeof(int))
+        self.isfar = <unsigned char*> _grow(self.isfar, cap * sizeof(unsigned char))
+        self.stamp = <unsigned int*> _grow(self.stamp, cap * sizeof(unsigned int))
+        self.cand = <int*> _grow(self.cand, cap * sizeof(int))
+        self.mark = <unsigned int*> _grow(self.mark, cap * sizeof(unsigned int))
         self.cap_n = cap
         return 0
 
@@ -254,7 +314,8 @@ cdef class _Buffers:
         return 0
 
     cdef void into(self, Ctx* c) noexcept:
-        c.body = self.body; c.rest = self.rest; c.want = self.want; c.prev_n = self.prev_n; c.covered = self.covered
+        c.body = self.body; c.rest = self.rest; c.want = self.want; c.prev_n = self.prev_n
+        c.reach = self.reach
         c.carry = self.carry; c.carried = self.carried; c.floored = self.floored
         c.pushed = self.pushed; c.tleft = self.tleft
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
@@ -264,6 +325,17 @@ cdef class _Buffers:
         c.pinfo = self.pinfo
         c.cap_p = self.cap_p
         c.fresh = NULL
+        c.far = self.far; c.isfar = self.isfar; c.stamp = self.stamp
+        c.cand = self.cand; c.found = &self.found
+        c.mark = self.mark
+        c.mgen = 0
+        c.index = NULL
+        c.dyn = c.srow = NULL
+        c.ndyn = c.nsrow = 0
+        c.nfar = 0
+        c.gen = 0
+        c.grow = 0.0
+        c.grow_limit = 0.0
 
     cdef void back(self, const Ctx* c) noexcept:
         """Take over the pair and edge arrays the step grew."""
@@ -787,55 +859,193 @@ cdef int widen(Ctx* c, int r) except -1 nogil:
     """Row r may leave the box the broadphase swept for it: give it a reach twice what it
     needs (so a body pushed on and on is looked up rarely) and a pair with every solid row
     whose start box, grown by its own reach, meets r's grown box, layers, masks and
-    ``filter_pair`` allowing, that it does not pair with already."""
+    ``filter_pair`` allowing, that it does not pair with already: in ascending rows, from
+    the rows the index finds near r's grown box and the far rows (`beyond_candidates`), or
+    from every row without an index."""
     cdef double need = reach_needed(c, r)
-    if need <= c.covered[r] + SWEEP_MARGIN:
+    cdef Reach* w = &c.reach[r]
+    if need <= w.covered + SWEEP_MARGIN:
         return 0
-    c.covered[r] = 2.0 * need
+    w.covered = 2.0 * need
     c.widened += 1
-    cdef const Rows* rw = &c.rows
-    cdef double g = c.covered[r] + SWEEP_MARGIN
-    cdef double x0 = c.start[2 * r] + rw.lo[2 * r] - g
-    cdef double y0 = c.start[2 * r + 1] + rw.lo[2 * r + 1] - g
-    cdef double x1 = c.start[2 * r] + rw.hi[2 * r] + g
-    cdef double y1 = c.start[2 * r + 1] + rw.hi[2 * r + 1] + g
-    cdef int s, e
-    cdef double h
-    cdef bint known, ok
-    cdef int64_t a, b
-    for s in range(c.n):
-        if s == r or not rw.collides[s] or rw.sensor[s]:
-            continue
-        if rw.kind[s] == STATIC and rw.kind[r] == STATIC:
-            continue
-        h = c.covered[s]
-        if (c.start[2 * s] + rw.lo[2 * s] - h > x1 or c.start[2 * s] + rw.hi[2 * s] + h < x0
-                or c.start[2 * s + 1] + rw.lo[2 * s + 1] - h > y1
-                or c.start[2 * s + 1] + rw.hi[2 * s + 1] + h < y0):
-            continue
-        if (rw.layer[r] & rw.mask[s]) == 0 or (rw.layer[s] & rw.mask[r]) == 0:
-            continue
-        known = False
-        for e in range(c.estart[r], c.estart[r + 1]):
-            if c.eother[e] == s:
-                known = True
-                break
-        e = c.head[r]
-        while e >= 0 and not known:
-            known = c.eother[e] == s
-            e = c.enext[e]
-        if known:
-            continue
-        a, b = r, s
-        if rw.entity[a] > rw.entity[b]:
-            a, b = s, r
-        if c.filter_pair != NULL:
-            with gil:
-                ok = bool((<object> c.filter_pair)(int(rw.entity[a]), int(rw.entity[b])))
-            if not ok:
-                continue
-        add_pair(c, a, b, INFINITY)
+    cdef double g = w.covered + SWEEP_MARGIN
+    cdef double x0 = w.x0 - g
+    cdef double y0 = w.y0 - g
+    cdef double x1 = w.x1 + g
+    cdef double y1 = w.y1 + g
+    cdef int s, k, count, e
+    # r's partners so far (its edges: the solid pairs), marked
+    c.mgen += 1
+    if c.mgen == 0:  # wrapped: clear the marks
+        memset(c.mark, 0, c.n * sizeof(unsigned int))
+        c.mgen = 1
+    for e in range(c.estart[r], c.estart[r + 1]):
+        c.mark[c.eother[e]] = c.mgen
+    e = c.head[r]
+    while e >= 0:
+        c.mark[c.eother[e]] = c.mgen
+        e = c.enext[e]
+    if c.index == NULL:
+        for s in range(c.n):
+            pair_beyond(c, r, s, x0, y0, x1, y1)
+        return 0
+    note_grown(c, r)
+    count = beyond_candidates(c, x0, y0, x1, y1)
+    for k in range(count):
+        pair_beyond(c, r, c.cand[k], x0, y0, x1, y1)
     return 0
+
+
+cdef int pair_beyond(Ctx* c, int r, int s, double x0, double y0, double x1,
+                     double y1) except -1 nogil:
+    """widen's test of row s for row r (its grown box x0, y0, x1, y1): a pair if s is solid,
+    not both are static, s's start box grown by its own reach (``covered``) meets r's,
+    layers, masks and ``filter_pair`` allow it, and r does not pair with s already (s is
+    not marked: widen marks r's partners first)."""
+    cdef const Rows* rw = &c.rows
+    cdef bint ok
+    cdef int64_t a, b
+    if s == r or not c.reach[s].solid:
+        return 0
+    if c.reach[s].fixed and c.reach[r].fixed:
+        return 0
+    if not reaches(c, s, x0, y0, x1, y1):
+        return 0
+    if (rw.layer[r] & rw.mask[s]) == 0 or (rw.layer[s] & rw.mask[r]) == 0:
+        return 0
+    if c.mark[s] == c.mgen:  # r pairs with s already
+        return 0
+    a, b = r, s
+    if rw.entity[a] > rw.entity[b]:
+        a, b = s, r
+    if c.filter_pair != NULL:
+        with gil:
+            ok = bool((<object> c.filter_pair)(int(rw.entity[a]), int(rw.entity[b])))
+        if not ok:
+            return 0
+    add_pair(c, a, b, INFINITY)
+    return 0
+
+
+cdef inline void note_grown(Ctx* c, int r) noexcept nogil:
+    """Row r's reach grew beyond what the index's box for it holds: by at most
+    ``grow_limit``, the index answers for it if asked with boxes grown by ``grow``; beyond
+    that, it is a far row, looked at by every look-up (a few bodies pushed a long way do
+    not widen every look-up)."""
+    cdef double g = c.reach[r].covered - c.reach[r].cov0
+    if g <= c.grow_limit:
+        if g > c.grow:
+            c.grow = g
+    elif not c.isfar[r]:
+        c.isfar[r] = 1
+        c.far[c.nfar] = r
+        c.nfar += 1
+
+
+cdef inline bint reaches(const Ctx* c, int s, double x0, double y0, double x1,
+                         double y1) noexcept nogil:
+    """Row s's start box grown by its reach meets the box (widen's box test)."""
+    cdef const Reach* b = &c.reach[s]
+    cdef double h = b.covered
+    return not (b.x0 - h > x1 or b.x1 + h < x0 or b.y0 - h > y1 or b.y1 + h < y0)
+
+
+cdef int beyond_candidates(Ctx* c, double x0, double y0, double x1,
+                           double y1) except -1 nogil:
+    """The rows widen tests for the grown box (x0, y0, x1, y1), each once, ascending, into
+    ``c.cand``; returns how many. Every row whose start box grown by its reach meets the
+    box is among them: the index's boxes hold each row's start box grown by its reach at
+    the start (``cov0``; a static's box exactly), so the index asked with the box grown by
+    ``grow`` (the most a row not far reaches beyond that) and a margin for rounding finds
+    them, and the far rows are added; only those that meet the box are kept (`reaches`)."""
+    cdef double m = (c.grow + SWEEP_MARGIN
+                     + 1e-12 * (fabs(x0) + fabs(y0) + fabs(x1) + fabs(y1)))
+    cdef double q[4]
+    cdef PairList* found = c.found
+    cdef Py_ssize_t t
+    cdef int64_t id_, row
+    cdef int k = 0
+    q[0] = x0 - m
+    q[1] = y0 - m
+    q[2] = x1 + m
+    q[3] = y1 + m
+    c.gen += 1
+    if c.gen == 0:  # wrapped: clear the stamps
+        memset(c.stamp, 0, c.n * sizeof(unsigned int))
+        c.gen = 1
+    found.n = 0
+    if (<BoxIndex> c.index).find(q, found) < 0:
+        with gil:
+            raise MemoryError()
+    for t in range(found.n):  # ids to rows (-1: none), their lines fetched meanwhile
+        id_ = found.a[t]
+        row = -1
+        if found.b[t] == FOUND_STATIC:
+            if 0 <= id_ < c.nsrow:
+                row = c.srow[id_]
+        elif 0 <= id_ < c.ndyn:
+            row = c.dyn[id_]
+        if row < 0 or row >= c.n:
+            row = -1
+        else:
+            prefetch(&c.reach[row])
+        found.a[t] = row
+    for t in range(found.n):
+        row = found.a[t]
+        if row < 0 or c.stamp[row] == c.gen:
+            continue
+        c.stamp[row] = c.gen
+        if reaches(c, <int> row, x0, y0, x1, y1):
+            c.cand[k] = <int> row
+            k += 1
+    for t in range(c.nfar):
+        row = c.far[t]
+        if c.stamp[row] != c.gen:
+            c.stamp[row] = c.gen
+            if reaches(c, <int> row, x0, y0, x1, y1):
+                c.cand[k] = <int> row
+                k += 1
+    sort_rows(c.cand, k)
+    return k
+
+
+cdef void sort_rows(int* a, int k) noexcept nogil:
+    """Sort ``a[:k]`` ascending: insertion sort when short, else a heap sort (in place, no
+    allocation, no comparison callback)."""
+    cdef int i, j, v, end, root, child
+    if k <= 48:
+        for i in range(1, k):
+            v = a[i]
+            j = i - 1
+            while j >= 0 and a[j] > v:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = v
+        return
+    for i in range(k // 2 - 1, -1, -1):
+        sift_down(a, i, k)
+    end = k - 1
+    while end > 0:
+        v = a[0]
+        a[0] = a[end]
+        a[end] = v
+        sift_down(a, 0, end)
+        end -= 1
+
+
+cdef inline void sift_down(int* a, int root, int k) noexcept nogil:
+    cdef int child, v = a[root]
+    while True:
+        child = 2 * root + 1
+        if child >= k:
+            break
+        if child + 1 < k and a[child + 1] > a[child]:
+            child += 1
+        if a[child] <= v:
+            break
+        a[root] = a[child]
+        root = child
+    a[root] = v
 
 
 # ------------------------------------------------------------------ the passes
@@ -1158,6 +1368,19 @@ cdef void first_carriers(Ctx* c) noexcept nogil:
                 c.rows.carrier[r] = f
 
 
+cdef double mean_extent(const Rows* rw, int n) noexcept nogil:
+    """The mean of the colliding rows' larger box sides (0 with none)."""
+    cdef double total = 0.0, w, h
+    cdef int i, k = 0
+    for i in range(n):
+        if rw.collides[i]:
+            w = rw.hi[2 * i] - rw.lo[2 * i]
+            h = rw.hi[2 * i + 1] - rw.lo[2 * i + 1]
+            total += w if w > h else h
+            k += 1
+    return total / k if k else 0.0
+
+
 cdef int run(Ctx* c) except -1 nogil:
     """Riders after their carriers, then every moving row, one at a time, leaders first
     (see the module notes); then the snaps of characters that left their floor."""
@@ -1199,6 +1422,8 @@ class ResponseSystem:
         self.contact_offset = contact_offset
         self.passes = 0  # impacts handled in the last step (diagnostics)
         self.widened = 0  # rows looked up beyond their swept boxes in the last step
+        #: of those, rows pushed so far that every look-up took them on their own
+        self.far = 0
         #: the game's pair veto (``Physics.filter_pair``), for pairs found here
         self.filter_pair = None
         #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
@@ -1220,16 +1445,30 @@ class ResponseSystem:
         cdef _Buffers buf = self._buffers
         buf.end_version = None
 
-    def process(self, ra, rb, dt=0.0):
+    def process(self, ra, rb, dt=0.0, broadphase=None):
         """Turn ``table.move`` (desired moves) into safe moves, move ``table.pos`` by them and
-        adjust ``table.vel``, for the candidate pairs (ra, rb) of the broadphase. Returns each pair's time of impact
-        in this step (inf where it did not hit); ``self.impacts`` holds every pair's first
-        impact (time, approach speed, normal, point) and ``self.extra`` the pairs found beyond
-        the swept boxes."""
+        adjust ``table.vel``, for the candidate pairs (ra, rb) of the broadphase. Returns each
+        pair's time of impact in this step (inf where it did not hit); ``self.impacts`` holds
+        every pair's first impact (time, approach speed, normal, point) and ``self.extra`` the
+        pairs found beyond the swept boxes. ``broadphase``: the `BroadphaseSystem` that found
+        (ra, rb) in this step; bodies pushed beyond their boxes are then looked up in its
+        index (a compiled one whose boxes grew by at least this ``contact_offset``; otherwise,
+        or without it, among every row: the same pairs)."""
         t = self.table
         cdef int n = t.n
         cdef int np0 = len(ra)
         cdef _Buffers buf = self._buffers
+        cdef BoxIndex index = None
+        cdef const int64_t[::1] vdyn
+        cdef const int64_t[::1] vsrow
+        if broadphase is not None:
+            bx = broadphase.index
+            dyn_rows = broadphase.dynamic_rows
+            if (isinstance(bx, BoxIndex) and (<BoxIndex> bx).n_last == len(dyn_rows)
+                    and broadphase.contact_offset >= self.contact_offset):
+                index = <BoxIndex> bx
+                vdyn = np.ascontiguousarray(dyn_rows, dtype=np.int64)
+                vsrow = np.ascontiguousarray(broadphase.static_rows, dtype=np.int64)
         buf.rows(n)
         buf.pairs(np0 + 16)
         cdef const int64_t[::1] a = np.ascontiguousarray(ra, dtype=np.int64)
@@ -1260,6 +1499,12 @@ class ResponseSystem:
         c.start = &pos_col[0, 0]
         c.rows = rows_of(t)
         c.store = store_of(t.store)
+        if index is not None:
+            c.index = <void*> index
+            c.ndyn = vdyn.shape[0]
+            c.dyn = &vdyn[0] if c.ndyn else NULL
+            c.nsrow = vsrow.shape[0]
+            c.srow = &vsrow[0] if c.nsrow else NULL
         # rows the table says were added, re-shaped or changed since the last step
         touched = t.touched
         if touched:
@@ -1276,6 +1521,7 @@ class ResponseSystem:
         cdef int i
         cdef double offset = self.contact_offset
         cdef double mx, my
+        cdef Reach* w
         try:
             with nogil:
                 for i in range(n):
@@ -1298,8 +1544,21 @@ class ResponseSystem:
                     c.floored[i] = 0
                     c.head[i] = -1
                     # the broadphase grew each dynamic box by the move's length and the offset
-                    c.covered[i] = 0.0 if c.rows.kind[i] == STATIC else \
+                    w = &c.reach[i]
+                    w.covered = 0.0 if c.rows.kind[i] == STATIC else \
                         sqrt(mx * mx + my * my) + offset
+                    w.cov0 = w.covered
+                    w.x0 = pos_col[i, 0] + c.rows.lo[2 * i]
+                    w.y0 = pos_col[i, 1] + c.rows.lo[2 * i + 1]
+                    w.x1 = pos_col[i, 0] + c.rows.hi[2 * i]
+                    w.y1 = pos_col[i, 1] + c.rows.hi[2 * i + 1]
+                    w.solid = c.rows.collides[i] and not c.rows.sensor[i]
+                    w.fixed = c.rows.kind[i] == STATIC
+                    c.isfar[i] = 0
+                    c.stamp[i] = 0
+                    c.mark[i] = 0
+                if c.index != NULL:
+                    c.grow_limit = 2.0 * mean_extent(&c.rows, n)
                 build_edges(&c, &a[0] if np0 else NULL, &b[0] if np0 else NULL)
                 if pushed:
                     push_apart(&c)
@@ -1318,6 +1577,7 @@ class ResponseSystem:
             buf.back(&c)
         self.passes = c.hits
         self.widened = c.widened
+        self.far = c.nfar
         cdef int total = c.npairs
         times_ = np.empty((2, total))  # time of impact, approach speed
         normal_ = np.empty((total, 2))
