@@ -162,7 +162,7 @@ def test_statics_are_indexed_once_and_single_changes_update_the_index(world):
     assert pos(balls[0])[1] < 0.5 and pos(balls[5])[1] < 0.5  # their walls went: they fell
     assert pos(balls[6])[1] == pytest.approx(1.5, abs=0.02)
     assert physics.touching(balls[6]) == [walls[6]]
-    assert extra in physics.query_point((100.0, 0.0))
+    assert extra in physics.query_point(100.0, 0.0)
 
 
 def test_contacts_and_contacts_of(world):
