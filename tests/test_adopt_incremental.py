@@ -327,3 +327,32 @@ def test_adopting_many_at_once_gives_the_rows_of_adopting_one_at_a_time():
     with pytest.raises(ValueError, match="entity 250 is already"):
         bulk.add_many([300, 250], _mixed_bodies(2))
     assert bulk.n == 103 and 300 not in bulk.row_of
+
+
+def test_the_dynamic_layout_is_the_colliding_movers_in_entity_order():
+    """After removals (a swap moves the last row into the hole) the rows leave entity order;
+    the broadphase's dynamic ids must follow entities, and the layer shortcut hold only when
+    every layer meets every mask."""
+    from ecsphys.broadphase.stage import dynamic_layout
+    from ecsphys.state.body_table import BodyTable
+    t = BodyTable()
+    bodies = _mixed_bodies(60)
+    for e, comps in enumerate(bodies):
+        t.add(e, comps)
+    for e in (3, 17, 40, 8):
+        t.remove(e)
+    n = t.n
+    dyn, all_pass = dynamic_layout(t)
+    want = [r for r in range(n) if t.collides[r] and t.kind[r] != ep.STATIC]
+    want.sort(key=lambda r: t.entity[r])
+    assert dyn.tolist() == want
+    assert not (np.diff(t.entity[:n]) > 0).all()  # the rows were out of order
+    solid = t.collides[:n]
+    common = np.bitwise_and.reduce(t.mask[:n][solid])
+    assert all_pass == bool(((t.layer[:n][solid] & common) != 0).all())
+    assert all_pass  # every mask is ALL here
+    row = int(np.flatnonzero(solid)[0])
+    t.mask[row] = 2  # one body ignores layer 1
+    assert dynamic_layout(t)[1] is False
+    empty = BodyTable()
+    assert dynamic_layout(empty)[0].tolist() == [] and dynamic_layout(empty)[1] is True

@@ -25,9 +25,12 @@ from libc.stdint cimport int64_t, uint64_t
 
 from .boxindex cimport BoxIndex, Buf, buf_free, buf_reserve, sort_keys
 from ..geometry.shape_data cimport TILEMAP, Body, Near, Store, near_init, near_next, store_of
+from ..state.carray cimport c_array
 from ..state.table_view cimport Rows, row_body, rows_of
 
 import numpy as np
+
+cdef unsigned char _STATIC = 0  # ColliderKind.STATIC
 
 __all__ = ["Stage"]
 
@@ -301,3 +304,52 @@ cdef class Stage:
             o += 1
             s += 1
         return o
+
+
+def dynamic_layout(table):
+    """``(dyn, all_layers_pass)`` of the table's current rows, in one pass: the rows of the
+    bodies that collide and are not static, in entity order (the stage's dynamic ids), and
+    whether every colliding body's layer meets the AND of all their masks (then no pair
+    needs the layer test). Rows are mostly in entity order already (only a removal's
+    swap moves one out of it), so the sort, when needed, runs on nearly sorted keys."""
+    cdef Py_ssize_t n = table.n, i, k = 0, got
+    collides_ = table.collides
+    kind_ = table.kind
+    entity_ = table.entity
+    layer_ = table.layer
+    mask_ = table.mask
+    cdef const unsigned char* collides = <const unsigned char*> c_array(collides_, b'b', &got)
+    if got < n:
+        raise ValueError(f"the collides column holds {got} rows, the table {n}")
+    cdef const int64_t* entity = <const int64_t*> c_array(entity_, b'i', &got)
+    cdef const int64_t* layer = <const int64_t*> c_array(layer_, b'i', &got)
+    cdef const int64_t* mask = <const int64_t*> c_array(mask_, b'i', &got)
+    kind8 = kind_.view(np.uint8)
+    cdef const unsigned char* kind = <const unsigned char*> c_array(kind8, b'b', &got)
+    dyn_ = np.empty(n, dtype=np.int64)
+    cdef int64_t* dyn = <int64_t*> c_array(dyn_, b'i', &got)
+    cdef int64_t common = -1
+    cdef bint any_solid = False, in_order = True, all_pass = True
+    cdef int64_t last = -1
+    with nogil:
+        for i in range(n):
+            if not collides[i]:
+                continue
+            any_solid = True
+            common &= mask[i]
+            if kind[i] == _STATIC:
+                continue
+            dyn[k] = i
+            k += 1
+            if entity[i] <= last:
+                in_order = False
+            last = entity[i]
+        if any_solid:
+            for i in range(n):
+                if collides[i] and (layer[i] & common) == 0:
+                    all_pass = False
+                    break
+    out = dyn_[:k]
+    if not in_order:
+        out = out[np.argsort(entity_[out], kind="stable")]
+    return out, all_pass

@@ -41,7 +41,7 @@ import esper
 import numpy as np
 
 from .. import broadphase
-from ..broadphase.stage import Stage
+from ..broadphase.stage import Stage, dynamic_layout
 from ..components import STATIC
 from ..state.body_table import BodyTable
 
@@ -273,18 +273,8 @@ class BroadphaseSystem(esper.Processor):
             self._rebuild_statics()  # a box beyond the grid's static cells
 
     def _learn_layout(self) -> None:
-        """Dynamic rows, entity order, and the layer shortcut, for this layout."""
-        t = self.table
-        n = t.n
-        collides = t.collides[:n]
-        static = collides & (t.kind[:n] == STATIC)
-        dyn = np.flatnonzero(collides & ~static)  # ascending rows
-        ent = t.entity[dyn]
-        if dyn.size > 1 and not (ent[1:] > ent[:-1]).all():
-            dyn = dyn[np.argsort(ent, kind="stable")]
+        """Dynamic rows in entity order, and the layer shortcut, for this layout (one
+        compiled pass: `broadphase.stage.dynamic_layout`)."""
+        dyn, self._all_layers_pass = dynamic_layout(self.table)
         self._dyn = dyn
         self._stage.set_dynamic_rows(dyn)
-        # every pair passes the layer test when every layer meets the AND of all masks
-        layers, masks = t.layer[:n][collides], t.mask[:n][collides]
-        common = np.bitwise_and.reduce(masks) if masks.size else 0
-        self._all_layers_pass = bool(((layers & common) != 0).all())
