@@ -29,8 +29,10 @@ Guarantees:
   keep_touching and separate, so a game can make spike tiles hurt and coin tiles vanish.
   Only tiles with an open side can be touched (a tile buried in solid ones is out of reach);
 - tiles change at run time: ``tilemap[row, col] = 0`` digs a tile, ``= kind`` builds one
-  (``tilemap[row, col]`` reads it). Only the edges on the four grid lines around the tile are
-  merged again, and the physics takes the change at its next step: bodies touching a removed
+  (``tilemap[row, col]`` reads it), in constant time: the map lists the changed tile
+  (``changes_since``) and merges the edges on the four grid lines around it again when they
+  are next asked for. The physics takes the change at its next step, writing again only what
+  lies along those lines (``geometry/shape_store.py``): bodies touching a removed
   tile get its ``separate`` (and fall if it held them up), a body whose centre is inside a
   newly built tile is pushed out the short way (to the nearest open side);
 - so a map is a mutable object, not a value: two maps are equal only if they are the same
@@ -53,6 +55,9 @@ from .shapes import Compound, Segment, Shape, check_reach
 
 #: Characters of a text map that mean "no tile".
 EMPTY_CHARS = frozenset(". ")
+#: A map lists its changed tiles one by one up to this many plus a sixteenth of its tiles.
+_LOG_MIN = 64
+_KIND_MAX = 2**31 - 1  # the largest tile kind (int32)
 
 
 def _parse_text(rows: Sequence[str]) -> tuple[np.ndarray, dict[str, int]]:
@@ -163,7 +168,7 @@ class TileMap(Compound):
     """
 
     __slots__ = ("_grid", "_view", "tile_size", "origin", "kinds", "_pad", "_h", "_v",
-                 "_cache", "version")
+                 "_stale", "_cache", "version", "_log", "_log_base")
     type_code: ClassVar[int] = 6  # its edges are a group of segments, indexed by tile
     tile_size: float
     origin: tuple[float, float]
@@ -192,10 +197,16 @@ class TileMap(Compound):
         self._set("origin", (ox, oy))
         self._set("kinds", kinds)
         self._set("_pad", pad)
-        self._set("_h", [_h_line(pad, y) for y in range(rows + 1)])
-        self._set("_v", [_v_line(pad, x) for x in range(cols + 1)])
+        # each grid line's merged edges, merged when asked for (lines listed in _stale are
+        # out of date: horizontal line y is y, vertical line x is rows + 1 + x)
+        self._set("_h", [[] for _ in range(rows + 1)])
+        self._set("_v", [[] for _ in range(cols + 1)])
+        self._set("_stale", set(range(rows + cols + 2)))
         self._set("_cache", {})
         self._set("version", 0)
+        # the tiles changed (row * cols + col), change by change, from version _log_base on
+        self._set("_log", [])
+        self._set("_log_base", 0)
         self._set("offset", (0.0, 0.0))
         x1, y1 = ox + cols * size, oy + rows * size
         self._set("_bb", (ox, oy, x1, y1))
@@ -238,6 +249,12 @@ class TileMap(Compound):
         return (int(self._grid.shape[0]), int(self._grid.shape[1]))
 
     def _index(self, key: object) -> tuple[int, int]:
+        if type(key) is tuple and len(key) == 2:  # the common case, quickly
+            row, col = key
+            if type(row) is int and type(col) is int:
+                rows, cols = self._grid.shape
+                if 0 <= row < rows and 0 <= col < cols:
+                    return row, col
         if not (isinstance(key, tuple) and len(key) == 2):
             raise TypeError(f"TileMap index must be (row, col), got {key!r}")
         row, col = key
@@ -251,42 +268,66 @@ class TileMap(Compound):
 
     def __getitem__(self, key: tuple[int, int]) -> int:
         row, col = self._index(key)
-        return int(self._grid[row, col])
+        return self._grid.item(row, col)  # type: ignore[no-any-return]
 
     def __setitem__(self, key: tuple[int, int], kind: int) -> None:
         """Dig (``0``) or build (a kind above 0) tile ``(row, col)``; the physics takes the
         change at its next step (see the module docstring)."""
         row, col = self._index(key)
-        if isinstance(kind, (bool, np.bool_)):
-            kind = int(kind)
-        if not isinstance(kind, (int, np.integer)):
-            raise TypeError(f"TileMap[{row}, {col}] must be set to an int kind, got {kind!r}")
-        if not 0 <= kind <= np.iinfo(np.int32).max:
+        if type(kind) is not int:
+            if isinstance(kind, (bool, np.bool_)):
+                kind = int(kind)
+            if not isinstance(kind, (int, np.integer)):
+                raise TypeError(f"TileMap[{row}, {col}] must be set to an int kind, got "
+                                f"{kind!r}")
+        if not 0 <= kind <= _KIND_MAX:
             raise ValueError(f"TileMap[{row}, {col}] kind must be from 0 to 2**31 - 1, got "
                              f"{kind!r}")
-        old = int(self._grid[row, col])
+        grid = self._grid
+        old = grid.item(row, col)
         if old == kind:
             return
-        self._grid[row, col] = kind
-        if (old == 0) == (kind == 0):  # a new kind of solid tile: same edges
-            self._set("version", self.version + 1)
-            return
-        rows, _ = self.shape
-        up = rows - 1 - row
-        self._pad[up + 1, col + 1] = kind != 0
-        for y in (up, up + 1):  # the four grid lines around the tile: merged again
-            self._h[y] = _h_line(self._pad, y)
-        for x in (col, col + 1):
-            self._v[x] = _v_line(self._pad, x)
-        self._cache.clear()
-        self._set("version", self.version + 1)
+        grid[row, col] = kind
+        rows, cols = grid.shape
+        version = self.version + 1
+        if len(self._log) >= _LOG_MIN + rows * cols // 16:
+            self._log.clear()  # too many to take one by one: readers lay the map out again
+            self._set("_log_base", version - 1)
+        self._log.append(row * cols + col)
+        if (old == 0) != (kind == 0):  # the edges on the four grid lines around the tile
+            up = rows - 1 - row
+            self._pad[up + 1, col + 1] = kind != 0
+            self._stale.update((up, up + 1, rows + 1 + col, rows + 2 + col))
+            self._cache.clear()
+        self._set("version", version)
+
+    def changes_since(self, version: int) -> list[int] | None:
+        """The tiles changed since ``version`` (this map's ``version`` then), as ``row * cols
+        + col`` in the order they changed (a tile may repeat; its kind now is what counts), or
+        None when that is further back than the map keeps (then read the whole grid)."""
+        if not self._log_base <= version <= self.version:
+            return None
+        return self._log[version - self._log_base :]
+
+    def _lines(self) -> tuple[list[list[tuple[int, int, int, int, int]]], ...]:
+        """The merged edges of every grid line, horizontal then vertical (merged again where
+        tiles changed since)."""
+        rows = self._grid.shape[0]
+        for line in self._stale:
+            if line <= rows:
+                self._h[line] = _h_line(self._pad, line)
+            else:
+                self._v[line - rows - 1] = _v_line(self._pad, line - rows - 1)
+        self._stale.clear()
+        return self._h, self._v
 
     def edge_array(self) -> np.ndarray:
         """The merged edges as an (E, 5) int array ``(x0, y0, x1, y1, facing)`` in tiles from
         the map's bottom-left corner (facing 0 up, 1 down, 2 left, 3 right)."""
         found = self._cache.get("array")
         if found is None:
-            lines = [e for line in self._h for e in line] + [e for line in self._v for e in line]
+            h, v = self._lines()
+            lines = [e for line in h for e in line] + [e for line in v for e in line]
             found = np.array(lines, dtype=np.int64).reshape(-1, 5)
             self._cache["array"] = found
         return found

@@ -10,13 +10,25 @@ Guarantees:
   layout is declared in ``shape_data.pxd``): circle centre and radius, rect centre and half
   extents, the counter-clockwise vertices and faces (outward unit normal, support) of every
   leaf but a circle, its bounds and a hash;
-- a `TileMap` is its merged edges as segment leaves, preceded by a *header* leaf just before
-  its range (``first - 1``: kind TILEMAP; columns, rows and the start of its cell index in
-  ``cells``; tile size and origin) and indexed by tile: ``cells[base + k]`` ..
-  ``cells[base + k + 1]`` (``k = up_row * columns + col``, rows counted from the bottom) are
-  the positions in ``cells`` of the leaves that lie on the sides of tile k, so the leaves
-  near a box are found from the few tiles it covers; the header's last column is where the
-  tiles' kinds follow in ``cells`` (same order, 0 empty);
+- a `TileMap` is its merged edges as one-sided segment leaves, preceded by a *header* leaf
+  just before its range (``first - 1``: kind TILEMAP; columns, rows and the start of its cell
+  index in ``cells``; tile size and origin) and one tile's square (``first - 2``), and
+  indexed by tile: ``cells[base + k]`` .. ``cells[base + k + 1]`` (``k = up_row * columns +
+  col``, rows counted from the bottom) are the positions in ``cells`` of the leaves on the
+  sides of tile k (bottom, top, left, right), so the leaves near a box are found from the few
+  tiles it covers; the header's last column is where the tiles' kinds are in ``cells`` (same
+  order, 0 empty);
+- a map's range has room for edges to come: its live edges in the order of a fresh layout,
+  every other leaf a copy of a live edge with no live edge between the two, so a routine that
+  walks the whole range and keeps the first of equal answers answers as over the edges alone;
+  the count is 0 while no edge is left;
+- a map whose tiles changed (``TileMap.version``) is taken tile by tile
+  (``TileMap.changes_since``, compiled in ``tile_edges``): only the edges on the grid lines
+  around the changed tiles, the leaves they move through and the index entries of the tiles
+  along them are written again, and its range stays where it is, so every reader sees what a
+  fresh layout of the same tiles shows it. It is laid out afresh when its edges outgrow their
+  room or leave most of a large one unused (a new range), or when more than about a
+  sixteenth of its tiles changed at once (in place);
 - a `Mask` leaf keeps its packed rows in ``bits`` (its first word and words per row in the
   leaf: kind, width, height, first word, words per row; scale, centre, half extents);
 - arrays only grow while shapes are added (``clear()`` empties the store); the compiled code
@@ -28,13 +40,35 @@ from __future__ import annotations
 import numpy as np
 
 from ..mask import Mask
-from ..shapes import Circle, Compound, Rect, Segment, Shape
+from ..shapes import Circle, Compound, Rect, Shape
 from ..tilemap import TileMap
+from .tile_edges import TileEdges, room_fits
 
 LI_STRIDE = 5  # kind, nv, nf, v0, f0
 LF_STRIDE = 9  # radius, cx, cy, hx, hy, x0, y0, x1, y1
 TILEMAP = 6  # the kind of a tile map's header leaf (shape_data.pxd)
 _HASH_MASK = (1 << 63) - 1
+
+
+class _MapRoom:
+    """Where a tile map's leaves and index are in the store, and the map's version there."""
+
+    __slots__ = ("tilemap", "version", "first", "slots", "cells", "edges", "found", "limit")
+
+    def __init__(self, tilemap: TileMap, version: int, first: int, slots: int, cells: int,
+                 edges: TileEdges, found: tuple[int, int, int], limit: int) -> None:
+        #: the map (kept, so its id, the key of ``ShapeStore._maps``, is not reused)
+        self.tilemap = tilemap
+        self.version = version
+        #: the leaves: slots first .. first + slots (square and header just before)
+        self.first = first
+        self.slots = slots
+        #: the index: kinds, starts and entries from here in ``cells``
+        self.cells = cells
+        self.edges = edges
+        self.found = found
+        #: the most changed tiles taken one by one (more: the map is laid out again)
+        self.limit = limit
 
 
 def _key(h: int) -> int:
@@ -63,9 +97,8 @@ class ShapeStore:
         #: the masks' packed rows (uint64 words)
         self.nbits = 0
         self.bits = np.zeros(capacity, dtype=np.uint64)
-        #: tile map -> (its version interned, (first, count, key), edge room, cells start,
-        #: index room): a map's region is written again in place when its tiles change
-        self._maps: dict[TileMap, tuple[int, tuple[int, int, int], int, int, int]] = {}
+        #: id of a tile map -> where it is: its changed tiles are written again in place
+        self._maps: dict[int, _MapRoom] = {}
 
     def __len__(self) -> int:
         return len(self._ranges)
@@ -120,53 +153,87 @@ class ShapeStore:
     # ---------------------------------------------------------------- packing
 
     def _tilemap(self, tm: TileMap) -> tuple[int, int, int]:
-        """The range of tile map ``tm``, written again in place if its tiles changed since
-        (a fresh region only when it outgrew its room)."""
-        slot = self._maps.get(tm)
-        if slot is not None and slot[0] == tm.version:
-            return slot[1]
-        edges = tm.edge_array()
-        count = len(edges)
-        rows, cols = tm.shape
-        n = rows * cols
-        entries = 2 * int(np.abs(edges[:, 2] - edges[:, 0]).sum()
-                          + np.abs(edges[:, 3] - edges[:, 1]).sum())
-        if slot is None or count > slot[2] or entries > slot[4]:
-            cap_e, cap_c = count + count // 2 + 16, entries + entries // 2 + 64
-            square, cells = self._reserve(cap_e + 2, 2 * n + 1 + cap_c)
-        else:
-            square, cap_e, cells, cap_c = slot[1][0] - 2, slot[2], slot[3], slot[4]
-        first = square + 2
-        self._write_square(tm, square)
-        starts_at = cells + n
-        self._write_edges(tm, edges, first)
-        self._write_index(tm, edges, first, cells, starts_at)
-        self.leaf_i[square + 1] = (TILEMAP, cols, rows, starts_at, cells)
-        x0, y0, x1, y1 = tm.bounds()
-        self.leaf_f[square + 1] = (tm.tile_size, *tm.origin, 0.0, 0.0, x0, y0, x1, y1)
-        self.leaf_h[square + 1] = 0
-        found = (first, count, 0)
-        self._maps[tm] = (tm.version, found, cap_e, cells, cap_c)
-        return found
+        """The range of tile map ``tm``: its changed tiles taken in place (compiled, see
+        ``tile_edges``), or the whole map laid out again (a fresh region for its leaves only
+        when it outgrew its room, or left most of a large one unused). The same tuple as
+        before while the range stays."""
+        room = self._maps.get(id(tm))
+        if room is not None:
+            if room.version == tm.version:
+                return room.found
+            start = room.version - tm._log_base  # the map's changes since, in its log
+            if 0 <= start and len(tm._log) - start <= room.limit:
+                try:
+                    fits = room.edges.update(self, tm._view, tm._log, start)
+                except BaseException:
+                    del self._maps[id(tm)]
+                    raise
+                if fits:
+                    room.version = tm.version
+                    count = room.edges.count
+                    if count != room.found[1]:
+                        room.found = (room.first, count, 0)
+                    return room.found
+        try:
+            return self._lay_out(tm, room)
+        except BaseException:
+            self._maps.pop(id(tm), None)
+            raise
 
-    def _reserve(self, leaves: int, cells: int) -> tuple[int, int]:
-        """Room for ``leaves`` leaves (2 vertices and 4 faces each) and ``cells`` index
-        entries at the end of the arrays; returns where both start."""
-        first, at = self.leaves, self.ncells
+    def _lay_out(self, tm: TileMap, room: _MapRoom | None) -> tuple[int, int, int]:
+        """Lay the whole map out: in its room if the edges fit it (``room_fits``), else in a
+        fresh one."""
+        rows, cols = tm.shape
+        edges = room.edges if room is not None else TileEdges(rows, cols)
+        count = edges.count_edges(tm.grid)
+        if room is None:
+            cells = self._reserve_cells(6 * rows * cols + 1)
+        else:
+            cells = room.cells
+        if room is None or not room_fits(count, room.slots):
+            # a quarter more room than the edges need; twice what they need for a map that
+            # outgrew its room (it is being dug into: its edges may keep growing)
+            grows = room is not None and count > room.slots // 2
+            slots = (2 * count if grows else count + count // 4) + 64
+            square = self._reserve(slots + 2)
+            self._write_square(tm, square)
+            first = square + 2
+            n = rows * cols
+            self.leaf_i[square + 1] = (TILEMAP, cols, rows, cells + n, cells)
+            x0, y0, x1, y1 = tm.bounds()
+            self.leaf_f[square + 1] = (tm.tile_size, *tm.origin, 0.0, 0.0, x0, y0, x1, y1)
+            self.leaf_h[square + 1] = 0
+        else:
+            first, slots = room.first, room.slots
+        edges.lay_out(self, tm.grid, first, slots, cells, tm.tile_size, *tm.origin)
+        room = _MapRoom(tm, tm.version, first, slots, cells, edges, (first, edges.count, 0),
+                        rows * cols // 16 + 64)
+        self._maps[id(tm)] = room
+        return room.found
+
+    def _reserve(self, leaves: int) -> int:
+        """Room for ``leaves`` leaves (2 vertices and 4 faces each) at the end of the arrays;
+        returns where it starts."""
+        first = self.leaves
         self._grow(first + leaves, self.nverts + 2 * leaves, self.nfaces + 4 * leaves)
-        if at + cells > len(self.cells):
-            self.version += 1
-            new = np.zeros(max(at + cells, 2 * len(self.cells)), dtype=np.intc)
-            new[:at] = self.cells[:at]
-            self.cells = new
         # the leaves' vertex and face ranges are fixed: 2 and 4 per leaf, in order
         self.leaf_i[first : first + leaves, 3] = self.nverts + 2 * np.arange(leaves)
         self.leaf_i[first : first + leaves, 4] = self.nfaces + 4 * np.arange(leaves)
         self.leaves += leaves
         self.nverts += 2 * leaves
         self.nfaces += 4 * leaves
+        return first
+
+    def _reserve_cells(self, cells: int) -> int:
+        """Room for ``cells`` index entries at the end of ``cells``; returns where."""
+        at = self.ncells
+        if at + cells > len(self.cells):
+            self.version += 1
+            new = np.zeros(max(at + cells, 2 * len(self.cells)), dtype=np.intc)
+            new[:at] = self.cells[:at]
+            self.cells = new
         self.ncells += cells
-        return first, at
+        return at
 
     def _write_square(self, tm: TileMap, i: int) -> None:
         """Leaf i: a tile's square centred on its body (placed on a tile by its position);
@@ -178,76 +245,6 @@ class ShapeStore:
         self.leaf_i[i, :3] = (Rect.type_code, 4, 4)
         self.leaf_f[i] = (0.0, 0.0, 0.0, h, h, -h, -h, h, h)
         self.leaf_h[i] = 0
-
-    def _write_edges(self, tm: TileMap, edges: np.ndarray, first: int) -> None:
-        """The edges as one-sided segment leaves ``first ...`` (vectorised): the first face
-        of each points to its open side."""
-        count = len(edges)
-        if not count:
-            return
-        size = tm.tile_size
-        ox, oy = tm.origin
-        p = edges[:, :4].astype(np.float64) * size + (ox, oy, ox, oy)
-        # up and left edges run backwards, so the normal on the right of p1 -> p2 is open
-        back = (edges[:, 4] == 0) | (edges[:, 4] == 2)
-        p[back] = p[back][:, [2, 3, 0, 1]]
-        d = p[:, 2:] - p[:, :2]
-        d /= np.hypot(d[:, 0], d[:, 1])[:, None]
-        nrm = np.column_stack((d[:, 1], -d[:, 0]))
-        leaves = slice(first, first + count)
-        v0 = self.leaf_i[leaves, 3]
-        f0 = self.leaf_i[leaves, 4]
-        self.verts[v0] = p[:, :2]
-        self.verts[v0 + 1] = p[:, 2:]
-        support = (nrm * p[:, :2]).sum(axis=1)
-        self.faces[f0, :2] = nrm
-        self.faces[f0, 2] = support
-        self.faces[f0 + 1, :2] = -nrm
-        self.faces[f0 + 1, 2] = -support
-        self.faces[f0 + 2, :2] = d
-        self.faces[f0 + 2, 2] = (d * p[:, 2:]).sum(axis=1)
-        self.faces[f0 + 3, :2] = -d
-        self.faces[f0 + 3, 2] = -(d * p[:, :2]).sum(axis=1)
-        self.leaf_i[leaves, 0] = Segment.type_code
-        self.leaf_i[leaves, 1] = 2
-        self.leaf_i[leaves, 2] = 4
-        self.leaf_f[leaves] = 0.0
-        self.leaf_f[leaves, 5:7] = np.minimum(p[:, :2], p[:, 2:])
-        self.leaf_f[leaves, 7:9] = np.maximum(p[:, :2], p[:, 2:])
-        # an order for two leaves of one kind at one position: from the edge's grid numbers
-        e = edges.astype(np.int64)
-        self.leaf_h[leaves] = (((e[:, 0] * 1_000_003 + e[:, 1]) * 1_000_003 + e[:, 2])
-                               * 1_000_003 + e[:, 3]) * 4 + e[:, 4]
-
-    def _write_index(self, tm: TileMap, edges: np.ndarray, first: int, cells: int,
-                     starts_at: int) -> None:
-        """The tiles' kinds (rows from the bottom) at ``cells``, then at ``starts_at`` each
-        tile's list of edges: an edge is listed on the tiles on both sides of it."""
-        rows, cols = tm.shape
-        n = rows * cols
-        self.cells[cells : cells + n] = np.flipud(tm.grid).ravel()
-        tiles: list[np.ndarray] = []
-        owners: list[np.ndarray] = []
-        for k, (x0, y0, x1, y1, _) in enumerate(edges.tolist()):
-            if y0 == y1:  # horizontal: the tiles below and above the line, columns x0 .. x1-1
-                cs = np.arange(x0, x1)
-                for r in (y0 - 1, y0):
-                    if 0 <= r < rows:
-                        tiles.append(r * cols + cs)
-                        owners.append(np.full(len(cs), first + k))
-            else:  # vertical: the tiles left and right of it, rows y0 .. y1-1
-                rs = np.arange(y0, y1)
-                for c in (x0 - 1, x0):
-                    if 0 <= c < cols:
-                        tiles.append(rs * cols + c)
-                        owners.append(np.full(len(rs), first + k))
-        tile = np.concatenate(tiles) if tiles else np.zeros(0, dtype=np.int64)
-        owner = np.concatenate(owners) if owners else np.zeros(0, dtype=np.int64)
-        order = np.argsort(tile, kind="stable")
-        counts = np.bincount(tile, minlength=n)
-        entries = starts_at + n + 1
-        self.cells[starts_at:entries] = entries + np.concatenate(([0], np.cumsum(counts)))
-        self.cells[entries : entries + len(owner)] = owner[order]
 
     def _grow(self, leaves: int, verts: int, faces: int) -> None:
         self.version += 1  # arrays may be reallocated: compiled views must be taken again

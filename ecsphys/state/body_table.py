@@ -416,14 +416,18 @@ class BodyTable:
                 self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(shape)
 
     def refresh_tilemaps(self) -> None:
-        """Take the tile changes of the rows' tile maps (see the module docstring)."""
+        """Take the tile changes of the rows' tile maps (see the module docstring). The store
+        writes a map's changed tiles in place, so its rows keep their leaf range and
+        ``layout_version`` changes only when the range does (the map outgrew its room)."""
         for entity, (tm, seen) in self.tilemaps.items():
             if tm.version == seen:
                 continue
             row = self.row_of[entity]
-            self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(tm)
+            first, count, key = self.store.intern(tm)
+            if first != self.leaf0[row] or count != self.nleaf[row]:
+                self.leaf0[row], self.nleaf[row], self.shape_hash[row] = first, count, key
+                self.layout_version += 1
             self.tilemaps[entity] = (tm, tm.version)
-            self.layout_version += 1
             self.touched.add(entity)
 
     def motion(self) -> tuple[np.ndarray, ...]:

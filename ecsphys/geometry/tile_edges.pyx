@@ -1,0 +1,958 @@
+# A shape store's copy of one tile map: its merged edges as leaves and its index of edges by
+# tile, kept up to date tile by tile (compiled).
+#
+# Guarantees:
+# - `TileEdges(rows, cols)` lays a map out in a `ShapeStore` (ecsphys/geometry/shape_store.py)
+#   with `count_edges(grid)` then `lay_out(store, grid, first, room, cells_at, size, ox, oy)`:
+#   the edges' segment leaves in the `room` slots from `first`, the tiles' kinds, starts and
+#   entries in `cells` from `cells_at` (the layout of shape_data.pxd: `near_next` and
+#   `tile_grid` read it); `update(store, grid, changes)` takes the tiles listed in `changes`
+#   (flat `row * cols + col`, repeats allowed) from `grid` and rewrites only the edges on the
+#   grid lines around the changed tiles, the slots they move through, and the index entries
+#   of the tiles along those edges; it answers False, and the map must be laid out again,
+#   when the live edges would fill more than 7/8 of the room, or less than 1/8 of a room of
+#   more than 256 slots;
+# - after `update` every reader sees what a fresh `lay_out` of the same grid shows it: each
+#   tile's list names the edges on its sides in the same order (bottom, top, left, right);
+#   the slots hold the live edges in the order a fresh layout gives them (horizontal grid
+#   lines bottom to top, then vertical ones left to right; on a line the edges open up / left
+#   first, each group by where its edges start), and each other slot a copy of a live edge
+#   with no live edge between the two, so a routine that walks the whole range and keeps the
+#   first of equal answers (a compound's part pairs in `distance`) answers the same; the
+#   leaves' numbers are a function of the edge alone (one routine writes them all);
+# - an update costs per grid line it merges again (its length), per run of tiles whose
+#   number of edges changed (tiles with no edge end a run), and per edge it moves (an edge
+#   with no free slot beside it moves at most SHIFT_REACH others, or a window of slots is
+#   spread again, rarely); never per edge or tile of the whole map.
+#
+# Data: `solid` is the grid with a ring of empty tiles, rows from the bottom; `hleaf[y * cols +
+# x]` is the slot of the edge over unit x of horizontal grid line y (-1: none), `vleaf[y *
+# (cols + 1) + x]` the same for unit y of vertical line x (both by rows of tiles, as the
+# index reads them); `cnt[k]` how many of tile k's sides carry an edge; `sedge` each slot's
+# edge (x0, y0, x1, y1, facing; facing -1: a copy) and `skey` its order key (a
+# copy: the key of the edge it copies, so keys never decrease along the slots; between two
+# live edges the copies of the left one come first). The index: tile k (rows from the bottom)
+# has a zone of 4 entries, zones laid from the top of the entry area down (tile 0 highest); a
+# run of consecutive tiles with edges is laid in order somewhere within its tiles' zones (in
+# the middle when laid anew; a run whose tiles gain or lose edges moves the fewer of its
+# tiles), so each run ends at or above where the next one starts, and a tile with no edge
+# is skipped by a start at or above the next tile's (`start[k + 1] <= start[k]` reads as
+# empty).
+
+from libc.math cimport hypot
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.string cimport memcpy, memset
+
+# the leaf layout of shape_data.pxd (not cimported: shape_data imports the store, which
+# imports this module)
+cdef enum:
+    SEGMENT = 3
+    LI_STRIDE = 5
+    LF_STRIDE = 9
+    LI_V0 = 3
+    LI_F0 = 4
+
+cdef enum:
+    SHIFT_REACH = 32     # a new edge with no free slot beside it moves at most this many
+    WINDOW = 64          # else the slots around it are spread again, this many at first
+    SMALL_ROOM = 256     # a room this small is never laid out again for being too empty
+    UNIT_BITS = 14       # a changed unit: its grid line above these bits (sides <= 16384)
+    UNIT_MASK = (1 << 14) - 1
+
+
+cdef struct Buf:
+    # a growable array of int32
+    int32_t* p
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef bint push(Buf* b, int32_t v) noexcept nogil:
+    cdef Py_ssize_t cap
+    cdef int32_t* q
+    if b.n == b.cap:
+        cap = 2 * b.cap + 64
+        q = <int32_t*> realloc(b.p, cap * sizeof(int32_t))
+        if q == NULL:
+            return False
+        b.p = q
+        b.cap = cap
+    b.p[b.n] = v
+    b.n += 1
+    return True
+
+
+cdef inline int64_t edge_key(const int32_t* e, int rows) noexcept nogil:
+    """The order of an edge in a fresh layout: its grid line, its group on the line, where
+    it starts."""
+    if e[4] < 2:
+        return ((<int64_t> e[1] * 2 + (e[4] & 1)) << 32) | e[0]
+    return ((<int64_t> (rows + 1 + e[0]) * 2 + (e[4] & 1)) << 32) | e[1]
+
+
+cdef inline int64_t edge_hash(const int32_t* e) noexcept nogil:
+    """The leaf's hash from the edge's grid numbers (wrapping as int64 arithmetic does)."""
+    cdef uint64_t m = 1000003
+    cdef uint64_t h = ((((<uint64_t> <int64_t> e[0]) * m + <uint64_t> <int64_t> e[1]) * m
+                        + <uint64_t> <int64_t> e[2]) * m + <uint64_t> <int64_t> e[3])
+    return <int64_t> (h * 4 + <uint64_t> <int64_t> e[4])
+
+
+cdef inline bint _fits(Py_ssize_t live, Py_ssize_t room) noexcept nogil:
+    return live <= room - room // 8 - 1 and not (room > SMALL_ROOM and live * 8 < room)
+
+
+def room_fits(Py_ssize_t live, Py_ssize_t room) -> bool:
+    """Whether ``live`` edges may stay in a room of ``room`` slots: they fill at most 7/8 of
+    it (less one slot), and at least 1/8 of it if it has more than 256."""
+    return _fits(live, room)
+
+
+cdef int _by_value(const void* a, const void* b) noexcept nogil:
+    cdef int32_t x = (<const int32_t*> a)[0], y = (<const int32_t*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef inline bint _same(const int32_t* a, const int32_t* b) noexcept nogil:
+    return a[0] == b[0] and a[1] == b[1] and a[2] == b[2] and a[3] == b[3] and a[4] == b[4]
+
+
+cdef class TileEdges:
+    """One tile map as one shape store holds it (see the module comment)."""
+
+    cdef readonly int rows, cols
+    #: how many slots the map's leaves have, and how many hold a live edge
+    cdef readonly int room, live
+    #: diagnostics: edges moved a slot to make room, windows of slots spread again
+    cdef readonly long moved, spread
+    cdef Py_ssize_t n
+    cdef int nlines
+    cdef uint8_t* solid
+    cdef uint8_t* cnt
+    cdef uint8_t* tmark      # tile listed in dirty / in a run laid again
+    cdef int32_t* hleaf
+    cdef int32_t* vleaf
+    cdef int32_t* sedge
+    cdef int64_t* skey
+    cdef Buf dirty           # tiles whose list may have changed
+    cdef Buf lines           # the changed units: line << UNIT_BITS | unit
+    cdef Buf pending         # edges: 5 ints each (a fresh layout's, or an update's new ones)
+    cdef Buf gone            # slots of the edges an update removes
+    cdef Buf hints           # per new edge of an update, a slot near where it goes
+    cdef Buf scratch
+    cdef bint oom
+    cdef object grid_obj     # the map's grid (kinds, row 0 on top), and a view of it
+    cdef const int[:, ::1] grid
+    # the store's arrays (taken again when its version changes) and the map's place there
+    cdef long store_version
+    cdef object arrays
+    cdef int* li
+    cdef double* lf
+    cdef int64_t* lh
+    cdef double* verts
+    cdef double* faces
+    cdef int* cells
+    cdef int first
+    cdef int kinds
+    cdef int starts
+    cdef int entries
+    cdef double size
+    cdef double ox
+    cdef double oy
+
+    def __cinit__(self, int rows, int cols):
+        if rows < 1 or cols < 1:
+            raise ValueError(f"TileEdges needs rows and cols >= 1, got {rows} x {cols}")
+        self.rows = rows
+        self.cols = cols
+        self.n = <Py_ssize_t> rows * cols
+        self.nlines = rows + cols + 2
+        self.store_version = -1
+        self.solid = <uint8_t*> malloc((rows + 2) * (cols + 2))
+        self.cnt = <uint8_t*> malloc(self.n)
+        self.tmark = <uint8_t*> malloc(self.n)
+        self.hleaf = <int32_t*> malloc((rows + 1) * cols * sizeof(int32_t))
+        self.vleaf = <int32_t*> malloc((cols + 1) * rows * sizeof(int32_t))
+        if (self.solid == NULL or self.cnt == NULL or self.tmark == NULL
+                or self.hleaf == NULL or self.vleaf == NULL):
+            raise MemoryError(f"TileEdges: no memory for a {rows} x {cols} map")
+        memset(self.tmark, 0, self.n)
+
+    def __dealloc__(self):
+        free(self.solid)
+        free(self.cnt)
+        free(self.tmark)
+        free(self.hleaf)
+        free(self.vleaf)
+        free(self.sedge)
+        free(self.skey)
+        free(self.dirty.p)
+        free(self.lines.p)
+        free(self.pending.p)
+        free(self.gone.p)
+        free(self.hints.p)
+        free(self.scratch.p)
+
+    @property
+    def count(self) -> int:
+        """The map's leaf count as the store gives it: every slot while an edge is live
+        (the copies between them included), none when no edge is."""
+        return self.room if self.live > 0 else 0
+
+    # ------------------------------------------------------------ the def layer
+
+    def count_edges(self, const int[:, ::1] grid) -> int:
+        """Take the solid tiles of ``grid`` (kinds, row 0 on top) and merge every grid line
+        again; returns how many edges there are (for ``lay_out``)."""
+        self._check_grid(grid)
+        self._take_solid(grid)
+        self.pending.n = 0
+        cdef int line
+        with nogil:
+            for line in range(self.nlines):
+                self._merge(line, &self.pending)
+        self._raise_oom()
+        return <int> (self.pending.n // 5)
+
+    def lay_out(self, store, const int[:, ::1] grid, int first, int room, int cells_at,
+                double size, double ox, double oy) -> None:
+        """Write the edges ``count_edges`` merged into slots ``first .. first + room`` of the
+        store and the index into its ``cells`` from ``cells_at`` (``6 * rows * cols + 1``
+        entries: kinds, starts, 4 per tile); the slots' vertex and face rooms must be set."""
+        cdef Py_ssize_t edges = self.pending.n // 5
+        if room < edges or room < 1:
+            raise ValueError(f"TileEdges.lay_out: {edges} edges do not fit {room} slots")
+        self._check_grid(grid)
+        cdef int32_t* sedge = <int32_t*> realloc(self.sedge, room * 5 * sizeof(int32_t))
+        if sedge == NULL:
+            raise MemoryError("TileEdges: no memory for the slots")
+        self.sedge = sedge
+        cdef int64_t* skey = <int64_t*> realloc(self.skey, room * sizeof(int64_t))
+        if skey == NULL:
+            raise MemoryError("TileEdges: no memory for the slots")
+        self.skey = skey
+        self.room = room
+        self.first = first
+        self.kinds = cells_at
+        self.starts = cells_at + <int> self.n
+        self.entries = cells_at + 2 * <int> self.n + 1
+        self.size = size
+        self.ox = ox
+        self.oy = oy
+        self._bind(store, True)
+        self._write_kinds(grid)
+        with nogil:
+            self._lay_slots()
+            self._lay_index()
+        self.pending.n = 0
+        self._raise_oom()
+
+    def update(self, store, grid, list changes, Py_ssize_t start=0) -> bool:
+        """Take the tiles ``changes[start:]`` lists (``row * cols + col``) from ``grid``;
+        False when the map must be laid out again (see the module comment)."""
+        cdef Py_ssize_t k, row, col, u, p, i
+        cdef int kind, line
+        cdef uint8_t sol
+        cdef Py_ssize_t n = self.n
+        if self.room == 0:
+            raise ValueError("TileEdges.update before lay_out")
+        self._take_grid(grid)
+        self._bind(store, False)
+        if start < 0:
+            raise IndexError(f"TileEdges.update: start {start} < 0")
+        for i in range(start, len(changes)):
+            k = changes[i]
+            if not 0 <= k < n:
+                raise IndexError(f"TileEdges.update: tile {k} outside the {self.rows} x "
+                                 f"{self.cols} grid")
+            row = k // self.cols
+            col = k % self.cols
+            kind = self.grid[row, col]
+            u = self.rows - 1 - row
+            self.cells[self.kinds + u * self.cols + col] = kind
+            sol = kind != 0
+            p = (u + 1) * (self.cols + 2) + col + 1
+            if self.solid[p] != sol:  # its four sides: units of four grid lines
+                self.solid[p] = sol
+                self._mark_unit(<int> u, <int> col)
+                self._mark_unit(<int> u + 1, <int> col)
+                self._mark_unit(self.rows + 1 + <int> col, <int> u)
+                self._mark_unit(self.rows + 2 + <int> col, <int> u)
+        cdef bint fits
+        with nogil:
+            fits = self._update()
+        self._raise_oom()
+        return fits
+
+    cdef inline void _mark_unit(self, int line, int unit) noexcept:
+        self.oom |= not push(&self.lines, (line << UNIT_BITS) | unit)
+
+    cdef void _take_grid(self, grid) except *:
+        """A view of the grid (kept while it is the same object)."""
+        if grid is self.grid_obj:
+            return
+        cdef const int[:, ::1] view = grid
+        self._check_grid(view)
+        self.grid = view
+        self.grid_obj = grid
+
+    cdef void _check_grid(self, const int[:, ::1] grid) except *:
+        if grid.shape[0] != self.rows or grid.shape[1] != self.cols:
+            raise ValueError(f"TileEdges: the grid is {grid.shape[0]} x {grid.shape[1]}, the "
+                             f"map {self.rows} x {self.cols}")
+
+    cdef void _raise_oom(self) except *:
+        if self.oom:
+            self.oom = False
+            raise MemoryError("TileEdges: out of memory")
+
+    cdef void _bind(self, store, bint always) except *:
+        """Pointers into the store's arrays, taken again when they may have moved."""
+        cdef long version = store.version
+        if not always and version == self.store_version:
+            return
+        cdef int[:, ::1] li = store.leaf_i
+        cdef double[:, ::1] lf = store.leaf_f
+        cdef int64_t[::1] lh = store.leaf_h
+        cdef double[:, ::1] verts = store.verts
+        cdef double[:, ::1] faces = store.faces
+        cdef int[::1] cells = store.cells
+        if (li.shape[0] < self.first + self.room or cells.shape[0] < self.entries + 4 * self.n
+                or li.shape[1] != LI_STRIDE or lf.shape[1] != LF_STRIDE):
+            raise ValueError("TileEdges: the store's arrays do not hold the map's room")
+        self.arrays = (store.leaf_i, store.leaf_f, store.leaf_h, store.verts, store.faces,
+                       store.cells)
+        self.li = &li[0, 0]
+        self.lf = &lf[0, 0]
+        self.lh = &lh[0]
+        self.verts = &verts[0, 0]
+        self.faces = &faces[0, 0]
+        self.cells = &cells[0]
+        self.store_version = version
+
+    cdef void _take_solid(self, const int[:, ::1] grid) noexcept:
+        cdef int w = self.cols + 2
+        cdef int row, col
+        memset(self.solid, 0, (self.rows + 2) * w)
+        for row in range(self.rows):
+            for col in range(self.cols):
+                self.solid[(self.rows - row) * w + col + 1] = grid[row, col] != 0
+
+    cdef void _write_kinds(self, const int[:, ::1] grid) noexcept:
+        cdef int row, col
+        cdef int* kinds = self.cells + self.kinds
+        for row in range(self.rows):
+            for col in range(self.cols):
+                kinds[(self.rows - 1 - row) * self.cols + col] = grid[row, col]
+
+    # ------------------------------------------------------------ merging a grid line
+
+    cdef void _merge(self, int line, Buf* out) noexcept nogil:
+        """The merged edges of a grid line, in the order of a fresh layout, onto ``out``:
+        horizontal line y (0 .. rows) then vertical line x at ``rows + 1 + x``."""
+        cdef int length = self.cols if line <= self.rows else self.rows
+        cdef int st, a, i
+        for st in range(1, 3):
+            i = 0
+            while i < length:
+                if self._status(line, i) != st:
+                    i += 1
+                    continue
+                a = i
+                while i < length and self._status(line, i) == st:
+                    i += 1
+                self._push_run(out, line, a, i, st)
+
+    cdef void _push_run(self, Buf* out, int line, int a, int b, int st) noexcept nogil:
+        """The edge over units a .. b of a grid line whose units have status ``st``."""
+        cdef int x = line - self.rows - 1
+        if line <= self.rows:
+            self._push_edge(out, a, line, b, line, st - 1)
+        else:
+            self._push_edge(out, x, a, x, b, st + 1)
+
+    cdef void _push_edge(self, Buf* out, int x0, int y0, int x1, int y1, int f) noexcept nogil:
+        cdef bint ok = push(out, x0) and push(out, y0) and push(out, x1) and push(out, y1)
+        self.oom |= not (ok and push(out, f))
+
+    # ------------------------------------------------------------ leaves
+
+    cdef void _write_leaf(self, int slot, const int32_t* e) noexcept nogil:
+        """Slot ``slot`` holds edge ``e``: a one-sided segment whose first face points to the
+        open side (as shape_store wrote them from the edge array)."""
+        cdef int i = self.first + slot
+        cdef int* li = self.li + i * LI_STRIDE
+        cdef double* lf = self.lf + i * LF_STRIDE
+        cdef double* v = self.verts + 2 * li[LI_V0]
+        cdef double* f = self.faces + 3 * li[LI_F0]
+        cdef double ax = e[0] * self.size + self.ox
+        cdef double ay = e[1] * self.size + self.oy
+        cdef double bx = e[2] * self.size + self.ox
+        cdef double by = e[3] * self.size + self.oy
+        cdef double dx, dy, length, s, t
+        if e[4] == 0 or e[4] == 2:  # up and left edges run backwards: right of a -> b is open
+            t = ax
+            ax = bx
+            bx = t
+            t = ay
+            ay = by
+            by = t
+        dx = bx - ax
+        dy = by - ay
+        length = hypot(dx, dy)
+        dx = dx / length
+        dy = dy / length
+        li[0] = SEGMENT
+        li[1] = 2
+        li[2] = 4
+        v[0] = ax
+        v[1] = ay
+        v[2] = bx
+        v[3] = by
+        # the normal (dy, -dx) is on the right of a -> b; each support is summed from 0.0 as
+        # NumPy sums (0.0 + -0.0 is 0.0), so the leaves are those the vectorised writer made
+        s = 0.0 + dy * ax + (-dx) * ay
+        f[0] = dy
+        f[1] = -dx
+        f[2] = s
+        f[3] = -dy
+        f[4] = dx
+        f[5] = -s
+        f[6] = dx
+        f[7] = dy
+        f[8] = 0.0 + dx * bx + dy * by
+        f[9] = -dx
+        f[10] = -dy
+        f[11] = -(0.0 + dx * ax + dy * ay)
+        lf[0] = lf[1] = lf[2] = lf[3] = lf[4] = 0.0
+        lf[5] = ax if ax < bx else bx
+        lf[6] = ay if ay < by else by
+        lf[7] = bx if ax < bx else ax
+        lf[8] = by if ay < by else ay
+        self.lh[i] = edge_hash(e)
+
+    cdef void _copy_leaf(self, int dst, int src) noexcept nogil:
+        cdef int i = self.first + dst, j = self.first + src
+        cdef int* a = self.li + i * LI_STRIDE
+        cdef const int* b = self.li + j * LI_STRIDE
+        a[0] = b[0]
+        a[1] = b[1]
+        a[2] = b[2]
+        memcpy(self.lf + i * LF_STRIDE, self.lf + j * LF_STRIDE, LF_STRIDE * sizeof(double))
+        self.lh[i] = self.lh[j]
+        memcpy(self.verts + 2 * a[LI_V0], self.verts + 2 * b[LI_V0], 4 * sizeof(double))
+        memcpy(self.faces + 3 * a[LI_F0], self.faces + 3 * b[LI_F0], 12 * sizeof(double))
+
+    cdef void _point(self, const int32_t* e, int32_t slot) noexcept nogil:
+        """The units of edge ``e`` name ``slot`` (-1: no edge); the tiles beside it are
+        listed for their index entries."""
+        cdef int x, y
+        if e[4] < 2:
+            y = e[1]
+            for x in range(e[0], e[2]):
+                self.hleaf[y * self.cols + x] = slot
+                if y > 0:
+                    self._touch((y - 1) * self.cols + x)
+                if y < self.rows:
+                    self._touch(y * self.cols + x)
+        else:
+            x = e[0]
+            for y in range(e[1], e[3]):
+                self.vleaf[y * (self.cols + 1) + x] = slot
+                if x > 0:
+                    self._touch(y * self.cols + x - 1)
+                if x < self.cols:
+                    self._touch(y * self.cols + x)
+
+    cdef inline void _touch(self, Py_ssize_t k) noexcept nogil:
+        if not self.tmark[k]:
+            self.tmark[k] = 1
+            self.oom |= not push(&self.dirty, <int32_t> k)
+
+    cdef inline bint _alive(self, int s) noexcept nogil:
+        return self.sedge[5 * s + 4] >= 0
+
+    cdef void _set_live(self, int s, const int32_t* e, int64_t key) noexcept nogil:
+        memcpy(self.sedge + 5 * s, e, 5 * sizeof(int32_t))
+        self.skey[s] = key
+        self._write_leaf(s, e)
+        self._point(self.sedge + 5 * s, s)
+
+    cdef void _set_copy(self, int s, int src) noexcept nogil:
+        """Dead slot ``s`` copies live slot ``src``."""
+        self.sedge[5 * s + 4] = -1
+        self.skey[s] = self.skey[src]
+        self._copy_leaf(s, src)
+
+    cdef void _move(self, int dst, int src) noexcept nogil:
+        """The live edge of slot ``src`` to the free slot ``dst`` (``src`` left free)."""
+        self.moved += 1
+        memcpy(self.sedge + 5 * dst, self.sedge + 5 * src, 5 * sizeof(int32_t))
+        self.skey[dst] = self.skey[src]
+        self._copy_leaf(dst, src)
+        self._point(self.sedge + 5 * dst, dst)
+        self.sedge[5 * src + 4] = -1
+
+    # ------------------------------------------------------------ slots
+
+    cdef void _lay_slots(self) noexcept nogil:
+        """The pending edges spread over the room (the first in slot 0), each free slot a
+        copy of the live edge before it."""
+        cdef Py_ssize_t edges = self.pending.n // 5, i
+        cdef int s, last = -1
+        memset(self.hleaf, 0xFF, (self.rows + 1) * self.cols * sizeof(int32_t))
+        memset(self.vleaf, 0xFF, (self.cols + 1) * self.rows * sizeof(int32_t))
+        for s in range(self.room):
+            self.sedge[5 * s + 4] = -1
+            self.skey[s] = 0
+        for i in range(edges):
+            s = <int> ((i * self.room) // edges)
+            self._set_live(s, self.pending.p + 5 * i, edge_key(self.pending.p + 5 * i,
+                                                               self.rows))
+        self.live = <int> edges
+        for s in range(self.room):
+            if self._alive(s):
+                last = s
+            elif last >= 0:
+                self._set_copy(s, last)
+        # the tiles were listed while the edges were placed: the whole index is laid anew
+        for i in range(self.dirty.n):
+            self.tmark[self.dirty.p[i]] = 0
+        self.dirty.n = 0
+
+    cdef int _lower_bound(self, int64_t key, int hint) noexcept nogil:
+        """The first slot whose key is not below ``key``, searched from slot ``hint`` (-1: no
+        hint) outwards by doubling steps, then by halving."""
+        cdef int lo = 0, hi = self.room, mid, probe, step = 1
+        if 0 <= hint < self.room:
+            if self.skey[hint] < key:  # every slot up to lo - 1 is below key
+                lo = hint + 1
+                probe = hint + 1
+                while probe < self.room and self.skey[probe] < key:
+                    lo = probe + 1
+                    step *= 2
+                    probe = hint + step
+                hi = probe if probe < self.room else self.room
+            else:  # every slot from hi on is not below key
+                hi = hint
+                probe = hint - 1
+                while probe >= 0 and self.skey[probe] >= key:
+                    hi = probe
+                    step *= 2
+                    probe = hint - step
+                lo = probe + 1 if probe >= 0 else 0
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.skey[mid] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    cdef void _remove(self, int x) noexcept nogil:
+        """The live edge of slot ``x`` goes: its slot and its copies copy the live edges
+        beside it (those before ``x`` the one before, the others the one after)."""
+        cdef int32_t e[5]
+        cdef int64_t key = self.skey[x]
+        cdef int p = x - 1, q = x + 1, a = x, b = x, s
+        memcpy(e, self.sedge + 5 * x, 5 * sizeof(int32_t))
+        self._point(e, -1)
+        self.sedge[5 * x + 4] = -1
+        self.live -= 1
+        while p >= 0 and not self._alive(p):
+            p -= 1
+        while q < self.room and not self._alive(q):
+            q += 1
+        while a - 1 > p and self.skey[a - 1] == key:
+            a -= 1
+        while b + 1 < q and self.skey[b + 1] == key:
+            b += 1
+        if p < 0 and q >= self.room:
+            return  # no live edge left: the copies are never read (the count is 0)
+        for s in range(a, b + 1):
+            if q >= self.room or (s < x and p >= 0):
+                self._set_copy(s, p)
+            else:
+                self._set_copy(s, q)
+
+    cdef void _insert(self, const int32_t* e, int hint) noexcept nogil:
+        """A new live edge in its place among the live ones (see the module comment),
+        searched from slot ``hint``."""
+        cdef int64_t key = edge_key(e, self.rows)
+        cdef int p = self._lower_bound(key, hint), s
+        cdef int q = p, b = p - 1
+        if self.live == 0:
+            s = p if p < self.room else self.room - 1
+            self._set_live(s, e, key)
+            self.live = 1
+            for b in range(self.room):
+                if b != s:
+                    self._set_copy(b, s)
+            return
+        while q < self.room and not self._alive(q):
+            q += 1
+        while b >= 0 and not self._alive(b):
+            b -= 1
+        if p < q:  # a free slot whose copies before it copy the edge before
+            s = p
+        elif q - 1 > b:  # every free slot between copies the edge before: take the last
+            s = q - 1
+        else:
+            s = self._make_room(b, q, e, key)
+            if s < 0:
+                return
+        self._set_live(s, e, key)
+        self.live += 1
+
+    cdef int _make_room(self, int b, int q, const int32_t* e, int64_t key) noexcept nogil:
+        """No free slot between live slots ``b`` and ``q = b + 1`` (either may be beyond the
+        room): move the edges up to the nearest free slot by one, or spread a window again
+        with ``e`` in it (then -1)."""
+        cdef int d, s, left = -1, right = -1
+        d = b - 1
+        while d >= 0 and b - d <= SHIFT_REACH:
+            if not self._alive(d):
+                left = d
+                break
+            d -= 1
+        d = q + 1
+        while d < self.room and d - q <= SHIFT_REACH:
+            if not self._alive(d):
+                right = d
+                break
+            d += 1
+        if left >= 0 and (right < 0 or b - left <= right - q):
+            for s in range(left + 1, b + 1):
+                self._move(s - 1, s)
+            return b
+        if right >= 0:
+            for s in range(right - 1, q - 1, -1):
+                self._move(s + 1, s)
+            return q
+        self._spread(q if q < self.room else b, e, key)
+        return -1
+
+    cdef void _spread(self, int at, const int32_t* e, int64_t key) noexcept nogil:
+        """Spread the live edges of a window around slot ``at``, and ``e``, evenly over it
+        (the window grows until an eighth of it is free; it starts and ends next to a live
+        edge or at the room's ends, so every copy in it or beside it is written again)."""
+        cdef int half = WINDOW // 2, lo, hi, s, m, i, j, w, last
+        cdef Buf* tmp = &self.scratch
+        cdef bint placed = False
+        self.spread += 1
+        while True:
+            lo = at - half if at - half > 0 else 0
+            hi = at + half if at + half < self.room else self.room
+            while lo > 0 and not self._alive(lo - 1):
+                lo -= 1
+            while hi < self.room and not self._alive(hi):
+                hi += 1
+            m = 0
+            for s in range(lo, hi):
+                if self._alive(s):
+                    m += 1
+            if (hi - lo) - (m + 1) >= (hi - lo) // 8 + 1 or (lo == 0 and hi == self.room):
+                break
+            half *= 2
+        tmp.n = 0
+        for s in range(lo, hi):  # the window's edges and e, in order
+            if not self._alive(s):
+                continue
+            if not placed and self.skey[s] > key:
+                for i in range(5):
+                    self.oom |= not push(tmp, e[i])
+                placed = True
+            for i in range(5):
+                self.oom |= not push(tmp, self.sedge[5 * s + i])
+            self.sedge[5 * s + 4] = -1
+        if not placed:
+            for i in range(5):
+                self.oom |= not push(tmp, e[i])
+        if self.oom:
+            return
+        m += 1
+        w = hi - lo
+        last = lo
+        for i in range(m):  # the first at lo; each free slot copies the live one before it
+            s = lo + <int> ((<int64_t> i * w) // m)
+            for j in range(last + 1, s):
+                self._set_copy(j, last)
+            self._set_live(s, tmp.p + 5 * i, edge_key(tmp.p + 5 * i, self.rows))
+            last = s
+        for j in range(last + 1, hi):
+            self._set_copy(j, last)
+        self.live += 1
+
+    # ------------------------------------------------------------ an update
+
+    cdef bint _update(self) noexcept nogil:
+        """Take the changed units of the listed grid lines (see ``update``)."""
+        cdef Py_ssize_t i = 0, j, removed, added
+        cdef int line
+        self.pending.n = 0
+        self.gone.n = 0
+        self.hints.n = 0
+        qsort(self.lines.p, self.lines.n, sizeof(int32_t), _by_value)
+        while i < self.lines.n and not self.oom:
+            line = self.lines.p[i] >> UNIT_BITS
+            j = i
+            while j < self.lines.n and self.lines.p[j] >> UNIT_BITS == line:
+                j += 1
+            self._diff_line(line, self.lines.p + i, j - i)
+            i = j
+        self.lines.n = 0
+        if self.oom:
+            return True
+        removed = self.gone.n
+        added = self.pending.n // 5
+        if not _fits(self.live - removed + added, self.room):
+            self._forget_tiles()
+            return False
+        for i in range(removed):
+            self._remove(self.gone.p[i])
+        for i in range(added):
+            self._insert(self.pending.p + 5 * i, self.hints.p[i])
+        self.pending.n = 0
+        self._finish_tiles()
+        return True
+
+    cdef inline int _status(self, int line, int p) noexcept nogil:
+        """Unit p of a grid line: 0 no edge, 1 an edge of the line's first group (open up /
+        left), 2 of its second (open down / right)."""
+        cdef int w = self.cols + 2
+        cdef uint8_t a, b
+        if line <= self.rows:
+            a = self.solid[line * w + 1 + p]  # below
+            b = self.solid[(line + 1) * w + 1 + p]  # above
+        else:
+            b = self.solid[(p + 1) * w + line - self.rows - 1]  # left
+            a = self.solid[(p + 1) * w + line - self.rows]  # right
+        return 1 if a and not b else (2 if b and not a else 0)
+
+    cdef void _diff_line(self, int line, const int32_t* units, Py_ssize_t m) noexcept nogil:
+        """The edges of a grid line that go (slots onto ``gone``) and come (onto ``pending``)
+        where its units ``units`` (sorted, low bits) changed: the edges over those units and
+        their neighbours, before and after, compared (every other edge stays)."""
+        cdef bint h = line <= self.rows
+        cdef int length = self.cols if h else self.rows
+        cdef const int32_t* leafs = (self.hleaf + line * self.cols if h
+                                     else self.vleaf + (line - self.rows - 1))
+        cdef int stride = 1 if h else self.cols + 1
+        cdef Buf* old = &self.scratch
+        cdef Py_ssize_t i, a, b, start = self.pending.n
+        cdef int u, p, q, st, last_p = -2, end = -1, last_st = 0, s, parity
+        cdef int32_t* e
+        cdef const int32_t* f
+        old.n = 0
+        for i in range(m):
+            u = units[i] & UNIT_MASK
+            for p in range(u - 1, u + 2):
+                if p < 0 or p >= length or p <= last_p:
+                    continue
+                last_p = p
+                s = leafs[p * stride]
+                if s >= 0 and (old.n == 0 or old.p[old.n - 1] != s):
+                    self.oom |= not push(old, s)
+                st = self._status(line, p)
+                if st == 0 or (st == last_st and p < end):
+                    continue
+                q = p
+                while q > 0 and self._status(line, q - 1) == st:
+                    q -= 1
+                end = p + 1
+                while end < length and self._status(line, end) == st:
+                    end += 1
+                last_st = st
+                self._push_run(&self.pending, line, q, end, st)
+        if self.oom:
+            return
+        # each group in order of where its edges start: in one list only, an edge goes or
+        # comes; in both, it stays
+        for parity in range(2):
+            a = 0
+            b = start
+            while True:
+                while a < old.n and (self.sedge[5 * old.p[a] + 4] & 1) != parity:
+                    a += 1
+                while b < self.pending.n and (self.pending.p[b + 4] & 1) != parity:
+                    b += 5
+                if a >= old.n and b >= self.pending.n:
+                    break
+                if a < old.n and b < self.pending.n and _same(self.sedge + 5 * old.p[a],
+                                                              self.pending.p + b):
+                    self.pending.p[b + 4] = -1  # stays: not a new edge
+                    a += 1
+                    b += 5
+                elif b >= self.pending.n or (a < old.n and self.skey[old.p[a]] <= edge_key(
+                        self.pending.p + b, self.rows)):
+                    self.oom |= not push(&self.gone, old.p[a])
+                    a += 1
+                else:
+                    b += 5
+        b = start  # keep the new edges only, each with a slot near its place
+        for a in range(start, self.pending.n, 5):
+            if self.pending.p[a + 4] >= 0:
+                if a != b:
+                    memcpy(self.pending.p + b, self.pending.p + a, 5 * sizeof(int32_t))
+                b += 5
+                self.oom |= not push(&self.hints, old.p[0] if old.n else -1)
+        self.pending.n = b
+
+    # ------------------------------------------------------------ the index
+
+    cdef inline int _count(self, Py_ssize_t k) noexcept nogil:
+        cdef int u = <int> (k // self.cols), c = <int> (k % self.cols)
+        return ((self.hleaf[u * self.cols + c] >= 0) + (self.hleaf[(u + 1) * self.cols + c] >= 0)
+                + (self.vleaf[u * (self.cols + 1) + c] >= 0)
+                + (self.vleaf[u * (self.cols + 1) + c + 1] >= 0))
+
+    cdef inline void _write_tile(self, Py_ssize_t k) noexcept nogil:
+        """Tile k's list at its start: the edges of its bottom, top, left, right sides."""
+        cdef int u = <int> (k // self.cols), c = <int> (k % self.cols)
+        cdef int* out = self.cells + self.cells[self.starts + k]
+        cdef int s
+        s = self.hleaf[u * self.cols + c]
+        if s >= 0:
+            out[0] = self.first + s
+            out += 1
+        s = self.hleaf[(u + 1) * self.cols + c]
+        if s >= 0:
+            out[0] = self.first + s
+            out += 1
+        s = self.vleaf[u * (self.cols + 1) + c]
+        if s >= 0:
+            out[0] = self.first + s
+            out += 1
+        s = self.vleaf[u * (self.cols + 1) + c + 1]
+        if s >= 0:
+            out[0] = self.first + s
+
+    cdef Py_ssize_t _lay_run(self, Py_ssize_t a) noexcept nogil:
+        """Lay the run of tiles with edges that starts at tile ``a`` in the middle of its
+        tiles' zones (room to grow either way); returns its last tile."""
+        cdef Py_ssize_t b = a, k
+        cdef int at, length = 0
+        while b + 1 < self.n and self.cnt[b + 1] > 0:
+            b += 1
+        for k in range(a, b + 1):
+            length += self.cnt[k]
+        at = self.entries + 4 * <int> (self.n - 1 - b) + (4 * <int> (b - a + 1) - length) // 2
+        for k in range(a, b + 1):
+            self.cells[self.starts + k] = at
+            self._write_tile(k)
+            at += self.cnt[k]
+        self.cells[self.starts + b + 1] = at  # ends the run (an empty tile or the end)
+        return b
+
+    cdef inline void _empty_start(self, Py_ssize_t k) noexcept nogil:
+        """The start of tile k (or the end, k == n) after a tile with no edge: the top of its
+        zone, at or below the one before and at or above any run after."""
+        self.cells[self.starts + k] = self.entries + 4 * <int> (self.n - k)
+
+    cdef void _lay_index(self) noexcept nogil:
+        cdef Py_ssize_t k = 0
+        for k in range(self.n):
+            self.cnt[k] = <uint8_t> self._count(k)
+        k = 0
+        while k < self.n:
+            if self.cnt[k] > 0:
+                k = self._lay_run(k) + 1
+            else:
+                if k == 0 or self.cnt[k - 1] == 0:
+                    self._empty_start(k)
+                k += 1
+        if self.cnt[self.n - 1] == 0:
+            self._empty_start(self.n)
+
+    cdef void _finish_tiles(self) noexcept nogil:
+        """The index entries of the listed tiles. Where a tile got its first edge or lost its
+        last, the runs around it are laid again; where a run's tiles only changed how many
+        edges they have, its tiles after the first changed one, or up to the last, move
+        within the run's zones (whichever are fewer), or it is laid again if neither fits."""
+        cdef Py_ssize_t i, k, t, a
+        cdef Buf* changed = &self.scratch  # (tile, its count before) pairs
+        cdef int c
+        changed.n = 0
+        for i in range(self.dirty.n):
+            k = self.dirty.p[i]
+            c = self._count(k)
+            if c != self.cnt[k]:
+                self.oom |= not (push(changed, <int32_t> k) and push(changed, self.cnt[k]))
+                self.cnt[k] = <uint8_t> c
+        for i in range(0, changed.n, 2):
+            k = changed.p[i]
+            if (changed.p[i + 1] == 0) == (self.cnt[k] == 0):
+                continue
+            for t in range(k, k + 2):
+                if t <= self.n and (t == self.n or self.cnt[t] == 0) and (
+                        t == 0 or self.cnt[t - 1] == 0):
+                    self._empty_start(t)
+            for t in range(k - 1, k + 2):
+                if 0 <= t < self.n and self.cnt[t] > 0 and self.tmark[t] != 2:
+                    a = t
+                    while a > 0 and self.cnt[a - 1] > 0:
+                        a -= 1
+                    self._mark_laid(a, self._lay_run(a))
+        for i in range(0, changed.n, 2):
+            k = changed.p[i]
+            if self.cnt[k] > 0 and self.tmark[k] != 2:
+                self._shift_run(k, changed)
+        for i in range(self.dirty.n):
+            k = self.dirty.p[i]
+            if self.tmark[k] == 1 and self.cnt[k] > 0:
+                self._write_tile(k)
+            self.tmark[k] = 0
+        self.dirty.n = 0
+
+    cdef void _mark_laid(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        """Tiles a .. b were written: listed (for their marks) and marked done."""
+        cdef Py_ssize_t r
+        for r in range(a, b + 1):
+            if self.tmark[r] == 0:
+                self.oom |= not push(&self.dirty, <int32_t> r)
+            self.tmark[r] = 2
+
+    cdef void _shift_run(self, Py_ssize_t k, const Buf* changed) noexcept nogil:
+        """Tile k's run kept its tiles but some of them (listed in ``changed`` with their
+        counts before) changed how many edges they have: move the fewer tiles."""
+        cdef Py_ssize_t a = k, b = k, lo_k = k, hi_k = k, i, t
+        cdef int delta = 0, at, start, end, bottom, top
+        cdef int* starts = self.cells + self.starts
+        while a > 0 and self.cnt[a - 1] > 0:
+            a -= 1
+        while b + 1 < self.n and self.cnt[b + 1] > 0:
+            b += 1
+        for i in range(0, changed.n, 2):
+            t = changed.p[i]
+            if a <= t <= b:
+                delta += self.cnt[t] - changed.p[i + 1]
+                lo_k = t if t < lo_k else lo_k
+                hi_k = t if t > hi_k else hi_k
+        start = starts[a]
+        end = starts[b + 1]
+        bottom = self.entries + 4 * <int> (self.n - 1 - b)
+        top = self.entries + 4 * <int> (self.n - a)
+        if end + delta <= top and (start - delta < bottom or b - lo_k <= hi_k - a):
+            at = starts[lo_k]  # tiles lo_k .. b from where lo_k starts
+            for t in range(lo_k, b + 1):
+                starts[t] = at
+                self._write_tile(t)
+                at += self.cnt[t]
+            starts[b + 1] = at
+            self._mark_laid(lo_k, b)
+        elif start - delta >= bottom:
+            at = starts[hi_k + 1]  # tiles a .. hi_k ending where hi_k + 1 starts
+            for t in range(hi_k, a - 1, -1):
+                at -= self.cnt[t]
+                starts[t] = at
+                self._write_tile(t)
+            self._mark_laid(a, hi_k)
+        else:
+            self._mark_laid(a, self._lay_run(a))
+
+    cdef void _forget_tiles(self) noexcept nogil:
+        cdef Py_ssize_t i
+        for i in range(self.dirty.n):
+            self.tmark[self.dirty.p[i]] = 0
+        self.dirty.n = 0
