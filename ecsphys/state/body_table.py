@@ -17,9 +17,11 @@ Guarantees:
 - every row's shape is interned in the table's ``store`` (``geometry.shape_store``): the
   compiled routines read a row's shape from ``leaf0`` / ``nleaf`` (its leaf range),
   ``shape_code``, ``lo`` / ``hi`` and ``shape_hash`` without Python;
-- a `TileMap` whose tiles changed is interned again by ``refresh_tilemaps()`` (the physics
-  calls it at the start of each step): its rows get the new leaf range, ``layout_version``
-  changes, and its pairs are not ended (each tile's contact ends or stays on its own);
+- a `TileMap` whose tiles changed is brought up to date in the store by
+  ``refresh_tilemaps()`` (the physics calls it at the start of each step): only the edges
+  around the changed tiles are written; its rows get a new leaf range and ``layout_version``
+  changes only when the map's edges outgrew their room; its pairs are not ended (each tile's
+  contact ends or stays on its own);
 - ``touched`` collects the entities added, written (position), re-shaped or whose collider
   changed since the response last read it: after a step that ended with no two bodies
   overlapping, only their pairs (and those of rows that moved) are looked at for overlaps;
