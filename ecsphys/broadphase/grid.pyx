@@ -51,6 +51,7 @@
 #   1e12; the cell is raised so an axis has at most 2**25 cells); a sparse scene switches
 #   from a dense cell table to binary search.
 
+cimport cython
 from libc.math cimport INFINITY, NAN, fabs, floor, isfinite, sqrt
 from libc.stdint cimport int8_t, int64_t, uint64_t, uint8_t
 from libc.string cimport memcpy, memset
@@ -347,7 +348,7 @@ cdef inline int cell_hits(const SEntry* pool, const double* q, int64_t qid, cons
     cdef double rx, ry
     cdef double cx = <double>cell.cx, cy = <double>cell.cy
     while e < end:
-        eb = e.box
+        eb = &e.box[0]
         if overlap(q, eb):
             rx = floor((q[0] if q[0] > eb[0] else eb[0]) * S.inv)
             ry = floor((q[1] if q[1] > eb[1] else eb[1]) * S.inv)
@@ -619,6 +620,7 @@ cdef class Grid(BoxIndex):
             return -2
         return L
 
+    @cython.nonecheck(False)  # self is never None here; the debug build checks it
     cdef void _s_hold(self, int64_t sid, const double* b, int L) noexcept nogil:
         """Static id ``sid`` (room made, out of the index) holds box ``b`` at level ``L``; its
         entries are made by the caller."""
@@ -671,6 +673,7 @@ cdef class Grid(BoxIndex):
         self._s_bound(L, f)
         return 0
 
+    @cython.nonecheck(False)  # self is never None here; the debug build checks it
     cdef int _s_add(self, int L, int64_t sid, int64_t gx, int64_t gy) noexcept nogil:
         """An entry of static id ``sid`` in cell (gx, gy) of level L, at the end of the cell's
         block (moved to the end of the pool with twice the room when full)."""
@@ -745,6 +748,7 @@ cdef class Grid(BoxIndex):
         self.ent_waste = 0
         return 0
 
+    @cython.nonecheck(False)  # self is never None here; the debug build checks it
     cdef void _s_remove(self, int64_t sid) noexcept nogil:
         """Take static id ``sid`` (in the index) out: its entries leave their cells (the last
         entry of a cell takes the place of the one leaving)."""
@@ -849,6 +853,7 @@ cdef class Grid(BoxIndex):
         buf_free(&b_tmp)
         return r
 
+    @cython.nonecheck(False)  # self is never None here; the debug build checks it
     cdef int _s_sorted(self, const double* box, Py_ssize_t m, const int8_t* level,
                        const int64_t* w, const uint64_t* koff, uint64_t* key, int64_t* val,
                        Buf* tmp) noexcept nogil:

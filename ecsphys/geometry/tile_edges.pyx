@@ -39,6 +39,7 @@
 # is skipped by a start at or above the next tile's (`start[k + 1] <= start[k]` reads as
 # empty).
 
+cimport cython
 from libc.math cimport hypot
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
@@ -118,6 +119,7 @@ cdef inline bint _same(const int32_t* a, const int32_t* b) noexcept nogil:
     return a[0] == b[0] and a[1] == b[1] and a[2] == b[2] and a[3] == b[3] and a[4] == b[4]
 
 
+@cython.nonecheck(False)  # its nogil methods run on self, never None (debug builds)
 cdef class TileEdges:
     """One tile map as one shape store holds it (see the module comment)."""
 
