@@ -1091,7 +1091,7 @@ cdef class Grid(BoxIndex):
         cdef uint64_t* key
         cdef int64_t* order
         cdef int64_t* skey
-        cdef int64_t* starts
+        cdef int64_t* starts = NULL
         cdef double* sbox
         cdef int L, top = 0
         cdef Level* T
