@@ -695,7 +695,8 @@ cdef class TileEdges:
         self.pending.n = 0
         self.gone.n = 0
         self.hints.n = 0
-        qsort(self.lines.p, self.lines.n, sizeof(int32_t), _by_value)
+        if self.lines.n > 1:  # (qsort of no array: NULL is undefined behaviour)
+            qsort(self.lines.p, self.lines.n, sizeof(int32_t), _by_value)
         while i < self.lines.n and not self.oom:
             line = self.lines.p[i] >> UNIT_BITS
             j = i
