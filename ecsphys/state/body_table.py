@@ -89,6 +89,8 @@ def _vectors(pairs: list | tuple) -> np.ndarray:
                        count=2 * len(pairs)).reshape(len(pairs), 2)
 
 
+#: the columns `BodyTable._shape_fields` fills, in its order
+_SHAPE_COLUMNS = ("shape_code", "lo", "hi", "leaf0", "nleaf", "shape_hash")
 #: the columns `_collider_fields` fills, in its order
 _COLLIDER_COLUMNS = ("kind", "layer", "mask", "sensor", "mass", "restitution", "slide",
                      "friction", "stop_slope", "one_way", "inv_mass")
@@ -224,12 +226,7 @@ class BodyTable:
         self.prev_pos[row] = xy
         self.vel[row] = vel.xy if vel is not None else (0.0, 0.0)
         self.acc[row] = acc.total if acc is not None else (0.0, 0.0)
-        self.move[row] = 0.0
-        self.ground[row] = NEW
-        self.floor_n[row] = 0.0
-        self.floor_v[row] = 0.0
-        self.floor_entity[row] = -1
-        self.carrier[row] = -1
+        self._fresh_motion(row)
         self._write_collider(row, col)
         self._write_shape(row, geo.shape if geo is not None else None)
         collides = col is not None and geo is not None
@@ -264,9 +261,7 @@ class BodyTable:
             capacity *= 2
         if capacity != self.capacity:
             self._allocate(capacity)
-        compact = self.store.leaves > _COMPACT_LEAVES and self.store.leaves > 2 * int(
-            self.nleaf[: self.n].sum())
-        if compact:  # as the first add would
+        if self._store_wasted():  # as the first add would
             self._compact_store()
         self.n = end
         self.layout_version += 3 * k  # add, collider and shape, per body
@@ -277,43 +272,17 @@ class BodyTable:
         self.prev_pos[span] = xy
         self.vel[span] = _vectors([(0.0, 0.0) if c[1] is None else _xy(c[1]) for c in comps])
         self.acc[span] = _vectors([(0.0, 0.0) if c[2] is None else c[2].total for c in comps])
-        self.move[span] = 0.0
-        self.ground[span] = NEW
-        self.floor_n[span] = 0.0
-        self.floor_v[span] = 0.0
-        self.floor_entity[span] = -1
-        self.carrier[span] = -1
+        self._fresh_motion(span)
         fields = [_collider_fields(c[3]) for c in comps]
         for name, column in zip(_COLLIDER_COLUMNS, zip(*fields, strict=True), strict=True):
             getattr(self, name)[span] = _vectors(column) if name == "one_way" else column
         geo = [None if c[4] is None else c[4].shape for c in comps]
-        code, lo, hi, leaf0, nleaf, key = [], [], [], [], [], []
-        intern = self.store.intern
+        rows = [self._shape_fields(shape) for shape in geo]
+        for name, column in zip(_SHAPE_COLUMNS, zip(*rows, strict=True), strict=True):
+            getattr(self, name)[span] = _vectors(column) if name in ("lo", "hi") else column
         for e, shape in zip(entities, geo, strict=True):
-            if shape is None:
-                code.append(NO_SHAPE)
-                lo.append((0.0, 0.0))
-                hi.append((0.0, 0.0))
-                leaf0.append(0)
-                nleaf.append(0)
-                key.append(0)
-                continue
-            code.append(shape.type_code)
-            x0, y0, x1, y1 = shape.bounds()
-            lo.append((x0, y0))
-            hi.append((x1, y1))
-            first, count, h = intern(shape)
-            leaf0.append(first)
-            nleaf.append(count)
-            key.append(h)
             if isinstance(shape, TileMap):
                 self.tilemaps[e] = (shape, shape.version)
-        self.shape_code[span] = code
-        self.lo[span] = _vectors(lo)
-        self.hi[span] = _vectors(hi)
-        self.leaf0[span] = leaf0
-        self.nleaf[span] = nleaf
-        self.shape_hash[span] = key
         self.shapes.extend(geo)
         self.comps.extend(comps)
         collides = [c[3] is not None and c[4] is not None for c in comps]
@@ -392,22 +361,32 @@ class BodyTable:
             self.tilemaps[entity] = (shape, shape.version)
         else:
             self.tilemaps.pop(entity, None)
-        if shape is None:
-            self.shape_code[row] = NO_SHAPE
-            self.lo[row] = 0.0
-            self.hi[row] = 0.0
-            self.leaf0[row] = self.nleaf[row] = 0
-            self.shape_hash[row] = 0
-            return
-        self.shape_code[row] = shape.type_code
-        x0, y0, x1, y1 = shape.bounds()
-        self.lo[row] = (x0, y0)
-        self.hi[row] = (x1, y1)
-        if self.store.leaves > _COMPACT_LEAVES and self.store.leaves > 2 * int(
-            self.nleaf[: self.n].sum()
-        ):
+        if shape is not None and self._store_wasted():
             self._compact_store()
-        self.leaf0[row], self.nleaf[row], self.shape_hash[row] = self.store.intern(shape)
+        for name, value in zip(_SHAPE_COLUMNS, self._shape_fields(shape), strict=True):
+            getattr(self, name)[row] = value
+
+    def _shape_fields(self, shape: Shape | None) -> tuple:
+        """A row's shape columns (``_SHAPE_COLUMNS``) for ``shape``, interned in the store."""
+        if shape is None:
+            return (NO_SHAPE, (0.0, 0.0), (0.0, 0.0), 0, 0, 0)
+        x0, y0, x1, y1 = shape.bounds()
+        return (shape.type_code, (x0, y0), (x1, y1), *self.store.intern(shape))
+
+    def _store_wasted(self) -> bool:
+        """The store holds more than ``_COMPACT_LEAVES`` leaves and twice what the rows use
+        (shapes replaced over and over): time to intern the live shapes afresh."""
+        leaves = self.store.leaves
+        return leaves > _COMPACT_LEAVES and leaves > 2 * int(self.nleaf[: self.n].sum())
+
+    def _fresh_motion(self, rows: int | slice) -> None:
+        """New rows have not moved and stand on nothing yet (``ground`` says NEW)."""
+        self.move[rows] = 0.0
+        self.ground[rows] = NEW
+        self.floor_n[rows] = 0.0
+        self.floor_v[rows] = 0.0
+        self.floor_entity[rows] = -1
+        self.carrier[rows] = -1
 
     def _compact_store(self) -> None:
         """Intern the live rows' shapes afresh (shapes replaced many times left leaves no row
