@@ -196,10 +196,19 @@ cdef inline uint64_t cell_hash(int64_t cx, int64_t cy) noexcept nogil:
     return h ^ (h >> 29)
 
 
+cdef inline Py_ssize_t hash_slot(const SCell* tab, uint64_t mask, int64_t cx,
+                                 int64_t cy) noexcept nogil:
+    """In a hash table of ``mask + 1`` places (never full; linear probing): the place of
+    cell (cx, cy), or the empty place where it goes."""
+    cdef Py_ssize_t i = <Py_ssize_t>(cell_hash(cx, cy) & mask)
+    while tab[i].count > 0 and not (tab[i].cx == cx and tab[i].cy == cy):
+        i = <Py_ssize_t>((<uint64_t>i + 1) & mask)
+    return i
+
+
 cdef inline Py_ssize_t cell_find(const SLevel* S, int64_t cx, int64_t cy) noexcept nogil:
     """The place of cell (cx, cy) in the level's cells, -1 if it holds no entry."""
     cdef const SCell* tab = <const SCell*>S.tab.p
-    cdef uint64_t mask
     cdef Py_ssize_t i
     if S.dense:
         if cx < S.ox or cy < S.oy or cx >= S.ox + S.w or cy >= S.oy + S.h:
@@ -208,13 +217,8 @@ cdef inline Py_ssize_t cell_find(const SLevel* S, int64_t cx, int64_t cy) noexce
         return i if tab[i].count > 0 else -1
     if S.cap == 0:
         return -1
-    mask = <uint64_t>(S.cap - 1)
-    i = <Py_ssize_t>(cell_hash(cx, cy) & mask)
-    while tab[i].count > 0:
-        if tab[i].cx == cx and tab[i].cy == cy:
-            return i
-        i = <Py_ssize_t>((<uint64_t>i + 1) & mask)
-    return -1
+    i = hash_slot(tab, <uint64_t>(S.cap - 1), cx, cy)
+    return i if tab[i].count > 0 else -1
 
 
 cdef inline bint dense_fits(double area, Py_ssize_t entries) noexcept nogil:
@@ -248,9 +252,7 @@ cdef int cells_relayout(SLevel* S, bint dense, int64_t ox, int64_t oy, int64_t w
             if dense:
                 j = <Py_ssize_t>((src[i].cy - oy) * w + (src[i].cx - ox))
             else:
-                j = <Py_ssize_t>(cell_hash(src[i].cx, src[i].cy) & mask)
-                while tab[j].count > 0:
-                    j = <Py_ssize_t>((<uint64_t>j + 1) & mask)
+                j = hash_slot(tab, mask, src[i].cx, src[i].cy)  # (distinct cells)
             tab[j] = src[i]
     buf_free(&S.tab)
     S.tab = fresh
@@ -269,7 +271,6 @@ cdef Py_ssize_t cell_place(SLevel* S, int64_t cx, int64_t cy) noexcept nogil:
     beyond it, or becomes a hash table when that would leave it too sparse; a table grows
     when half full."""
     cdef SCell* tab
-    cdef uint64_t mask
     cdef Py_ssize_t i, cap
     cdef int64_t x0, y0, x1, y1, mx, my
     if S.dense:
@@ -300,12 +301,7 @@ cdef Py_ssize_t cell_place(SLevel* S, int64_t cx, int64_t cy) noexcept nogil:
                 S, False, 0, 0, 0, 0, 2 * S.cap if S.cap else 64) < 0:
             return -1
         tab = <SCell*>S.tab.p
-        mask = <uint64_t>(S.cap - 1)
-        i = <Py_ssize_t>(cell_hash(cx, cy) & mask)
-        while tab[i].count > 0:
-            if tab[i].cx == cx and tab[i].cy == cy:
-                return i
-            i = <Py_ssize_t>((<uint64_t>i + 1) & mask)
+        i = hash_slot(tab, <uint64_t>(S.cap - 1), cx, cy)
     if tab[i].count == 0:
         tab[i].cx = cx
         tab[i].cy = cy
