@@ -188,6 +188,8 @@ class EventHandlers:
         self._entries: dict[str, list[HandlerEntry]] = {e: [] for e in EVENTS}
         #: bumped on every add / remove, so readers may cache a snapshot.
         self.version = 0
+        #: how many registrations there are, all events together (kept with every change)
+        self.registered = 0
 
     # ---------------------------------------------------------------- registering
 
@@ -254,6 +256,7 @@ class EventHandlers:
             self._entries[name] = keep
         if removed:
             self.version += 1
+            self.registered -= removed
         return removed
 
     def clear(self) -> None:
@@ -263,6 +266,7 @@ class EventHandlers:
                 entry.active = False
             self._entries[name] = []
         self.version += 1
+        self.registered = 0
 
     # ---------------------------------------------------------------- reading
 
@@ -305,6 +309,7 @@ class EventHandlers:
         # A new list, so a snapshot taken during delivery is never changed under it.
         self._entries[name] = [*entries, HandlerEntry(fn, entity, layers)]
         self.version += 1
+        self.registered += 1
 
     @staticmethod
     def _event_name(event: object) -> str:

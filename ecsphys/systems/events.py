@@ -54,6 +54,9 @@ from ..state.body_table import BodyTable
 from ..state.contact_set import ContactSet
 from .pair_diff import diff
 
+#: esper's event names for the three events (looked up in ``esper.event_registry``)
+_ESPER_EVENT_NAMES = tuple(ESPER_NAMES.values())
+
 #: Below this many new entities, layers are looked up with the table's dict; above, vectorised.
 _DICT_LOOKUP_MAX = 128
 
@@ -262,34 +265,43 @@ class EventsSystem(esper.Processor):
         The contact set's columns are kept as they are (the narrowphase makes fresh arrays
         each step); the diff itself is one compiled merge (`pair_diff.diff`)."""
         prev = self._pairs
-        keys = np.ascontiguousarray(contacts.keys, dtype=np.int64)
-        a = np.ascontiguousarray(contacts.a, dtype=np.int64)
-        b = np.ascontiguousarray(contacts.b, dtype=np.int64)
-        m = len(keys)
+        m = len(contacts)
         forced = None
         if changed:
             if len(prev):
                 ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
                 forced = np.isin(prev.a, ch) | np.isin(prev.b, ch)
             changed.clear()
-        layer_a, layer_b = contacts.layer_a, contacts.layer_b
-        if layer_a is None or layer_b is None:  # a set made without layers: the table's
-            looked = self._layers_of(np.concatenate((a, b)))
-            layer_a, layer_b = looked[:m], looked[m:]
-        tile = (np.full(m, -1, dtype=np.int64) if contacts.tile is None
-                else np.ascontiguousarray(contacts.tile, dtype=np.int64))
-        tile_kind = (np.zeros(m, dtype=np.int64) if contacts.tile_kind is None
-                     else np.ascontiguousarray(contacts.tile_kind, dtype=np.int64))
+        if contacts._complete:  # the narrowphase's: every column there, typed and contiguous
+            keys, a, b = contacts._keys, contacts.a, contacts.b
+            layer_a, layer_b = contacts.layer_a, contacts.layer_b
+            tile, tile_kind = contacts.tile, contacts.tile_kind
+            normal, depth, point = contacts.normal, contacts.depth, contacts.point
+            sensor, speed = contacts.sensor, contacts.speed
+        else:
+            keys = np.ascontiguousarray(contacts.keys, dtype=np.int64)
+            a = np.ascontiguousarray(contacts.a, dtype=np.int64)
+            b = np.ascontiguousarray(contacts.b, dtype=np.int64)
+            layer_a, layer_b = contacts.layer_a, contacts.layer_b
+            if layer_a is None or layer_b is None:  # a set made without layers: the table's
+                looked = self._layers_of(np.concatenate((a, b)))
+                layer_a, layer_b = looked[:m], looked[m:]
+            layer_a = np.ascontiguousarray(layer_a, dtype=np.int64)
+            layer_b = np.ascontiguousarray(layer_b, dtype=np.int64)
+            tile = (np.full(m, -1, dtype=np.int64) if contacts.tile is None
+                    else np.ascontiguousarray(contacts.tile, dtype=np.int64))
+            tile_kind = (np.zeros(m, dtype=np.int64) if contacts.tile_kind is None
+                         else np.ascontiguousarray(contacts.tile_kind, dtype=np.int64))
+            normal = np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2)
+            depth = np.asarray(contacts.depth, dtype=np.float64)
+            point = np.asarray(contacts.point, dtype=np.float64).reshape(m, 2)
+            sensor = np.asarray(contacts.sensor, dtype=np.bool_)
+            speed = _speeds(contacts, m)
         duration, steps, layer_a, layer_b, kept, present = diff(
             prev.keys, prev.tile, prev.duration, prev.steps, prev.layer_a, prev.layer_b, keys,
-            tile, np.ascontiguousarray(layer_a, dtype=np.int64),
-            np.ascontiguousarray(layer_b, dtype=np.int64), forced, dt)
-        cur = _Pairs(keys, a, b,
-                     np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
-                     np.asarray(contacts.depth, dtype=np.float64),
-                     np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
-                     np.asarray(contacts.sensor, dtype=np.bool_),
-                     duration, steps, layer_a, layer_b, _speeds(contacts, m), tile, tile_kind)
+            tile, layer_a, layer_b, forced, dt)
+        cur = _Pairs(keys, a, b, normal, depth, point, sensor, duration, steps, layer_a,
+                     layer_b, speed, tile, tile_kind)
         self._pairs = cur
         self.steps += 1
 
@@ -307,10 +319,12 @@ class EventsSystem(esper.Processor):
 
     def _listened(self) -> bool:
         """Whether any handler is registered, here or on esper's bus."""
-        if self.handlers.count():
+        if self.handlers.registered:
             return True
         registry = esper.event_registry
-        return any(registry.get(name) for name in ESPER_NAMES.values())
+        if not registry:
+            return False
+        return any(registry.get(name) for name in _ESPER_EVENT_NAMES)
 
     def _batch(self, event: str, src: _Pairs, rows: np.ndarray,
                invert: bool = False) -> _Batch | None:

@@ -31,6 +31,7 @@ from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
+from ..state.carray cimport c_array
 from ..state.table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
 
 cdef int STATIC = 0
@@ -92,29 +93,48 @@ cdef void _land(double* vel, int r, int f) noexcept nogil:
     vel[2 * r + 1] -= cy / speed * along
 
 
+cdef object _ints(object x):
+    """``x`` as a contiguous int64 array (itself when it is one already)."""
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
 def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
     """Fill the table's ground columns from the step's contacts: row ``i`` of the contacts is
     the pair ``(ra[index[i]], rb[index[i]])``, ``normal[i]`` from the first to the second,
     ``depth[i]`` and ``sensor[i]`` its depth and whether a sensor is in it; ``up`` the
     default up; ``cos_floor`` the cosine of the floor's largest angle."""
-    cdef const int64_t[::1] a = np.ascontiguousarray(ra, dtype=np.int64)
-    cdef const int64_t[::1] b = np.ascontiguousarray(rb, dtype=np.int64)
-    cdef const int64_t[::1] k = np.ascontiguousarray(index, dtype=np.int64)
-    cdef const double[:, ::1] nrm = np.ascontiguousarray(normal, dtype=np.float64).reshape(-1, 2)
-    cdef const double[::1] dep = np.ascontiguousarray(depth, dtype=np.float64)
-    cdef const unsigned char[::1] sen = np.ascontiguousarray(sensor, dtype=np.bool_).view(
-        np.uint8)
-    cdef double[:, ::1] vel = t.vel
-    cdef Py_ssize_t m = k.shape[0]
-    if nrm.shape[0] != m or dep.shape[0] != m or sen.shape[0] != m:
+    ra_ = _ints(ra)
+    rb_ = _ints(rb)
+    index_ = _ints(index)
+    normal_ = np.ascontiguousarray(normal, dtype=np.float64)
+    depth_ = np.ascontiguousarray(depth, dtype=np.float64)
+    sensor_ = np.ascontiguousarray(sensor, dtype=np.bool_)
+    vel_ = t.vel
+    cdef Py_ssize_t na, nb, m, nn, nd, ns, nv
+    cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)
+    cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &nb)
+    cdef const int64_t* k = <const int64_t*> c_array(index_, b'i', &m)
+    cdef const double* nrm = <const double*> c_array(normal_, b'f', &nn)
+    cdef const double* dep = <const double*> c_array(depth_, b'f', &nd)
+    cdef const unsigned char* sen = <const unsigned char*> c_array(sensor_, b'b', &ns)
+    cdef double* vel = <double*> c_array(vel_, b'f', &nv)
+    if nn != 2 * m or nd != m or ns != m:
         raise ValueError(f"normal, depth and sensor need one row per contact ({m})")
+    if na != nb:
+        raise ValueError(f"ra and rb need the same length, got {na} and {nb}")
+    cdef Py_ssize_t j
+    for j in range(m):  # the contacts' pairs are the step's pairs
+        if not 0 <= k[j] < na:
+            raise IndexError(f"contact {j}: pair index {k[j]} outside the {na} pairs")
     cdef Pass g
     g.rows = rows_of(t)
-    g.vel = &vel[0, 0]
+    g.vel = vel
     g.upx = up[0]
     g.upy = up[1]
     g.cos_floor = cos_floor
     cdef int n = t.n
+    if 2 * n > nv:
+        raise ValueError(f"the table's velocities hold {nv // 2} rows, not {n}")
     cdef int* old = <int*> malloc((n + 1) * sizeof(int))
     g.best = <double*> malloc((n + 1) * sizeof(double))
     if old == NULL or g.best == NULL:
@@ -140,8 +160,8 @@ def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
                 p = <int> k[i]
                 ia = <int> a[p]
                 ib = <int> b[p]
-                _side(&g, ia, ib, nrm[i, 0], nrm[i, 1], dep[i])
-                _side(&g, ib, ia, -nrm[i, 0], -nrm[i, 1], dep[i])
+                _side(&g, ia, ib, nrm[2 * i], nrm[2 * i + 1], dep[i])
+                _side(&g, ib, ia, -nrm[2 * i], -nrm[2 * i + 1], dep[i])
             for r in range(n):
                 f = old[r]
                 if f == w.carrier[r]:

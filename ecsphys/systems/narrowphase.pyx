@@ -524,6 +524,7 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
         sensor=sensor_[:found], speed=floats_[2, :found], layer_a=ints_[3, :found],
         layer_b=ints_[4, :found], tile=ints_[5, :found], tile_kind=ints_[6, :found],
         _keys=ints_[0, :found])
+    result._complete = True
     return result, tested, deepest, index_[:found]
 
 

@@ -92,6 +92,7 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
+from ..state.carray cimport c_array
 from ..state.table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
@@ -99,6 +100,10 @@ from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 #: Overlap deeper than this (world units) counts as overlapping for the response.
 OVERLAP_TOL = 1e-6
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+#: ``extra`` of a step without pairs beyond the swept boxes (read-only: shared by steps)
+_NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+for _empty in _NO_EXTRA:
+    _empty.flags.writeable = False
 
 cdef extern from *:
     """
@@ -1459,23 +1464,35 @@ class ResponseSystem:
         cdef int np0 = len(ra)
         cdef _Buffers buf = self._buffers
         cdef BoxIndex index = None
-        cdef const int64_t[::1] vdyn
-        cdef const int64_t[::1] vsrow
+        cdef Py_ssize_t ndyn = 0, nsrow = 0, na, nb, npos, nmove, nvel, unused
+        cdef const int64_t* vdyn = NULL
+        cdef const int64_t* vsrow = NULL
         if broadphase is not None:
             bx = broadphase.index
             dyn_rows = broadphase.dynamic_rows
             if (isinstance(bx, BoxIndex) and (<BoxIndex> bx).n_last == len(dyn_rows)
                     and broadphase.contact_offset >= self.contact_offset):
                 index = <BoxIndex> bx
-                vdyn = np.ascontiguousarray(dyn_rows, dtype=np.int64)
-                vsrow = np.ascontiguousarray(broadphase.static_rows, dtype=np.int64)
+                dyn_ = np.ascontiguousarray(dyn_rows, dtype=np.int64)
+                srow_ = np.ascontiguousarray(broadphase.static_rows, dtype=np.int64)
+                vdyn = <const int64_t*> c_array(dyn_, b'i', &ndyn)
+                vsrow = <const int64_t*> c_array(srow_, b'i', &nsrow)
         buf.rows(n)
         buf.pairs(np0 + 16)
-        cdef const int64_t[::1] a = np.ascontiguousarray(ra, dtype=np.int64)
-        cdef const int64_t[::1] b = np.ascontiguousarray(rb, dtype=np.int64)
-        cdef double[:, ::1] pos_col = t.pos
-        cdef double[:, ::1] move_col = t.move
-        cdef double[:, ::1] vel_col = t.vel
+        ra_ = np.ascontiguousarray(ra, dtype=np.int64)
+        rb_ = np.ascontiguousarray(rb, dtype=np.int64)
+        pos_ = t.pos
+        move_ = t.move
+        vel_ = t.vel
+        cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)
+        cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &nb)
+        cdef double* pos_col = <double*> c_array(pos_, b'f', &npos)
+        cdef double* move_col = <double*> c_array(move_, b'f', &nmove)
+        cdef double* vel_col = <double*> c_array(vel_, b'f', &nvel)
+        if na != np0 or nb != np0:
+            raise ValueError(f"ra and rb need the same length, got {na} and {nb}")
+        if npos < 2 * n or nmove < 2 * n or nvel < 2 * n:
+            raise ValueError(f"the table's pos, move and vel columns need {n} rows")
         cdef Ctx c
         buf.into(&c)
         c.n = n
@@ -1495,16 +1512,16 @@ class ResponseSystem:
         c.snap = self.floor_snap
         c.bounce = self.bounce_threshold
         c.offset = self.contact_offset
-        c.vel = &vel_col[0, 0]
-        c.start = &pos_col[0, 0]
+        c.vel = vel_col
+        c.start = pos_col
         c.rows = rows_of(t)
         c.store = store_of(t.store)
         if index is not None:
             c.index = <void*> index
-            c.ndyn = vdyn.shape[0]
-            c.dyn = &vdyn[0] if c.ndyn else NULL
-            c.nsrow = vsrow.shape[0]
-            c.srow = &vsrow[0] if c.nsrow else NULL
+            c.ndyn = ndyn
+            c.dyn = vdyn if ndyn else NULL
+            c.nsrow = nsrow
+            c.srow = vsrow if nsrow else NULL
         # rows the table says were added, re-shaped or changed since the last step
         touched = t.touched
         if touched:
@@ -1525,9 +1542,9 @@ class ResponseSystem:
         try:
             with nogil:
                 for i in range(n):
-                    c.body[i] = row_body(&c.rows, i, &pos_col[0, 0])
-                    mx = move_col[i, 0]
-                    my = move_col[i, 1]
+                    c.body[i] = row_body(&c.rows, i, pos_col)
+                    mx = move_col[2 * i]
+                    my = move_col[2 * i + 1]
                     c.rest[2 * i] = mx
                     c.rest[2 * i + 1] = my
                     c.want[2 * i] = mx
@@ -1548,10 +1565,10 @@ class ResponseSystem:
                     w.covered = 0.0 if c.rows.kind[i] == STATIC else \
                         sqrt(mx * mx + my * my) + offset
                     w.cov0 = w.covered
-                    w.x0 = pos_col[i, 0] + c.rows.lo[2 * i]
-                    w.y0 = pos_col[i, 1] + c.rows.lo[2 * i + 1]
-                    w.x1 = pos_col[i, 0] + c.rows.hi[2 * i]
-                    w.y1 = pos_col[i, 1] + c.rows.hi[2 * i + 1]
+                    w.x0 = pos_col[2 * i] + c.rows.lo[2 * i]
+                    w.y0 = pos_col[2 * i + 1] + c.rows.lo[2 * i + 1]
+                    w.x1 = pos_col[2 * i] + c.rows.hi[2 * i]
+                    w.y1 = pos_col[2 * i + 1] + c.rows.hi[2 * i + 1]
                     w.solid = c.rows.collides[i] and not c.rows.sensor[i]
                     w.fixed = c.rows.kind[i] == STATIC
                     c.isfar[i] = 0
@@ -1559,7 +1576,7 @@ class ResponseSystem:
                     c.mark[i] = 0
                 if c.index != NULL:
                     c.grow_limit = 2.0 * mean_extent(&c.rows, n)
-                build_edges(&c, &a[0] if np0 else NULL, &b[0] if np0 else NULL)
+                build_edges(&c, a if np0 else NULL, b if np0 else NULL)
                 if pushed:
                     push_apart(&c)
                     for i in range(n):
@@ -1569,10 +1586,10 @@ class ResponseSystem:
                 match_motion(&c)
                 sensor_impacts(&c)
                 for i in range(n):  # last: c.start is pos_col
-                    move_col[i, 0] = c.body[i].px - pos_col[i, 0]
-                    move_col[i, 1] = c.body[i].py - pos_col[i, 1]
-                    pos_col[i, 0] = c.body[i].px
-                    pos_col[i, 1] = c.body[i].py
+                    move_col[2 * i] = c.body[i].px - pos_col[2 * i]
+                    move_col[2 * i + 1] = c.body[i].py - pos_col[2 * i + 1]
+                    pos_col[2 * i] = c.body[i].px
+                    pos_col[2 * i + 1] = c.body[i].py
         finally:
             buf.back(&c)
         self.passes = c.hits
@@ -1582,16 +1599,20 @@ class ResponseSystem:
         times_ = np.empty((2, total))  # time of impact, approach speed
         normal_ = np.empty((total, 2))
         point_ = np.empty((total, 2))
-        cdef double[:, ::1] times = times_
-        cdef double[:, ::1] normal = normal_
-        cdef double[:, ::1] point = point_
-        for i in range(total):
-            times[0, i] = c.ptoi[i]
-            times[1, i] = c.pspeed[i]
-            normal[i, 0] = c.pinfo[4 * i]
-            normal[i, 1] = c.pinfo[4 * i + 1]
-            point[i, 0] = c.pinfo[4 * i + 2]
-            point[i, 1] = c.pinfo[4 * i + 3]
+        cdef double* times
+        cdef double* normal
+        cdef double* point
+        if total:
+            times = <double*> c_array(times_, b'f', &unused)
+            normal = <double*> c_array(normal_, b'f', &unused)
+            point = <double*> c_array(point_, b'f', &unused)
+            for i in range(total):
+                times[i] = c.ptoi[i]
+                times[total + i] = c.pspeed[i]
+                normal[2 * i] = c.pinfo[4 * i]
+                normal[2 * i + 1] = c.pinfo[4 * i + 1]
+                point[2 * i] = c.pinfo[4 * i + 2]
+                point[2 * i + 1] = c.pinfo[4 * i + 3]
         toi = times_[0]
         #: per pair (the broadphase's, then ``extra``): time of impact (inf: none), approach
         #: speed, normal (from a to b) and point of the first impact this step
@@ -1601,5 +1622,5 @@ class ResponseSystem:
             extra_b = np.asarray(<int64_t[:total]> c.pb)[np0:].copy()
             self.extra = (extra_a, extra_b, toi[np0:])
         else:
-            self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+            self.extra = _NO_EXTRA
         return toi[:np0]
