@@ -15,6 +15,7 @@ import esper
 
 from .. import limits
 
+from ..state.carray cimport c_array
 from ..state.table_view cimport Rows, rows_of
 
 cdef int STATIC = 0
@@ -44,6 +45,28 @@ cdef inline void _axis(double* p, double* v, double* m, double a, double dt) noe
     v[0] = w
 
 
+cdef int _columns(object t, int n, double** pos, double** vel, double** prev,
+                  double** move) except -1:
+    """Pointers to the table's position and velocity columns (and, where asked, its start
+    positions and moves), each checked to hold ``n`` rows. The table keeps the arrays alive
+    through the compiled pass that uses them."""
+    cdef Py_ssize_t count
+    names = ("pos", "vel", "prev_pos", "move")
+    cdef double** out[4]
+    out[0] = pos
+    out[1] = vel
+    out[2] = prev
+    out[3] = move
+    cdef int k
+    for k in range(4):
+        if out[k] == NULL:
+            continue
+        out[k][0] = <double*> c_array(getattr(t, names[k]), b'f', &count)
+        if count < 2 * n:
+            raise ValueError(f"the table's {names[k]} column holds {count // 2} rows, not {n}")
+    return 0
+
+
 class IntegrateSystem(esper.Processor):
     """Stage 1 of the step: velocities and desired moves of all bodies."""
 
@@ -56,21 +79,23 @@ class IntegrateSystem(esper.Processor):
         if n == 0:
             return
         cdef Rows r = rows_of(t)
-        cdef double[:, ::1] pos = t.pos
-        cdef double[:, ::1] prev = t.prev_pos
-        cdef double[:, ::1] vel = t.vel
-        cdef double[:, ::1] move = t.move
+        cdef double* pos
+        cdef double* prev
+        cdef double* vel
+        cdef double* move
+        _columns(t, n, &pos, &vel, &prev, &move)
         cdef int i
         with nogil:
             for i in range(n):
-                prev[i, 0] = pos[i, 0]
-                prev[i, 1] = pos[i, 1]
+                prev[2 * i] = pos[2 * i]
+                prev[2 * i + 1] = pos[2 * i + 1]
                 if r.kind[i] == STATIC:
-                    move[i, 0] = 0.0
-                    move[i, 1] = 0.0
+                    move[2 * i] = 0.0
+                    move[2 * i + 1] = 0.0
                     continue
-                _axis(&pos[i, 0], &vel[i, 0], &move[i, 0], r.acc[2 * i], dt)
-                _axis(&pos[i, 1], &vel[i, 1], &move[i, 1], r.acc[2 * i + 1], dt)
+                _axis(&pos[2 * i], &vel[2 * i], &move[2 * i], r.acc[2 * i], dt)
+                _axis(&pos[2 * i + 1], &vel[2 * i + 1], &move[2 * i + 1], r.acc[2 * i + 1],
+                      dt)
 
 
 def keep_in_limits(table) -> None:
@@ -79,17 +104,17 @@ def keep_in_limits(table) -> None:
     cdef int n = table.n
     if n == 0:
         return
-    cdef double[:, ::1] pos = table.pos
-    cdef double[:, ::1] vel = table.vel
-    cdef int i, k
+    cdef double* pos
+    cdef double* vel
+    _columns(table, n, &pos, &vel, NULL, NULL)
+    cdef int i
     with nogil:
-        for i in range(n):
-            for k in range(2):
-                if pos[i, k] > MAX_COORD:
-                    pos[i, k] = MAX_COORD
-                elif pos[i, k] < -MAX_COORD:
-                    pos[i, k] = -MAX_COORD
-                if vel[i, k] > MAX_SPEED:
-                    vel[i, k] = MAX_SPEED
-                elif vel[i, k] < -MAX_SPEED:
-                    vel[i, k] = -MAX_SPEED
+        for i in range(2 * n):
+            if pos[i] > MAX_COORD:
+                pos[i] = MAX_COORD
+            elif pos[i] < -MAX_COORD:
+                pos[i] = -MAX_COORD
+            if vel[i] > MAX_SPEED:
+                vel[i] = MAX_SPEED
+            elif vel[i] < -MAX_SPEED:
+                vel[i] = -MAX_SPEED
