@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -47,8 +48,11 @@ def _extensions() -> list[Extension]:
             flags, link = ["-O1", "-g", *_SAN], _SAN
         else:
             flags, link = (["-O2"] if not DEBUG else ["-O0", "-g"]), []
+        # NumPy's headers: the raw-pointer hand-over (state/carray.pxd) reads arrays through
+        # NumPy's C API; only its current API is used (no deprecation warnings)
         out.append(Extension(name, [str(rel)], extra_compile_args=flags,
-                             extra_link_args=link))
+                             extra_link_args=link, include_dirs=[numpy.get_include()],
+                             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]))
     return out
 
 

@@ -25,7 +25,11 @@ from libc.stdint cimport int64_t, uint64_t
 
 from .boxindex cimport BoxIndex, Buf, buf_free, buf_reserve, sort_keys
 from ..geometry.shape_data cimport TILEMAP, Body, Near, Store, near_init, near_next, store_of
-from ..state.carray cimport c_array
+from ..state.carray cimport c_array, new_array
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, row_body, rows_of
 
 import numpy as np
@@ -231,8 +235,6 @@ cdef class Stage:
         cdef const int64_t[::1] vdj
         cdef const int64_t[::1] vsk
         cdef const int64_t[::1] vsl
-        cdef int64_t[::1] vra
-        cdef int64_t[::1] vrb
         cdef int64_t* sa
         self._bind(table)
         self.rows = rows_of(table)
@@ -265,13 +267,14 @@ cdef class Stage:
         if cs < 0:
             raise MemoryError("broadphase: out of memory")
         sa = <int64_t*>self.b_sa.p  # the static pairs' rows: a at sa, b at sa + ns
-        ra = np.empty(nkeep + cs, dtype=np.int64)
-        rb = np.empty(nkeep + cs, dtype=np.int64)
-        vra = ra
-        vrb = rb
+        ra = new_array(nkeep + cs, -1, b'i')
+        rb = new_array(nkeep + cs, -1, b'i')
+        cdef Py_ssize_t unused
+        cdef int64_t* pra = <int64_t*> c_array(ra, b'i', &unused)
+        cdef int64_t* prb = <int64_t*> c_array(rb, b'i', &unused)
         if nkeep + cs:
             with nogil:
-                o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, &vra[0], &vrb[0])
+                o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, pra, prb)
         return ra, rb, nd + ns
 
     cdef Py_ssize_t _merge2(self, const int64_t* di, const int64_t* dj, Py_ssize_t nd,

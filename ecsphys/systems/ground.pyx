@@ -31,7 +31,11 @@ from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
-from ..state.carray cimport c_array
+from ..state.carray cimport as_c, c_array
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
 
 cdef int STATIC = 0
@@ -93,9 +97,9 @@ cdef void _land(double* vel, int r, int f) noexcept nogil:
     vel[2 * r + 1] -= cy / speed * along
 
 
-cdef object _ints(object x):
+cdef inline object _ints(object x):
     """``x`` as a contiguous int64 array (itself when it is one already)."""
-    return np.ascontiguousarray(x, dtype=np.int64)
+    return as_c(x, b'i')
 
 
 def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
@@ -106,9 +110,9 @@ def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
     ra_ = _ints(ra)
     rb_ = _ints(rb)
     index_ = _ints(index)
-    normal_ = np.ascontiguousarray(normal, dtype=np.float64)
-    depth_ = np.ascontiguousarray(depth, dtype=np.float64)
-    sensor_ = np.ascontiguousarray(sensor, dtype=np.bool_)
+    normal_ = as_c(normal, b'f')
+    depth_ = as_c(depth, b'f')
+    sensor_ = as_c(sensor, b'b')
     vel_ = t.vel
     cdef Py_ssize_t na, nb, m, nn, nd, ns, nv
     cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)

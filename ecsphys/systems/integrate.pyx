@@ -16,6 +16,10 @@ import esper
 from .. import limits
 
 from ..state.carray cimport c_array
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, rows_of
 
 cdef int STATIC = 0

@@ -42,7 +42,11 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, leaf_body, store_of, tile_grid, tile_open,
     tile_range,
 )
-from ..state.carray cimport c_array
+from ..state.carray cimport as_c, c_array, new_array
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, row_body, rows_of
 
 from ..state.contact_set import ContactSet
@@ -59,12 +63,12 @@ cdef inline bint boxes_within(const Body* a, const Body* b, double grow) noexcep
                 or b.y0 + dy - a.y1 > grow or a.y0 - b.y1 - dy > grow)
 
 
-def _rows(a):
-    return np.ascontiguousarray(a, dtype=np.int64)
+cdef inline object _rows(object a):
+    return as_c(a, b'i')
 
 
-def _vectors(a):
-    return np.ascontiguousarray(a, dtype=np.float64)
+cdef inline object _vectors(object a):
+    return as_c(a, b'f')
 
 
 def contacts(t, ra, rb, pos, double tol):
@@ -480,12 +484,12 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     cdef double deepest = -INFINITY
     with nogil:
         cap = room(&q, &r, &s)
-    index_ = np.empty(cap, dtype=np.int64)
-    normal_ = np.empty((cap, 2))
-    point_ = np.empty((cap, 2))
-    floats_ = np.empty((3, cap))  # depth, toi, speed
-    ints_ = np.empty((7 if columns else 0, cap), dtype=np.int64)
-    sensor_ = np.empty(cap if columns else 0, dtype=np.bool_)
+    index_ = new_array(cap, -1, b'i')
+    normal_ = new_array(cap, 2, b'f')
+    point_ = new_array(cap, 2, b'f')
+    floats_ = new_array(3, cap, b'f')  # depth, toi, speed
+    ints_ = new_array(7 if columns else 0, cap, b'i')
+    sensor_ = new_array(cap if columns else 0, -1, b'b')
     cdef Out o
     o.columns = columns
     o.n = 0

@@ -15,7 +15,13 @@ import numpy as np
 
 from libc.stdint cimport int64_t
 
-from ..state.carray cimport c_array
+from libc.string cimport memset
+
+from ..state.carray cimport c_array, new_array
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
 
 
 cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept nogil:
@@ -54,12 +60,12 @@ def diff(prev_keys, prev_tile, prev_duration, prev_steps, prev_layer_a, prev_lay
         force = <const unsigned char*> c_array(forced, b'b', &cf)
         if cf != pn:
             raise ValueError(f"forced needs one row per previous pair ({pn})")
-    duration_ = np.empty(m)
-    steps_ = np.empty(m, dtype=np.int64)
-    la_ = np.empty(m, dtype=np.int64)
-    lb_ = np.empty(m, dtype=np.int64)
-    kept_ = np.zeros(m, dtype=np.bool_)
-    present_ = np.zeros(pn, dtype=np.bool_)
+    duration_ = new_array(m, -1, b'f')
+    steps_ = new_array(m, -1, b'i')
+    la_ = new_array(m, -1, b'i')
+    lb_ = new_array(m, -1, b'i')
+    kept_ = new_array(m, -1, b'b')
+    present_ = new_array(pn, -1, b'b')
     cdef Py_ssize_t unused
     cdef double* duration = <double*> c_array(duration_, b'f', &unused)
     cdef int64_t* steps = <int64_t*> c_array(steps_, b'i', &unused)
@@ -69,6 +75,10 @@ def diff(prev_keys, prev_tile, prev_duration, prev_steps, prev_layer_a, prev_lay
     cdef unsigned char* present = <unsigned char*> c_array(present_, b'b', &unused)
     cdef Py_ssize_t i, j = 0
     with nogil:
+        if m:
+            memset(kept, 0, m)
+        if pn:
+            memset(present, 0, pn)
         for i in range(m):
             while j < pn and _cmp(p_keys[j], p_tile[j], c_keys[i], c_tile[i]) < 0:
                 j += 1

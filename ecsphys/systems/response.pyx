@@ -92,7 +92,11 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
-from ..state.carray cimport c_array
+from ..state.carray cimport as_c, c_array
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
@@ -1473,14 +1477,14 @@ class ResponseSystem:
             if (isinstance(bx, BoxIndex) and (<BoxIndex> bx).n_last == len(dyn_rows)
                     and broadphase.contact_offset >= self.contact_offset):
                 index = <BoxIndex> bx
-                dyn_ = np.ascontiguousarray(dyn_rows, dtype=np.int64)
-                srow_ = np.ascontiguousarray(broadphase.static_rows, dtype=np.int64)
+                dyn_ = as_c(dyn_rows, b'i')
+                srow_ = as_c(broadphase.static_rows, b'i')
                 vdyn = <const int64_t*> c_array(dyn_, b'i', &ndyn)
                 vsrow = <const int64_t*> c_array(srow_, b'i', &nsrow)
         buf.rows(n)
         buf.pairs(np0 + 16)
-        ra_ = np.ascontiguousarray(ra, dtype=np.int64)
-        rb_ = np.ascontiguousarray(rb, dtype=np.int64)
+        ra_ = as_c(ra, b'i')
+        rb_ = as_c(rb, b'i')
         pos_ = t.pos
         move_ = t.move
         vel_ = t.vel
