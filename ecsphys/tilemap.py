@@ -39,14 +39,17 @@ Guarantees:
   object (``same_tiles`` compares contents). Its bounds are its whole grid, whatever is solid.
   Its ``parts`` are the merged edges as `Segment` s (made when asked for), so every routine
   that handles a `Compound` handles it. A map made without a solid tile is rejected (nothing
-  could collide); digging every tile later is allowed.
+  could collide); digging every tile later is allowed;
+- ``TileMap.from_tiled(path, layer)`` reads a tile layer of a map drawn in Tiled
+  (``ecsphys/tiled.py``, through pytiled-parser, imported only then).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from typing import ClassVar
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -212,6 +215,40 @@ class TileMap(Compound):
         self._set("_bb", (ox, oy, x1, y1))
         check_reach(self)
         self._set("_bc", ((ox + x1) / 2, (oy + y1) / 2, math.hypot(x1 - ox, y1 - oy) / 2))
+
+    @classmethod
+    def from_tiled(cls, path: str | os.PathLike[str], layer: str = "walls",
+                   kinds: Mapping[Any, int] | None = None, *, kind_property: str | None = None,
+                   scale: float = 1.0, origin: Iterable[float] = (0.0, 0.0)) -> TileMap:
+        """The tile layer ``layer`` of a map drawn in Tiled (``.tmx`` or ``.tmj``, tilesets
+        embedded or external), read by pytiled-parser (``pip install "ecsphys[tiled]"``).
+
+        - Size and place: a tile is the map's tile width times ``scale`` (world units per
+          Tiled pixel) and must be square; ``origin`` is where the map's bottom-left corner
+          lies relative to the body's position (as for any `TileMap`), so Tiled's top row is
+          row 0 and Tiled's y (down) becomes ecsphys's (up). The layer's offset is added.
+        - Kinds: an empty cell (gid 0) is empty. With ``kinds=None`` every other tile is
+          solid, kind 1. ``kinds`` maps a tile's *class* (its Class in Tiled's tileset
+          editor, Type before Tiled 1.9; ``""`` for a tile without one) to its kind;
+          with ``kind_property="kind"`` the key is the tile's custom property of that name
+          instead (``""`` when it has none), and with ``kind_property`` but no ``kinds`` the
+          property's int value is the kind. A kind of 0 leaves the tile empty (decoration);
+          a tile whose key is not in ``kinds`` is refused, naming it and where it is.
+          Flipped or rotated tiles collide as their square: the flip bits are dropped.
+
+        Raises ``ValueError`` naming the file and the fault (an unreadable, infinite or
+        non-orthogonal map, non-square tiles, a missing layer with the layers there are, a
+        layer that is not a tile layer, an unmapped tile, no solid tile), ``FileNotFoundError``
+        for a missing file, ``TypeError`` for arguments of the wrong type, ``ImportError``
+        without pytiled-parser. ``ecsphys.tiled.add_objects`` makes an object layer's bodies.
+
+        >>> level = TileMap.from_tiled("level.tmj", "walls", kinds={"": 1, "spikes": 2},
+        ...                            scale=1 / 16)  # doctest: +SKIP
+        """
+        from .tiled import tile_map
+
+        return tile_map(path, layer, kinds, kind_property=kind_property, scale=scale,
+                        origin=origin)  # type: ignore[arg-type]
 
     # -------------------------------------------------------------- identity, not value
 

@@ -1,0 +1,464 @@
+"""Levels drawn in the Tiled map editor, read through pytiled-parser (the extra
+``pip install "ecsphys[tiled]"``): a tile layer as a `TileMap`, an object layer as static
+bodies.
+
+Guarantees:
+- ``pytiled_parser`` is imported only when a map is read (``import ecsphys`` never imports
+  it); without it, reading raises ``ImportError`` naming the extra;
+- both readers take ``.tmx`` (XML) and ``.tmj`` / ``.json`` maps, with embedded tilesets or
+  external ``.tsx`` / ``.tsj`` ones, and place them the same way: ``scale`` world units per
+  Tiled pixel (``Mask``'s meaning of scale), and ``origin`` the world position of the map's
+  *bottom-left* corner (a `TileMap`'s own ``origin``). Tiled's y points down, ecsphys's up:
+  the Tiled pixel ``(px, py)`` is the world point ``(origin.x + px * scale, origin.y +
+  (map_height_px - py) * scale)``. Layer offsets (a layer's own and its groups') are added;
+- everything is read and checked before anything is made: a map that fails any check makes
+  no `TileMap` and no entity (never half a level), and the error is a ``ValueError`` naming
+  the file and the fault (a layer that is missing names the layers there are; a layer of
+  the wrong type says what it is); a missing file is the ``FileNotFoundError`` of ``open``,
+  naming the path (a missing external tileset too). Whatever pytiled-parser raises on a
+  file it cannot read becomes a ``ValueError`` naming the file;
+- refused: infinite maps (their tiles come in chunks with no bottom-left corner to place),
+  maps that are not orthogonal, and (for tile layers) non-square tiles, which a `TileMap`
+  cannot hold. Flipped and rotated tiles (the flip bits of a gid) are accepted: a tile
+  collides as its whole square whichever way it is drawn, so the bits are dropped;
+- a tile layer larger than ``MAX_TILEMAP_SIDE`` / ``MAX_TILES`` is refused (as `TileMap`
+  refuses it). pytiled-parser decodes the whole file first: it is the limit on what a map
+  file may cost to read, not this module.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from bisect import bisect_right
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import esper
+import numpy as np
+
+from .components import STATIC, Collider, Geometry, Position
+from .geometry.decompose import convex_decompose
+from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
+from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
+
+if TYPE_CHECKING:
+    from .tilemap import TileMap
+
+__all__ = ["add_objects", "tile_map"]
+
+#: The gid bits Tiled uses for flipped and rotated tiles (horizontal, vertical, diagonal,
+#: and the hexagonal 120-degree turn); the rest is the tile's global id.
+FLIP_BITS = 0xF0000000
+_GID_MAX = 2**32 - 1
+_KIND_MAX = 2**31 - 1
+_INSTALL = 'pip install "ecsphys[tiled]"'
+
+#: Where a tile object's (x, y) lies on its box, as fractions of (width, height) from its
+#: top-left corner, by its tileset's object alignment (Tiled's default for orthogonal maps:
+#: bottom-left).
+_ALIGN = {
+    None: (0.0, 1.0), "unspecified": (0.0, 1.0), "bottomleft": (0.0, 1.0),
+    "bottom": (0.5, 1.0), "bottomright": (1.0, 1.0), "left": (0.0, 0.5),
+    "center": (0.5, 0.5), "right": (1.0, 0.5), "topleft": (0.0, 0.0), "top": (0.5, 0.0),
+    "topright": (1.0, 0.0),
+}
+
+
+# ------------------------------------------------------------------ reading the file
+
+
+def _pytiled() -> Any:
+    """The ``pytiled_parser`` module, or an ``ImportError`` that says how to install it."""
+    try:
+        import pytiled_parser
+    except ImportError as exc:
+        raise ImportError(f"ecsphys reads Tiled maps with pytiled-parser, which is not "
+                          f"installed: {_INSTALL}") from exc
+    return pytiled_parser
+
+
+def _read_map(path: object, who: str) -> tuple[Any, str]:
+    """The parsed map and the file's name for messages."""
+    ptp = _pytiled()
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{who} path must be a str or os.PathLike, got {type(path).__name__}")
+    name = os.fsdecode(os.fspath(path))
+    open(name, "rb").close()  # FileNotFoundError (or another OSError) naming the path
+    try:
+        tmap = ptp.parse_map(Path(name))
+    except OSError:
+        raise  # a missing external tileset or template: open's error names it
+    except Exception as exc:  # noqa: BLE001 - anything pytiled-parser raises on a bad file
+        raise ValueError(f"{name}: not a Tiled map pytiled-parser can read "
+                         f"({type(exc).__name__}: {exc})") from exc
+    if tmap.infinite:
+        raise ValueError(f"{name}: infinite maps are not supported (their tiles come in "
+                         f"chunks with no fixed corner to place); untick Infinite in Tiled's "
+                         f"Map Properties")
+    if tmap.orientation != "orthogonal":
+        raise ValueError(f"{name}: only orthogonal maps are supported, got a "
+                         f"{tmap.orientation!r} map")
+    tw, th = tmap.tile_size
+    cols, rows = tmap.map_size
+    for field, value in (("tile width", tw), ("tile height", th), ("width", cols),
+                         ("height", rows)):
+        if not (isinstance(value, int) and value > 0):
+            raise ValueError(f"{name}: the map's {field} must be a positive int, got {value!r}")
+    return tmap, name
+
+
+def _walk(layers: list[Any], dx: float = 0.0, dy: float = 0.0) -> Iterator[tuple[Any, float,
+                                                                                  float]]:
+    """Every layer, groups' layers included, with its offset (its groups' added), in px."""
+    for layer in layers or ():
+        ox, oy = dx + layer.offset[0], dy + layer.offset[1]
+        yield layer, ox, oy
+        if hasattr(layer, "layers"):
+            yield from _walk(layer.layers, ox, oy)
+
+
+def _layer_type(layer: Any) -> str:
+    ptp = _pytiled()
+    for cls, what in ((ptp.TileLayer, "tile layer"), (ptp.ObjectLayer, "object layer"),
+                      (ptp.ImageLayer, "image layer"), (ptp.LayerGroup, "group layer")):
+        if isinstance(layer, cls):
+            return what
+    return type(layer).__name__
+
+
+def _a(what: str) -> str:
+    return f"an {what}" if what[0] in "aeiou" else f"a {what}"
+
+
+def _find_layer(tmap: Any, name: str, layer: str, cls: Any,
+                what: str) -> tuple[Any, float, float]:
+    """The one layer named ``layer`` (groups searched too) with its offset, of type ``cls``."""
+    found = [(lay, dx, dy) for lay, dx, dy in _walk(tmap.layers) if lay.name == layer]
+    if not found:
+        there = ", ".join(f"{lay.name!r} ({_layer_type(lay)})" for lay, _, _ in _walk(tmap.layers))
+        raise ValueError(f"{name}: no layer named {layer!r}; the map's layers are "
+                         f"{there or 'none'}")
+    if len(found) > 1:
+        raise ValueError(f"{name}: {len(found)} layers are named {layer!r}; rename all but "
+                         f"one")
+    lay, dx, dy = found[0]
+    if not isinstance(lay, cls):
+        raise ValueError(f"{name}: layer {layer!r} is {_a(_layer_type(lay))}, not {_a(what)}")
+    return lay, dx, dy
+
+
+def _check_place(who: str, scale: object, origin: object) -> tuple[float, tuple[float, float]]:
+    return check_size(f"{who} scale", scale), check_vec(f"{who} origin", origin, MAX_SIZE)
+
+
+def _tile_of(tmap: Any, gid: int) -> tuple[Any, int, Any]:
+    """The tileset of a global tile id (flip bits dropped), the tile's local id and its tile
+    entry (None for a tile the tileset says nothing about); ``ValueError`` text if none."""
+    firsts = sorted(tmap.tilesets)
+    i = bisect_right(firsts, gid) - 1
+    if i < 0:
+        raise LookupError(f"gid {gid} belongs to no tileset (the map's tilesets start at "
+                          f"{firsts or 'none'})")
+    ts = tmap.tilesets[firsts[i]]
+    local = gid - ts.firstgid
+    tile = (ts.tiles or {}).get(local)
+    if tile is None and not local < ts.tile_count:
+        raise LookupError(f"gid {gid} is tile {local} of tileset {ts.name!r}, which has "
+                          f"{ts.tile_count} tiles")
+    return ts, local, tile
+
+
+# ------------------------------------------------------------------ tile layers
+
+
+def _check_kinds(kinds: object, kind_property: object) -> Mapping[Any, int] | None:
+    if kind_property is not None and not isinstance(kind_property, str):
+        raise TypeError(f"TileMap.from_tiled kind_property must be a str or None, got "
+                        f"{kind_property!r}")
+    if kinds is None:
+        return None
+    if not isinstance(kinds, Mapping):
+        raise TypeError(f"TileMap.from_tiled kinds must be a mapping (tile class -> kind) or "
+                        f"None, got {kinds!r}")
+    for key, kind in kinds.items():
+        if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)):
+            raise TypeError(f"TileMap.from_tiled kinds[{key!r}] must be an int kind, got "
+                            f"{kind!r}")
+        if not 0 <= kind <= _KIND_MAX:
+            raise ValueError(f"TileMap.from_tiled kinds[{key!r}] must be from 0 to 2**31 - 1,"
+                             f" got {kind!r}")
+    return kinds
+
+
+def _tile_kind(ts: Any, local: int, tile: Any, kinds: Mapping[Any, int] | None,
+               kind_property: str | None) -> int:
+    """The TileMap kind of one tile; ``LookupError`` text naming why there is none."""
+    if kinds is None and kind_property is None:
+        return 1
+    if kind_property is None:
+        key: Any = (tile.class_ if tile is not None else None) or ""
+        what = f"class {key!r}" if key else "no class"
+    else:
+        props = (tile.properties if tile is not None else None) or {}
+        key = props.get(kind_property, "")
+        what = (f"property {kind_property!r} = {key!r}" if kind_property in props
+                else f"no property {kind_property!r}")
+    name = f"tile {local} of tileset {ts.name!r} ({what})"
+    if kinds is None:  # the property is the kind itself
+        if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key <= _KIND_MAX:
+            raise LookupError(f"{name}: its {kind_property!r} property must be an int kind "
+                              f"from 0 to 2**31 - 1")
+        return key
+    try:
+        return int(kinds[key])
+    except (KeyError, TypeError):
+        pass
+    known = ", ".join(repr(k) for k in kinds) or "nothing"
+    hint = " (tiles without one have the key '')" if not key else ""
+    raise LookupError(f"{name}: kinds has no entry for it{hint}; kinds maps {known}. Add it "
+                      f"to kinds, or map it to 0 to leave such tiles empty")
+
+
+def tile_map(path: str | os.PathLike[str], layer: str = "walls",
+             kinds: Mapping[Any, int] | None = None, *, kind_property: str | None = None,
+             scale: float = 1.0, origin: tuple[float, float] = (0.0, 0.0)) -> TileMap:
+    """The tile layer ``layer`` of a Tiled map as a `TileMap` (see `TileMap.from_tiled`,
+    which calls this)."""
+    from .tilemap import TileMap
+
+    who = "TileMap.from_tiled"
+    if not isinstance(layer, str):
+        raise TypeError(f"{who} layer must be a layer's name (str), got {layer!r}")
+    table = _check_kinds(kinds, kind_property)
+    s, (ox, oy) = _check_place(who, scale, origin)
+    tmap, name = _read_map(path, who)
+    tw, th = tmap.tile_size
+    if tw != th:
+        raise ValueError(f"{name}: tiles must be square for a TileMap, got {tw} x {th} px")
+    lay, dx, dy = _find_layer(tmap, name, layer, _pytiled().TileLayer, "tile layer")
+    where = f"{name}: tile layer {layer!r}"
+    cols, rows = tmap.map_size
+    data = lay.data
+    if data is None:
+        raise ValueError(f"{where} has no tile data (chunks of an infinite map?)")
+    check_grid(f"{where}", (rows, cols), MAX_TILEMAP_SIDE, MAX_TILES, "tiles")
+    if len(data) != rows or any(len(row) != cols for row in data):
+        got = f"{len(data)} rows of " + ", ".join(sorted({str(len(r)) for r in data}))
+        raise ValueError(f"{where} must hold the map's {rows} rows of {cols} tiles, got {got}")
+    gids = np.asarray(data)
+    if not np.issubdtype(gids.dtype, np.integer):
+        raise ValueError(f"{where} holds tile ids that are not ints ({gids.dtype})")
+    if gids.size and (gids.min() < 0 or gids.max() > _GID_MAX):
+        raise ValueError(f"{where} holds tile ids outside 0 .. 2**32 - 1 "
+                         f"({int(gids.min())} .. {int(gids.max())})")
+    gids = gids.astype(np.int64) & ~FLIP_BITS  # a square collides the same however drawn
+    used, index = np.unique(gids, return_inverse=True)
+    kind_of = np.zeros(len(used), dtype=np.int32)
+    for i, gid in enumerate(used.tolist()):
+        if gid == 0:
+            continue
+        try:
+            ts, local, tile = _tile_of(tmap, gid)
+            kind_of[i] = _tile_kind(ts, local, tile, table, kind_property)
+        except LookupError as exc:
+            row, col = (int(v) for v in np.argwhere(gids == gid)[0])
+            raise ValueError(f"{where}, tile (row {row}, col {col}): {exc.args[0]}") from None
+    grid = kind_of[index.reshape(rows, cols)]
+    if not grid.any():
+        raise ValueError(f"{where} has no solid tile (every cell is empty or of kind 0)")
+    return TileMap(grid, tw * s, origin=(ox + dx * s, oy - dy * s))
+
+
+# ------------------------------------------------------------------ object layers
+
+
+def _check_collider(collider: object) -> Collider | Mapping[str, Collider] | None:
+    who = "add_objects collider"
+    items: list[tuple[str, object]]
+    if collider is None:
+        return None
+    if isinstance(collider, Collider):
+        items = [(who, collider)]
+    elif isinstance(collider, Mapping):
+        items = [(f"{who}[{k!r}]", c) for k, c in collider.items()]
+    else:
+        raise TypeError(f"{who} must be a Collider, a mapping of object class -> Collider, "
+                        f"or None, got {collider!r}")
+    for field, c in items:
+        if not isinstance(c, Collider):
+            raise TypeError(f"{field} must be a Collider, got {c!r}")
+        if c.kind != STATIC:
+            raise ValueError(f"{field} must be a STATIC Collider (objects become static "
+                             f"bodies), got {c!r}")
+    return collider  # type: ignore[return-value]
+
+
+def _copy(c: Collider) -> Collider:
+    return Collider(c.kind, c.layer, c.mask, c.sensor, c.mass, c.restitution, c.slide,
+                    c.friction, c.stop_on_slope, c.one_way)
+
+
+class _Frame:
+    """Tiled pixels (y down, from the map's top-left) to world units (y up)."""
+
+    def __init__(self, tmap: Any, scale: float, origin: tuple[float, float], dx: float,
+                 dy: float) -> None:
+        self.s = scale
+        self.ox, self.oy = origin
+        self.dx, self.dy = dx, dy  # the layer's offset, px
+        self.height = tmap.map_size[1] * tmap.tile_size[1]
+
+    def point(self, px: float, py: float) -> tuple[float, float]:
+        return (self.ox + (px + self.dx) * self.s,
+                self.oy + (self.height - py - self.dy) * self.s)
+
+
+def _turn(u: float, v: float, degrees: float) -> tuple[float, float]:
+    """(u, v) turned ``degrees`` clockwise on screen (Tiled's rotation, y down)."""
+    if degrees == 0:
+        return u, v
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return u * c - v * s, u * s + v * c
+
+
+def _box(obj: Any, frame: _Frame, fx: float, fy: float) -> tuple[tuple[float, float], float,
+                                                                 float]:
+    """The world centre, width and height of a box whose (x, y) lies at fractions (fx, fy)
+    of it from its top-left corner, turned about (x, y)."""
+    x, y = obj.coordinates
+    w, h = obj.size
+    u, v = _turn((0.5 - fx) * w, (0.5 - fy) * h, obj.rotation)
+    return frame.point(x + u, y + v), w * frame.s, h * frame.s
+
+
+def _rect(w: float, h: float, rotation: float) -> Shape:
+    """A box turned ``rotation`` degrees clockwise (Tiled's), axis-aligned when it can be."""
+    turn = rotation % 360.0
+    if turn in (0.0, 180.0):
+        return Rect(w, h)
+    if turn in (90.0, 270.0):
+        return Rect(h, w)
+    return OrientedRect(w, h, -rotation)  # counter-clockwise with y up
+
+
+def _outline(obj: Any, frame: _Frame) -> tuple[tuple[float, float], list[tuple[float, float]]]:
+    """A polygon's or polyline's points in the world, relative to the centre of their box."""
+    x, y = obj.coordinates
+    pts = []
+    for p in obj.points:
+        u, v = _turn(p[0], p[1], obj.rotation)
+        pts.append(frame.point(x + u, y + v))
+    if not pts:
+        raise ValueError("it has no points")
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+    return (cx, cy), [(px - cx, py - cy) for px, py in pts]
+
+
+def _object_shape(obj: Any, tmap: Any, frame: _Frame) -> tuple[tuple[float, float], Shape]:
+    """The world position (the shape's centre) and shape of one object; ``ValueError`` for
+    an object that has none."""
+    objs = _pytiled().tiled_object
+    if isinstance(obj, objs.Tile):
+        ts, _, _ = _tile_of(tmap, obj.gid & ~FLIP_BITS)
+        fx, fy = _ALIGN.get(ts.alignment, (0.0, 1.0))
+        centre, w, h = _box(obj, frame, fx, fy)
+        return centre, _rect(w, h, obj.rotation)
+    if isinstance(obj, objs.Rectangle):
+        centre, w, h = _box(obj, frame, 0.0, 0.0)
+        return centre, _rect(w, h, obj.rotation)
+    if isinstance(obj, objs.Ellipse):
+        centre, w, h = _box(obj, frame, 0.0, 0.0)
+        if not math.isclose(w, h, rel_tol=1e-9):
+            raise ValueError(f"it is an ellipse of {obj.size[0]:g} x {obj.size[1]:g} px; only "
+                             f"circles are supported (draw a polygon for an ellipse)")
+        return centre, Circle(w / 2)
+    if isinstance(obj, objs.Polygon):
+        centre, pts = _outline(obj, frame)
+        try:
+            return centre, Polygon(pts)
+        except ValueError:  # concave (or with collinear points): convex pieces
+            pieces = convex_decompose(pts)
+            return centre, pieces[0] if len(pieces) == 1 else Compound(pieces)
+    if isinstance(obj, objs.Polyline):
+        centre, pts = _outline(obj, frame)
+        pts = [p for i, p in enumerate(pts) if i == 0 or p != pts[i - 1]]
+        if len(pts) < 2:
+            raise ValueError("it is a polyline of fewer than two distinct points")
+        segs = [Segment(a, b) for a, b in zip(pts, pts[1:], strict=False)]
+        return centre, segs[0] if len(segs) == 1 else Compound(segs)
+    what = {objs.Point: "a point", objs.Text: "a text"}.get(type(obj), type(obj).__name__)
+    raise ValueError(f"it is {what}, which has no shape to collide with; keep such objects "
+                     f"(spawn points, labels) in another object layer")
+
+
+def add_objects(path: str | os.PathLike[str], layer: str = "objects",
+                collider: Collider | Mapping[str, Collider] | None = None, *,
+                scale: float = 1.0, origin: tuple[float, float] = (0.0, 0.0)) -> list[int]:
+    """Create a static body in the current esper world for each object of the object layer
+    ``layer`` of a Tiled map; return their entity ids, in the layer's order.
+
+    Each body is ``Position`` (the centre of the object's box, in world units: see the
+    module docstring for ``scale`` and ``origin``, which should be the ones given to
+    `TileMap.from_tiled` for the same map), a ``Collider`` and a ``Geometry``:
+
+    - a rectangle is a ``Rect``, or an ``OrientedRect`` when Tiled turned it by other than a
+      multiple of 90 degrees (Tiled turns clockwise about the object's top-left corner; the
+      body's position is the turned box's centre);
+    - an ellipse of equal width and height is a ``Circle``; another ellipse is refused (draw
+      a polygon instead);
+    - a polygon is a ``Polygon``, or a concave one a ``Compound`` of the convex pieces
+      ``ecsphys.geometry.convex_decompose`` gives;
+    - a polyline is a ``Segment``, or a ``Compound`` of segments for more than two points;
+    - a tile object is a ``Rect`` of the object's size, placed by its tileset's object
+      alignment (bottom-left by default), not the tile's own collision shapes;
+    - points and texts have no shape: they are refused (keep them in another layer).
+
+    ``collider`` chooses each body's ``Collider`` (a fresh copy for each; it must be
+    ``STATIC``): ``None`` gives ``Collider(STATIC)``; a ``Collider`` is copied for every
+    object; a mapping from an object's class (Tiled's Class field; a tile object without one
+    takes its tile's; ``""`` for none) to a ``Collider`` gives each class its own, and an
+    object whose class it lacks is refused. Objects hidden in Tiled are added too.
+
+    Raises ``ValueError`` naming the file, the layer and the object for anything refused
+    (and for what the module docstring lists), before any entity is created;
+    ``FileNotFoundError`` for a missing file; ``TypeError`` for arguments of the wrong type;
+    ``ImportError`` without pytiled-parser (``pip install "ecsphys[tiled]"``).
+
+    >>> coins = add_objects("level.tmj", "coins", ep.Collider(ep.STATIC, sensor=True),
+    ...                     scale=1 / 16)  # doctest: +SKIP
+    """
+    who = "add_objects"
+    if not isinstance(layer, str):
+        raise TypeError(f"{who} layer must be a layer's name (str), got {layer!r}")
+    template = _check_collider(collider)
+    s, place = _check_place(who, scale, origin)
+    tmap, name = _read_map(path, who)
+    ptp = _pytiled()
+    lay, dx, dy = _find_layer(tmap, name, layer, ptp.ObjectLayer, "object layer")
+    frame = _Frame(tmap, s, place, dx, dy)
+    bodies = []
+    for obj in lay.tiled_objects:
+        where = f"{name}: object layer {layer!r}, object {obj.id}" + (
+            f" {obj.name!r}" if obj.name else "")
+        try:
+            key = obj.class_ or ""
+            if not key and isinstance(obj, ptp.tiled_object.Tile):
+                _, _, tile = _tile_of(tmap, obj.gid & ~FLIP_BITS)
+                key = (tile.class_ if tile is not None else None) or ""
+            if template is None:
+                body_collider = Collider(STATIC)
+            elif isinstance(template, Collider):
+                body_collider = _copy(template)
+            elif key in template:
+                body_collider = _copy(template[key])
+            else:
+                known = ", ".join(repr(k) for k in template) or "nothing"
+                raise ValueError(f"its class {key!r} is not in collider (which maps {known})")
+            (x, y), shape = _object_shape(obj, tmap, frame)
+            bodies.append((Position(x, y), body_collider, Geometry(shape)))
+        except (ValueError, TypeError, LookupError) as exc:
+            raise ValueError(f"{where}: {exc.args[0] if exc.args else exc}") from exc
+    return [esper.create_entity(*parts) for parts in bodies]
