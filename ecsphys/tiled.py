@@ -207,6 +207,8 @@ def _tile_kind(ts: Any, local: int, tile: Any, kinds: Mapping[Any, int] | None,
                 else f"no property {kind_property!r}")
     name = f"tile {local} of tileset {ts.name!r} ({what})"
     if kinds is None:  # the property is the kind itself
+        if isinstance(key, float) and key.is_integer():
+            key = int(key)  # an int property written as a float (older Tiled or parser)
         if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key <= _KIND_MAX:
             raise LookupError(f"{name}: its {kind_property!r} property must be an int kind "
                               f"from 0 to 2**31 - 1")

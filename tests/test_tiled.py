@@ -22,10 +22,8 @@ import numpy as np
 import pytest
 
 import ecsphys as ep
+from ecsphys import tiled
 from ecsphys.geometry import point_in
-
-pytest.importorskip("pytiled_parser")
-from ecsphys import tiled  # noqa: E402
 
 PX = 16  # Tiled pixels a tile
 DT = 1 / 60
