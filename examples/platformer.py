@@ -1,8 +1,10 @@
 """Platformer: an active player with gravity and a jump impulse that stands still on a ramp
 (``stop_on_slope``) and rides a moving platform (``mass=math.inf``: never pushed, carries
 what stands on it), crates with friction that slide to a stop when pushed, a one-way shelf to
-jump up through and land on, a level drawn as a text map (one TileMap) whose spike tiles ("^")
-hurt while touched, coin sensors taken on touch; the HUD reads ``physics.ground(player)``.
+jump up through and land on, a level drawn in Tiled (``platformer.tmj``: its tile layer one
+TileMap, whose spike tiles hurt while touched; its ramp, shelf and coin sensors from object
+layers), coins taken on touch; the HUD reads ``physics.ground(player)``. Reading the map
+needs pytiled-parser: ``pip install -e ".[tiled]"``.
 
     python examples/platformer.py [--headless --frames N --screenshot PATH]
 
@@ -13,50 +15,24 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 import _scene
 import esper
 from pyglet.window import key
 
 import ecsphys as ep
+from ecsphys import tiled
 
 GRAVITY = (0.0, -30.0)
 #: crates and the level: a pushed crate slides v**2 / (2 * 0.6 * 30) before it stops
 FRICTION = 0.6
-#: the level, one character a tile of 1 x 1 (row 0 on top): "#" rock, "^" spikes
-LEVEL = """\
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#...............................########.......#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#..............................................#
-#########################^^^^###################
-################################################"""
+#: the level, drawn in Tiled (https://www.mapeditor.org): a tile layer "level" (16 px tiles,
+#: one world unit each) and the object layers "statics" (the ramp, the one-way shelf) and "coins"
+LEVEL = Path(__file__).with_name("platformer.tmj")
+SCALE = 1 / 16  # world units per Tiled pixel
+#: the tiles' classes (Tiled's tileset editor) as TileMap kinds
+KINDS = {"rock": 1, "spikes": 2}
 
 
 def static(x: float, y: float, shape: ep.Shape, sensor: bool = False,
@@ -76,14 +52,15 @@ class Platformer:
         self.physics = ep.Physics(fixed_dt=1 / 60)
         self.keys = key.KeyStateHandler()
         app.window.push_handlers(self.keys)
-        self.level = ep.TileMap(LEVEL, 1.0)
+        self.level = ep.TileMap.from_tiled(LEVEL, "level", KINDS, scale=SCALE)
         self.ground = static(0, 0, self.level)  # ground, walls, a ledge, spikes: one entity
-        self.spike_kind = self.level.kinds["^"]
-        static(18, 3.5, ep.Polygon([(-3, -1.5), (3, -1.5), (3, 1.5)]))  # a ramp of 26.6 deg
-        # a shelf to jump up through and land on
-        self.shelf = static(12.0, 7.5, ep.Rect(4, 0.3), one_way=(0.0, 1.0))
-        self.coins = {static(x, y, ep.Circle(0.4), sensor=True)
-                      for x, y in ((8, 5), (12, 9), (30, 11), (36, 11), (40, 11), (44, 4))}
+        self.spike_kind = KINDS["spikes"]
+        # a ramp of 26.6 deg and a shelf to jump up through and land on
+        tiled.add_objects(LEVEL, "statics", {
+            "ramp": ep.Collider(ep.STATIC, friction=FRICTION),
+            "shelf": ep.Collider(ep.STATIC, friction=FRICTION, one_way=(0.0, 1.0))}, scale=SCALE)
+        self.coins = set(tiled.add_objects(LEVEL, "coins", ep.Collider(ep.STATIC, sensor=True),
+                                           scale=SCALE))
         for x in (6.0, 9.0):
             esper.create_entity(ep.Position(x, 3), ep.Velocity(0, 0),
                                 ep.AccelerationMap(gravity=GRAVITY),
