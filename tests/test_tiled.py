@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -640,3 +641,22 @@ def test_importing_ecsphys_does_not_import_pytiled_parser():
 def test_the_grid_is_an_int_array_like_any_tilemaps(tmp_path):
     got = ep.TileMap.from_tiled(level_map(tmp_path, ".tmx"), kinds=KINDS)
     assert got.grid.dtype == np.int32 and got.shape == (6, 12)
+
+
+def test_the_readme_example_runs_on_a_map_of_that_shape(tmp_path, monkeypatch, world):
+    """The README's Tiled example, run as written beside a level.tmj with its layers."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"\*\*Tiled maps\*\*.*?```python\n(.*?)```", text, re.S).group(1)
+    code = "\n".join(line.removeprefix("  ") for line in block.splitlines())
+    ts = {**terrain(), "tiles": {0: {"type": "rock"}, 1: {"type": "spikes"}}}
+    coins = [{"id": i, "shape": "ellipse", "x": 16 * i, "y": 16, "w": 8, "h": 8}
+             for i in (1, 2, 3)]
+    write_map(tmp_path / "level.tmj", [tile_layer(data=gids(LEVEL.replace("~", "."))),
+                                       object_layer("coins", coins)], [(1, ts, None)])
+    monkeypatch.chdir(tmp_path)
+    scope: dict[str, object] = {"ep": ep, "esper": esper}
+    exec(compile(code, "README Tiled example", "exec"), scope)
+    assert scope["level"].same_tiles(ep.TileMap(LEVEL.replace("~", "."), 1.0))
+    assert len(scope["coins"]) == 3 and count_bodies() == 4
+    assert esper.component_for_entity(scope["coins"][0], ep.Position).y == pytest.approx(
+        6 - 20 / 16)  # Tiled's y = 20 px (the circle's centre) is 1.25 below the map's top
