@@ -8,7 +8,8 @@ Guarantees:
 - both readers take ``.tmx`` (XML) and ``.tmj`` / ``.json`` maps, with embedded tilesets or
   external ``.tsx`` / ``.tsj`` ones, and place them the same way: ``scale`` world units per
   Tiled pixel (``Mask``'s meaning of scale), and ``origin`` the world position of the map's
-  *bottom-left* corner (a `TileMap`'s own ``origin``). Tiled's y points down, ecsphys's up:
+  *bottom-left* corner (for a `TileMap`, its own ``origin``, relative to its body: put that
+  body at ``Position(0, 0)`` and the two agree). Tiled's y points down, ecsphys's up:
   the Tiled pixel ``(px, py)`` is the world point ``(origin.x + px * scale, origin.y +
   (map_height_px - py) * scale)``. Layer offsets (a layer's own and its groups') are added;
 - everything is read and checked before anything is made: a map that fails any check makes
@@ -16,14 +17,16 @@ Guarantees:
   the file and the fault (a layer that is missing names the layers there are; a layer of
   the wrong type says what it is); a missing file is the ``FileNotFoundError`` of ``open``,
   naming the path (a missing external tileset too). Whatever pytiled-parser raises on a
-  file it cannot read becomes a ``ValueError`` naming the file;
+  file it cannot read becomes a ``ValueError`` naming the file, and every field it hands
+  back that is read here is checked for its type and range first (pytiled-parser passes the
+  file's values on as they are: a firstgid may be a string, a size NaN);
 - refused: infinite maps (their tiles come in chunks with no bottom-left corner to place),
   maps that are not orthogonal, and (for tile layers) non-square tiles, which a `TileMap`
   cannot hold. Flipped and rotated tiles (the flip bits of a gid) are accepted: a tile
   collides as its whole square whichever way it is drawn, so the bits are dropped;
 - a tile layer larger than ``MAX_TILEMAP_SIDE`` / ``MAX_TILES`` is refused (as `TileMap`
-  refuses it). pytiled-parser decodes the whole file first: it is the limit on what a map
-  file may cost to read, not this module.
+  refuses it), and a polygon or polyline of more than ``MAX_OBJECT_POINTS`` points.
+  pytiled-parser decodes the whole file first: what a map file costs to read is up to it.
 """
 
 from __future__ import annotations
@@ -40,7 +43,15 @@ import numpy as np
 
 from .components import STATIC, Collider, Geometry, Position
 from .geometry.decompose import convex_decompose
-from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
+from .limits import (
+    MAX_COORD,
+    MAX_SIZE,
+    MAX_TILEMAP_SIDE,
+    MAX_TILES,
+    check_grid,
+    check_size,
+    check_vec,
+)
 from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
 
 if TYPE_CHECKING:
@@ -54,6 +65,9 @@ FLIP_BITS = 0xF0000000
 _GID_MAX = 2**32 - 1
 _KIND_MAX = 2**31 - 1
 _INSTALL = 'pip install "ecsphys[tiled]"'
+#: The most points a polygon or polyline object may have (a concave polygon's convex
+#: decomposition costs about n**3: 256 points take about a second).
+MAX_OBJECT_POINTS = 256
 
 #: Where a tile object's (x, y) lies on its box, as fractions of (width, height) from its
 #: top-left corner, by its tileset's object alignment (Tiled's default for orthogonal maps:
@@ -93,20 +107,90 @@ def _read_map(path: object, who: str) -> tuple[Any, str]:
     except Exception as exc:  # noqa: BLE001 - anything pytiled-parser raises on a bad file
         raise ValueError(f"{name}: not a Tiled map pytiled-parser can read "
                          f"({type(exc).__name__}: {exc})") from exc
-    if tmap.infinite:
-        raise ValueError(f"{name}: infinite maps are not supported (their tiles come in "
-                         f"chunks with no fixed corner to place); untick Infinite in Tiled's "
-                         f"Map Properties")
-    if tmap.orientation != "orthogonal":
-        raise ValueError(f"{name}: only orthogonal maps are supported, got a "
-                         f"{tmap.orientation!r} map")
-    tw, th = tmap.tile_size
-    cols, rows = tmap.map_size
-    for field, value in (("tile width", tw), ("tile height", th), ("width", cols),
-                         ("height", rows)):
-        if not (isinstance(value, int) and value > 0):
-            raise ValueError(f"{name}: the map's {field} must be a positive int, got {value!r}")
+    try:
+        _check_map(tmap)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
     return tmap, name
+
+
+# What pytiled-parser hands back is as the file says: any field may be of any type. These
+# check the fields this module reads (``ValueError`` naming the field; the caller names the
+# file) before anything is made of them.
+
+
+def _int(value: object, what: str, low: int = 0, high: int = _GID_MAX) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{what} must be an int from {low} to {high}, got {value!r}")
+    return value
+
+
+def _real(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
+            value) or abs(value) > MAX_COORD:
+        raise ValueError(f"{what} must be a number within {MAX_COORD:g} of 0, got {value!r}")
+    return float(value)
+
+
+def _pair(value: object, what: str) -> tuple[float, float]:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise ValueError(f"{what} must be an (x, y) pair, got {value!r}")
+    return _real(value[0], f"{what}.x"), _real(value[1], f"{what}.y")
+
+
+def _text(value: object, what: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be text, got {value!r}")
+    return value
+
+
+def _check_map(tmap: Any) -> None:
+    """The map's fields this module reads, and what it refuses outright."""
+    if not isinstance(tmap.infinite, bool):
+        raise ValueError(f"the map's 'infinite' must be true or false, got {tmap.infinite!r}")
+    if tmap.infinite:
+        raise ValueError("infinite maps are not supported (their tiles come in chunks with "
+                         "no fixed corner to place); untick Infinite in Tiled's Map Properties")
+    if tmap.orientation != "orthogonal":
+        raise ValueError(f"only orthogonal maps are supported, got a {tmap.orientation!r} map")
+    for what, pair in (("tile", tmap.tile_size), ("map", tmap.map_size)):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise ValueError(f"the {what} size must be (width, height), got {pair!r}")
+        for field, value in zip(("width", "height"), pair, strict=True):
+            _int(value, f"the {what}'s {field}", 1, 2**31 - 1)
+    if not isinstance(tmap.tilesets, dict):
+        raise ValueError(f"the tilesets must be a table, got {tmap.tilesets!r}")
+    for first, ts in tmap.tilesets.items():
+        _int(first, "a tileset's firstgid", 1, _GID_MAX & ~FLIP_BITS)
+        label = f"tileset {ts.name!r}" if isinstance(ts.name, str) else "a tileset"
+        _int(ts.tile_count, f"{label}'s tile count", 0, _GID_MAX)
+        if ts.alignment is not None and ts.alignment not in _ALIGN:
+            raise ValueError(f"{label}'s object alignment must be one of Tiled's, got "
+                             f"{ts.alignment!r}")
+        tiles = ts.tiles or {}
+        if not isinstance(tiles, dict):
+            raise ValueError(f"{label}'s tiles must be a table, got {tiles!r}")
+        for local, tile in tiles.items():
+            _int(local, f"{label}'s tile id", 0, _GID_MAX)
+            _text(tile.class_, f"{label}'s tile {local} class")
+            if tile.properties is not None and not isinstance(tile.properties, dict):
+                raise ValueError(f"{label}'s tile {local} properties must be a table")
+    _check_layers(tmap.layers)
+
+
+def _check_layers(layers: object, depth: int = 0) -> None:
+    if not isinstance(layers, list):
+        raise ValueError(f"the layers must be a list, got {layers!r}")
+    for layer in layers:
+        what = f"layer {layer.name!r}"
+        _text(layer.name, "a layer's name")
+        _pair(layer.offset, f"{what}'s offset")
+        if hasattr(layer, "layers"):
+            if depth > 50:
+                raise ValueError(f"{what} is more than 50 groups deep")
+            _check_layers(layer.layers or [], depth + 1)
 
 
 def _walk(layers: list[Any], dx: float = 0.0, dy: float = 0.0) -> Iterator[tuple[Any, float,
@@ -246,11 +330,17 @@ def tile_map(path: str | os.PathLike[str], layer: str = "walls",
     if data is None:
         raise ValueError(f"{where} has no tile data (chunks of an infinite map?)")
     check_grid(f"{where}", (rows, cols), MAX_TILEMAP_SIDE, MAX_TILES, "tiles")
-    if len(data) != rows or any(len(row) != cols for row in data):
-        got = f"{len(data)} rows of " + ", ".join(sorted({str(len(r)) for r in data}))
+    if (not isinstance(data, list) or len(data) != rows
+            or any(not isinstance(row, list) or len(row) != cols for row in data)):
+        got = (f"{len(data)} rows of " + ", ".join(sorted({str(len(r)) for r in data}))
+               if isinstance(data, list) and all(isinstance(r, list) for r in data)
+               else repr(data)[:80])
         raise ValueError(f"{where} must hold the map's {rows} rows of {cols} tiles, got {got}")
-    gids = np.asarray(data)
-    if not np.issubdtype(gids.dtype, np.integer):
+    try:
+        gids = np.asarray(data)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise ValueError(f"{where} holds tile ids that are not ints ({exc})") from None
+    if gids.shape != (rows, cols) or not np.issubdtype(gids.dtype, np.integer):
         raise ValueError(f"{where} holds tile ids that are not ints ({gids.dtype})")
     if gids.size and (gids.min() < 0 or gids.max() > _GID_MAX):
         raise ValueError(f"{where} holds tile ids outside 0 .. 2**32 - 1 "
@@ -325,13 +415,12 @@ def _turn(u: float, v: float, degrees: float) -> tuple[float, float]:
     return u * c - v * s, u * s + v * c
 
 
-def _box(obj: Any, frame: _Frame, fx: float, fy: float) -> tuple[tuple[float, float], float,
-                                                                 float]:
-    """The world centre, width and height of a box whose (x, y) lies at fractions (fx, fy)
-    of it from its top-left corner, turned about (x, y)."""
-    x, y = obj.coordinates
-    w, h = obj.size
-    u, v = _turn((0.5 - fx) * w, (0.5 - fy) * h, obj.rotation)
+def _box(at: tuple[float, float], size: tuple[float, float], rotation: float,
+         frame: _Frame, fx: float, fy: float) -> tuple[tuple[float, float], float, float]:
+    """The world centre, width and height of a box whose corner or side ``at`` lies at
+    fractions (fx, fy) of it from its top-left corner, turned about ``at``."""
+    (x, y), (w, h) = at, size
+    u, v = _turn((0.5 - fx) * w, (0.5 - fy) * h, rotation)
     return frame.point(x + u, y + v), w * frame.s, h * frame.s
 
 
@@ -345,15 +434,17 @@ def _rect(w: float, h: float, rotation: float) -> Shape:
     return OrientedRect(w, h, -rotation)  # counter-clockwise with y up
 
 
-def _outline(obj: Any, frame: _Frame) -> tuple[tuple[float, float], list[tuple[float, float]]]:
+def _outline(obj: Any, at: tuple[float, float], rotation: float,
+             frame: _Frame) -> tuple[tuple[float, float], list[tuple[float, float]]]:
     """A polygon's or polyline's points in the world, relative to the centre of their box."""
-    x, y = obj.coordinates
+    points = obj.points
+    if not isinstance(points, list) or not 0 < len(points) <= MAX_OBJECT_POINTS:
+        raise ValueError(f"its points must be a list of 1 to {MAX_OBJECT_POINTS}, got "
+                         f"{len(points) if isinstance(points, list) else points!r}")
     pts = []
-    for p in obj.points:
-        u, v = _turn(p[0], p[1], obj.rotation)
-        pts.append(frame.point(x + u, y + v))
-    if not pts:
-        raise ValueError("it has no points")
+    for i, p in enumerate(points):
+        u, v = _turn(*_pair(p, f"its point {i}"), rotation)
+        pts.append(frame.point(at[0] + u, at[1] + v))
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
     return (cx, cy), [(px - cx, py - cy) for px, py in pts]
@@ -363,29 +454,32 @@ def _object_shape(obj: Any, tmap: Any, frame: _Frame) -> tuple[tuple[float, floa
     """The world position (the shape's centre) and shape of one object; ``ValueError`` for
     an object that has none."""
     objs = _pytiled().tiled_object
+    at = _pair(obj.coordinates, "its position")
+    size = _pair(obj.size, "its size")
+    rotation = _real(obj.rotation, "its rotation")
     if isinstance(obj, objs.Tile):
-        ts, _, _ = _tile_of(tmap, obj.gid & ~FLIP_BITS)
-        fx, fy = _ALIGN.get(ts.alignment, (0.0, 1.0))
-        centre, w, h = _box(obj, frame, fx, fy)
-        return centre, _rect(w, h, obj.rotation)
+        ts, _, _ = _tile_of(tmap, _int(obj.gid, "its gid") & ~FLIP_BITS)
+        fx, fy = _ALIGN[ts.alignment]
+        centre, w, h = _box(at, size, rotation, frame, fx, fy)
+        return centre, _rect(w, h, rotation)
     if isinstance(obj, objs.Rectangle):
-        centre, w, h = _box(obj, frame, 0.0, 0.0)
-        return centre, _rect(w, h, obj.rotation)
+        centre, w, h = _box(at, size, rotation, frame, 0.0, 0.0)
+        return centre, _rect(w, h, rotation)
     if isinstance(obj, objs.Ellipse):
-        centre, w, h = _box(obj, frame, 0.0, 0.0)
+        centre, w, h = _box(at, size, rotation, frame, 0.0, 0.0)
         if not math.isclose(w, h, rel_tol=1e-9):
-            raise ValueError(f"it is an ellipse of {obj.size[0]:g} x {obj.size[1]:g} px; only "
+            raise ValueError(f"it is an ellipse of {size[0]:g} x {size[1]:g} px; only "
                              f"circles are supported (draw a polygon for an ellipse)")
         return centre, Circle(w / 2)
     if isinstance(obj, objs.Polygon):
-        centre, pts = _outline(obj, frame)
+        centre, pts = _outline(obj, at, rotation, frame)
         try:
             return centre, Polygon(pts)
         except ValueError:  # concave (or with collinear points): convex pieces
             pieces = convex_decompose(pts)
             return centre, pieces[0] if len(pieces) == 1 else Compound(pieces)
     if isinstance(obj, objs.Polyline):
-        centre, pts = _outline(obj, frame)
+        centre, pts = _outline(obj, at, rotation, frame)
         pts = [p for i, p in enumerate(pts) if i == 0 or p != pts[i - 1]]
         if len(pts) < 2:
             raise ValueError("it is a polyline of fewer than two distinct points")
@@ -413,7 +507,8 @@ def add_objects(path: str | os.PathLike[str], layer: str = "objects",
       a polygon instead);
     - a polygon is a ``Polygon``, or a concave one a ``Compound`` of the convex pieces
       ``ecsphys.geometry.convex_decompose`` gives;
-    - a polyline is a ``Segment``, or a ``Compound`` of segments for more than two points;
+    - a polyline is a ``Segment``, or a ``Compound`` of segments for more than two points
+      (polygons and polylines of at most ``MAX_OBJECT_POINTS``, 256, points);
     - a tile object is a ``Rect`` of the object's size, placed by its tileset's object
       alignment (bottom-left by default), not the tile's own collision shapes;
     - points and texts have no shape: they are refused (keep them in another layer).
@@ -446,9 +541,9 @@ def add_objects(path: str | os.PathLike[str], layer: str = "objects",
         where = f"{name}: object layer {layer!r}, object {obj.id}" + (
             f" {obj.name!r}" if obj.name else "")
         try:
-            key = obj.class_ or ""
+            key = _text(obj.class_, "its class")
             if not key and isinstance(obj, ptp.tiled_object.Tile):
-                _, _, tile = _tile_of(tmap, obj.gid & ~FLIP_BITS)
+                _, _, tile = _tile_of(tmap, _int(obj.gid, "its gid") & ~FLIP_BITS)
                 key = (tile.class_ if tile is not None else None) or ""
             if template is None:
                 body_collider = Collider(STATIC)

@@ -336,13 +336,16 @@ def test_origin_scale_and_the_y_flip_place_tiles_where_balls_land(tmp_path, worl
 
 
 @pytest.mark.parametrize("suffix", [".tmx", ".tmj"])
-def test_layer_offsets_and_groups_are_found_and_added(tmp_path, suffix):
+def test_layer_offsets_and_groups_are_found_and_added(tmp_path, suffix, world):
     inner = tile_layer("walls", offset=(16, -32))
+    things = object_layer(objects=OBJECTS[:1], offset=(0, 8))
     path = level_map(tmp_path, suffix, layers=[
-        {"kind": "group", "name": "level", "layers": [inner], "offset": (8, 0)},
-        object_layer()])
+        {"kind": "group", "name": "level", "layers": [inner, things], "offset": (8, 0)}])
     got = ep.TileMap.from_tiled(path, kinds=KINDS, scale=1 / PX, origin=(1, 1))
     assert got.origin == (1 + 24 / PX, 1 + 32 / PX)  # right 24 px; Tiled's up 32 px is +y
+    (floor,) = tiled.add_objects(path, scale=1 / PX, origin=(1, 1))
+    # the rectangle's centre (56, 24) px, moved 8 px right and 8 px down by its layers
+    assert body(floor)[0] == (1 + 64 / PX, 1 + (6 * PX - 32) / PX)
 
 
 # ------------------------------------------------------------------ object layers
@@ -583,6 +586,8 @@ def test_a_file_that_is_no_map_is_a_value_error_naming_it(tmp_path, text, world)
      r"object 9: its class 'lava' is not in collider \(which maps '', 'coin', 'shelf'\)"),
     ({"id": 9, "shape": "polygon", "x": 0, "y": 0,
       "points": [(0, 0), (10, 10), (10, 0), (0, 10)]}, "object 9: .*self-intersecting"),
+    ({"id": 9, "shape": "polyline", "x": 0, "y": 0, "points": [(i, i % 2) for i in range(300)]},
+     "object 9: its points must be a list of 1 to 256, got 300"),
 ])
 @pytest.mark.parametrize("suffix", [".tmx", ".tmj"])
 def test_an_object_without_a_body_is_refused_before_any_is_made(tmp_path, suffix, obj, why,
