@@ -221,7 +221,9 @@ def _find_layer(tmap: Any, name: str, layer: str, cls: Any,
     """The one layer named ``layer`` (groups searched too) with its offset, of type ``cls``."""
     found = [(lay, dx, dy) for lay, dx, dy in _walk(tmap.layers) if lay.name == layer]
     if not found:
-        there = ", ".join(f"{lay.name!r} ({_layer_type(lay)})" for lay, _, _ in _walk(tmap.layers))
+        names = [f"{lay.name!r} ({_layer_type(lay)})" for lay, _, _ in _walk(tmap.layers)]
+        there = ", ".join(names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20
+                                         else "")
         raise ValueError(f"{name}: no layer named {layer!r}; the map's layers are "
                          f"{there or 'none'}")
     if len(found) > 1:
@@ -237,10 +239,11 @@ def _check_place(who: str, scale: object, origin: object) -> tuple[float, tuple[
     return check_size(f"{who} scale", scale), check_vec(f"{who} origin", origin, MAX_SIZE)
 
 
-def _tile_of(tmap: Any, gid: int) -> tuple[Any, int, Any]:
+def _tile_of(tmap: Any, gid: int, firsts: list[int] | None = None) -> tuple[Any, int, Any]:
     """The tileset of a global tile id (flip bits dropped), the tile's local id and its tile
-    entry (None for a tile the tileset says nothing about); ``ValueError`` text if none."""
-    firsts = sorted(tmap.tilesets)
+    entry (None for a tile the tileset says nothing about); ``LookupError`` if none.
+    ``firsts``: the tilesets' firstgids, sorted (worked out when not given)."""
+    firsts = sorted(tmap.tilesets) if firsts is None else firsts
     i = bisect_right(firsts, gid) - 1
     if i < 0:
         raise LookupError(f"gid {gid} belongs to no tileset (the map's tilesets start at "
@@ -348,11 +351,12 @@ def tile_map(path: str | os.PathLike[str], layer: str = "walls",
     gids = gids.astype(np.int64) & ~FLIP_BITS  # a square collides the same however drawn
     used, index = np.unique(gids, return_inverse=True)
     kind_of = np.zeros(len(used), dtype=np.int32)
+    firsts = sorted(tmap.tilesets)
     for i, gid in enumerate(used.tolist()):
         if gid == 0:
             continue
         try:
-            ts, local, tile = _tile_of(tmap, gid)
+            ts, local, tile = _tile_of(tmap, gid, firsts)
             kind_of[i] = _tile_kind(ts, local, tile, table, kind_property)
         except LookupError as exc:
             row, col = (int(v) for v in np.argwhere(gids == gid)[0])
@@ -360,7 +364,10 @@ def tile_map(path: str | os.PathLike[str], layer: str = "walls",
     grid = kind_of[index.reshape(rows, cols)]
     if not grid.any():
         raise ValueError(f"{where} has no solid tile (every cell is empty or of kind 0)")
-    return TileMap(grid, tw * s, origin=(ox + dx * s, oy - dy * s))
+    try:
+        return TileMap(grid, tw * s, origin=(ox + dx * s, oy - dy * s))
+    except ValueError as exc:  # a tile size or place out of range, the layer's offset added
+        raise ValueError(f"{where}: {exc}") from None
 
 
 # ------------------------------------------------------------------ object layers
