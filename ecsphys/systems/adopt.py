@@ -53,13 +53,16 @@ class MissingGeometryWarning(UserWarning):
 
 class WatchedSet(set):  # type: ignore[type-arg]
     """esper's set of the entities that hold one component type, noting in ``log`` every
-    entity added to it or discarded from it (esper calls only ``add`` and ``discard`` on it)."""
+    entity added to it or discarded from it (esper calls only ``add`` and ``discard`` on it),
+    and in ``emptied[0]`` that it became empty (esper then drops it from its world)."""
 
-    __slots__ = ("log",)
+    __slots__ = ("log", "emptied")
 
-    def __init__(self, entities: Iterable[int], log: set[int]) -> None:
+    def __init__(self, entities: Iterable[int], log: set[int],
+                 emptied: list[bool] | None = None) -> None:
         super().__init__(entities)
         self.log = log
+        self.emptied = emptied if emptied is not None else [False]
 
     def add(self, entity: int) -> None:
         set.add(self, entity)
@@ -68,6 +71,8 @@ class WatchedSet(set):  # type: ignore[type-arg]
     def discard(self, entity: int) -> None:
         set.discard(self, entity)
         self.log.add(entity)
+        if not self:
+            self.emptied[0] = True
 
 
 def _shape_types() -> list[type]:
@@ -102,6 +107,8 @@ class AdoptSystem(esper.Processor):
         self._log: set[int] = set()
         #: the watched sets, by component type, as installed in esper's world
         self._watched: dict[type, WatchedSet] = {}
+        #: set by a watched set that became empty: esper may have dropped it since
+        self._emptied: list[bool] = [False]
         self._full = True  # the next sync reads the whole world (the first one)
         self.syncs = 0  # how many syncs looked at some entity (tests and diagnostics)
         self.full_syncs = 0  # how many of them read the whole world
@@ -112,12 +119,15 @@ class AdoptSystem(esper.Processor):
         if esper._entity_count is not self._counter:  # the world was cleared: a new level
             self._clear()
         log = self._log
-        for kind, watched in self._watched.items():
-            found = components.get(kind)
-            if found is not watched:  # esper dropped it (emptied), maybe made a plain one
-                if found is not None:
-                    log.update(found)
-                components[kind] = self._watched[kind] = WatchedSet(found or (), log)
+        if self._emptied[0]:  # esper drops an emptied set, and may have made a plain one
+            self._emptied[0] = False
+            for kind, watched in self._watched.items():
+                found = components.get(kind)
+                if found is not watched:
+                    if found is not None:
+                        log.update(found)
+                    components[kind] = self._watched[kind] = WatchedSet(
+                        found or (), log, self._emptied)
         if not log and not self._full:
             self.looked = 0
             return
@@ -153,7 +163,8 @@ class AdoptSystem(esper.Processor):
         for kind in (*_TYPES, *_shape_types()):
             found = components.get(kind)
             if not isinstance(found, WatchedSet) or found.log is not self._log:
-                components[kind] = self._watched[kind] = WatchedSet(found or (), self._log)
+                components[kind] = self._watched[kind] = WatchedSet(found or (), self._log,
+                                                                    self._emptied)
 
     def _clear(self) -> None:
         if self.on_clear is not None:

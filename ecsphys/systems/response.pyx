@@ -92,7 +92,7 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
-from ..state.carray cimport as_c, c_array
+from ..state.carray cimport as_c, c_array, new_array
 
 cimport numpy as cnp
 
@@ -1600,9 +1600,9 @@ class ResponseSystem:
         self.widened = c.widened
         self.far = c.nfar
         cdef int total = c.npairs
-        times_ = np.empty((2, total))  # time of impact, approach speed
-        normal_ = np.empty((total, 2))
-        point_ = np.empty((total, 2))
+        times_ = new_array(2, total, b'f')  # time of impact, approach speed
+        normal_ = new_array(total, 2, b'f')
+        point_ = new_array(total, 2, b'f')
         cdef double* times
         cdef double* normal
         cdef double* point
