@@ -25,6 +25,9 @@ Guarantees:
 - ``touched`` collects the entities added, written (position), re-shaped or whose collider
   changed since the response last read it: after a step that ended with no two bodies
   overlapping, only their pairs (and those of rows that moved) are looked at for overlaps;
+  a tile map whose tiles changed goes to ``tile_regions`` instead, with the box of the
+  changed tiles grown by a tile, and only its pairs with bodies that reach into that box
+  are looked at (the whole map when it changed more than 256 tiles since);
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -109,6 +112,10 @@ def _collider_fields(col: Collider | None) -> tuple:
             0.0 if kind == _STATIC else 1.0 / mass)
 
 
+#: a map that changed more tiles than this since the response last looked is looked at whole
+_REGION_CHANGES_MAX = 256
+
+
 class BodyTable:
     """Columns of all adopted bodies (see the module docstring for the guarantees).
 
@@ -180,6 +187,10 @@ class BodyTable:
         self.has: list[set[int]] = [set() for _ in range(5)]
         #: entity -> (its TileMap, the map's version when last interned)
         self.tilemaps: dict[int, tuple[TileMap, int]] = {}
+        #: tile map entity -> ``[x0, y0, x1, y1]``, relative to its position: the box of the
+        #: tiles changed since the response last looked for overlaps (it clears it); only the
+        #: bodies near it are looked at with the map (a map not otherwise touched)
+        self.tile_regions: dict[int, list[float]] = {}
         self._allocate(max(capacity, 1))
 
     # ---------------------------------------------------------------- storage
@@ -303,6 +314,7 @@ class BodyTable:
         """Release ``entity``: its components take back their values; the last row moves in."""
         row = self.row_of.pop(entity)
         self.tilemaps.pop(entity, None)
+        self.tile_regions.pop(entity, None)
         for has in self.has:
             has.discard(entity)
         collides = self.collides
@@ -361,6 +373,7 @@ class BodyTable:
             self.tilemaps[entity] = (shape, shape.version)
         else:
             self.tilemaps.pop(entity, None)
+            self.tile_regions.pop(entity, None)
         if shape is not None and self._store_wasted():
             self._compact_store()
         for name, value in zip(_SHAPE_COLUMNS, self._shape_fields(shape), strict=True):
@@ -399,17 +412,41 @@ class BodyTable:
     def refresh_tilemaps(self) -> None:
         """Take the tile changes of the rows' tile maps (see the module docstring). The store
         writes a map's changed tiles in place, so its rows keep their leaf range and
-        ``layout_version`` changes only when the range does (the map outgrew its room)."""
+        ``layout_version`` changes only when the range does (the map outgrew its room). The
+        changed tiles' box goes to ``tile_regions`` (the whole map is ``touched`` instead when
+        the map no longer lists its changes one by one, or lists many)."""
         for entity, (tm, seen) in self.tilemaps.items():
             if tm.version == seen:
                 continue
+            changes = tm.changes_since(seen)
             row = self.row_of[entity]
             first, count, key = self.store.intern(tm)
             if first != self.leaf0[row] or count != self.nleaf[row]:
                 self.leaf0[row], self.nleaf[row], self.shape_hash[row] = first, count, key
                 self.layout_version += 1
             self.tilemaps[entity] = (tm, tm.version)
-            self.touched.add(entity)
+            if changes is None or len(changes) > _REGION_CHANGES_MAX:
+                self.touched.add(entity)
+            else:
+                self._note_region(entity, tm, changes)
+
+    def _note_region(self, entity: int, tm: TileMap, changes: list[int]) -> None:
+        """Grow the map's entry in ``tile_regions`` by the tiles ``changes`` lists, and a tile
+        around them (a body near a changed tile is looked at with the map)."""
+        rows, cols = tm.shape
+        r0 = min(changes) // cols
+        r1 = max(changes) // cols
+        c0 = min(k % cols for k in changes)
+        c1 = max(k % cols for k in changes)
+        s = tm.tile_size
+        ox, oy = tm.origin
+        box = [ox + (c0 - 1) * s, oy + (rows - 2 - r1) * s, ox + (c1 + 2) * s,
+               oy + (rows + 1 - r0) * s]
+        old = self.tile_regions.get(entity)
+        if old is not None:
+            box = [min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]),
+                   max(old[3], box[3])]
+        self.tile_regions[entity] = box
 
     def motion(self) -> tuple[np.ndarray, ...]:
         """Copies of what a step changes in the rows (positions, velocities, what each body

@@ -200,9 +200,11 @@ cdef struct Ctx:
     double offset           # contact_offset
     unsigned char* carried  # per row: its carrier's motion was added this step
     unsigned char* floored  # per row: met a floor this step
-    # per row: new, moved, re-shaped or changed since the last step's clean end (NULL: every
-    # row is looked at for overlaps)
+    # per row: new, moved, re-shaped or changed since the last step's clean end (1), or a
+    # tile map whose tiles changed only within its box in ``region`` (2); NULL: every row is
+    # looked at for overlaps
     unsigned char* fresh
+    double* region          # per row with fresh 2: x0, y0, x1, y1 relative to its position
     # the broadphase's index for widen (a BoxIndex), or NULL: widen looks at every row
     void* index
     const int64_t* dyn      # its dynamic id -> row
@@ -254,6 +256,7 @@ cdef class _Buffers:
     cdef double* end_pos
     cdef int64_t* end_ent     # the entity of each row then
     cdef unsigned char* fresh
+    cdef double* region
     cdef int* far
     cdef unsigned char* isfar
     cdef unsigned int* stamp
@@ -272,7 +275,7 @@ cdef class _Buffers:
         free(self.enext); free(self.eother); free(self.epair)
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
         free(self.pinfo)
-        free(self.end_pos); free(self.end_ent); free(self.fresh)
+        free(self.end_pos); free(self.end_ent); free(self.fresh); free(self.region)
         free(self.far); free(self.isfar); free(self.stamp); free(self.cand); free(self.mark)
         pl_free(&self.found)
 
@@ -297,6 +300,7 @@ cdef class _Buffers:
         self.head = <int*> _grow(self.head, cap * sizeof(int))
         self.estart = <int*> _grow(self.estart, (cap + 1) * sizeof(int))
         self.fresh = <unsigned char*> _grow(self.fresh, cap * sizeof(unsigned char))
+        self.region = <double*> _grow(self.region, cap * 4 * sizeof(double))
         self.far = <int*> _grow(self.far, cap * sizeof(int))
         self.isfar = <unsigned char*> _grow(self.isfar, cap * sizeof(unsigned char))
         self.stamp = <unsigned int*> _grow(self.stamp, cap * sizeof(unsigned int))
@@ -334,6 +338,7 @@ cdef class _Buffers:
         c.pinfo = self.pinfo
         c.cap_p = self.cap_p
         c.fresh = NULL
+        c.region = self.region
         c.far = self.far; c.isfar = self.isfar; c.stamp = self.stamp
         c.cand = self.cand; c.found = &self.found
         c.mark = self.mark
@@ -371,10 +376,12 @@ cdef class _Buffers:
         self.end_version = True
         return 0
 
-    cdef int fresh_rows(self, t, touched) except -2:
+    cdef int fresh_rows(self, t, touched, regions) except -2:
         """After a clean end: mark in ``fresh`` the rows to look at for overlaps (a row
         holding another entity than then, or a new one, or moved since, or one the table
-        says was re-shaped or changed: ``touched`` rows) and return how many; -1 if the
+        says was re-shaped or changed: ``touched`` rows; 2 with its box in ``region`` for a
+        tile map row whose tiles changed only within that box: ``regions``, rows with
+        ``(x0, y0, x1, y1)`` relative to the row's position) and return how many; -1 if the
         end was not clean (look at every row). Forgets the end either way."""
         clean, self.end_version = self.end_version, None
         if clean is None:
@@ -393,8 +400,16 @@ cdef class _Buffers:
                 r = <int> rows[i]
                 if 0 <= r < n:
                     self.fresh[r] = 1
+        for r, box in regions:
+            if 0 <= r < n and not self.fresh[r]:
+                self.fresh[r] = 2
+                self.region[4 * r] = box[0]
+                self.region[4 * r + 1] = box[1]
+                self.region[4 * r + 2] = box[2]
+                self.region[4 * r + 3] = box[3]
+        with nogil:
             for i in range(n):
-                count += self.fresh[i]
+                count += self.fresh[i] != 0
         return count
 
 
@@ -1175,6 +1190,15 @@ cdef double push_by(Ctx* c, int r, int other, double dx, double dy) except -1.0 
     return safe
 
 
+cdef inline bint near_region(const Ctx* c, int m, int r) noexcept nogil:
+    """Row r's box meets the changed-tile box of tile map row m (``region``)."""
+    cdef const double* g = c.region + 4 * m
+    cdef const Body* b = &c.body[r]
+    cdef const Body* t = &c.body[m]
+    return not (b.px + b.x1 < t.px + g[0] or b.px + b.x0 > t.px + g[2]
+                or b.py + b.y1 < t.py + g[1] or b.py + b.y0 > t.py + g[3])
+
+
 cdef inline bint moved(const Ctx* c, int r) noexcept nogil:
     """Row r is no longer where the step started it."""
     return c.body[r].px != c.start[2 * r] or c.body[r].py != c.start[2 * r + 1]
@@ -1195,9 +1219,13 @@ cdef int push_apart(Ctx* c) except -1 nogil:
     for p in range(c.np0):
         a = c.pa[p]
         b = c.pb[p]
-        if c.fresh != NULL and not (c.fresh[a] or c.fresh[b] or moved(c, <int> a)
+        if c.fresh != NULL and not (c.fresh[a] == 1 or c.fresh[b] == 1 or moved(c, <int> a)
                                     or moved(c, <int> b)):
-            continue  # neither changed since the clean end, nor was pushed in this pass
+            # neither changed since the clean end, nor was pushed in this pass; a tile map
+            # whose tiles changed is looked at only with bodies near the changed tiles
+            if not ((c.fresh[a] == 2 and near_region(c, <int> a, <int> b))
+                    or (c.fresh[b] == 2 and near_region(c, <int> b, <int> a))):
+                continue
         if not solid(&c.rows, a, b) or is_one_way(c, <int> a) or is_one_way(c, <int> b):
             continue  # a body inside a one-way body is passing through it
         wa = c.rows.inv_mass[a]
@@ -1528,13 +1556,17 @@ class ResponseSystem:
             c.srow = vsrow if nsrow else NULL
         # rows the table says were added, re-shaped or changed since the last step
         touched = t.touched
+        row_of = t.row_of
         if touched:
-            row_of = t.row_of
             trows = np.fromiter([row_of[e] for e in touched if e in row_of], dtype=np.int64)
             touched.clear()
         else:
             trows = _NO_ROWS
-        cdef int fresh = buf.fresh_rows(t, trows)
+        cdef list regions = []
+        if t.tile_regions:  # tile maps whose tiles changed: where
+            regions = [(row_of[e], box) for e, box in t.tile_regions.items() if e in row_of]
+            t.tile_regions.clear()
+        cdef int fresh = buf.fresh_rows(t, trows, regions)
         cdef bint pushed = fresh != 0
         if fresh > 0:  # after a clean end only the fresh rows' pairs can overlap
             c.fresh = buf.fresh
