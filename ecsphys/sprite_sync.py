@@ -18,13 +18,17 @@ Guarantees:
   is hidden until it is one;
 - cost: the positions come from one NumPy pass over the body table's ``prev_pos`` / ``pos``
   columns and are written straight into the batch's vertex data, one NumPy write per vertex
-  domain (per texture): no Python call per sprite per frame, only three C-level passes that
-  check no sprite changed its image, group or batch. What changes the set of sprites
-  (components added or removed, bodies adopted or released) costs a Python pass over the
-  sprites at the next update, as the debug view's resync does; a shape replaced costs a
-  look at the oriented rects only;
-- the sync owns the sprites' vertex positions (and rotations, for oriented rects): the
-  Python-side ``sprite.x``, ``sprite.y``, ``sprite.position`` (and ``rotation``) keep what
+  domain (per texture): no Python call per sprite per frame; a frame in which nothing moved
+  writes nothing. Whether a sprite got new vertex data (another image, group or batch, or
+  deleted) is known without looking at the sprites: the domains' allocators, made counting
+  ones, tell whether any vertex list was made, freed or moved there (then three C-level
+  passes over the sprites look which). What changes the set of sprites (components added or
+  removed, bodies adopted or released) costs a Python pass over the sprites at the next
+  update, as the debug view's resync does; a shape replaced costs a look at the oriented
+  rects only;
+- the sync owns the sprites' vertex positions (and rotations, for oriented rects): a game's
+  write to them is put right at the next update (``z``, the depth, is the game's and kept);
+  the Python-side ``sprite.x``, ``sprite.y``, ``sprite.position`` (and ``rotation``) keep what
   the game last set, not where the sprite is drawn (ask ``screen_position(entity)``). A
   sprite whose vertex data is not laid out as pyglet 2.1's sprite shader has it (a custom
   shader program) is placed through the Sprite API instead, a Python call each, and keeps
@@ -43,8 +47,9 @@ from typing import Any
 import esper
 import numpy as np
 import pyglet
+from pyglet.graphics.allocation import Allocator
 
-from .limits import MAX_SIZE, check_positive, check_vec
+from .limits import MAX_SIZE, check_bool, check_positive, check_vec
 from .physics import Physics
 from .shapes import OrientedRect
 from .systems.adopt import WatchedSet
@@ -72,7 +77,7 @@ class BodySprite:
             turned with the body).
     """
 
-    __slots__ = ("sprite", "anchor", "offset")
+    __slots__ = ("_sprite", "_anchor", "_offset")
 
     def __init__(self, sprite: pyglet.sprite.Sprite, anchor: str | tuple[float, float] = "center",
                  offset: tuple[float, float] = (0.0, 0.0)) -> None:
@@ -82,11 +87,27 @@ class BodySprite:
             if anchor != "center":
                 raise ValueError(f"BodySprite.anchor must be 'center' or an (x, y) pixel, "
                                  f"got {anchor!r}")
-            self.anchor: str | tuple[float, float] = anchor
+            self._anchor: str | tuple[float, float] = anchor
         else:
-            self.anchor = check_vec("BodySprite.anchor", anchor, MAX_SIZE)
-        self.offset = check_vec("BodySprite.offset", offset, MAX_SIZE)
-        self.sprite = sprite
+            self._anchor = check_vec("BodySprite.anchor", anchor, MAX_SIZE)
+        self._offset = check_vec("BodySprite.offset", offset, MAX_SIZE)
+        self._sprite = sprite
+
+    @property
+    def sprite(self) -> pyglet.sprite.Sprite:
+        """The sprite (read-only: give the entity a new BodySprite to draw it with another;
+        change the sprite's image, colour or scale freely)."""
+        return self._sprite
+
+    @property
+    def anchor(self) -> str | tuple[float, float]:
+        """``"center"`` or the image pixel that sits on the body (read-only)."""
+        return self._anchor
+
+    @property
+    def offset(self) -> tuple[float, float]:
+        """Where the anchor sits relative to the body, in world units (read-only)."""
+        return self._offset
 
     def __repr__(self) -> str:
         extra = "" if self.anchor == "center" else f", anchor={self.anchor!r}"
@@ -101,7 +122,7 @@ def _float_view(buffer: Any, count: int) -> np.ndarray:
 
 def _fast_buffers(domain: Any) -> dict[str, Any] | None:
     """The domain's attribute buffers of the sprite shader if the fast path can write them
-    (CPU-backed float arrays of the expected widths), else None."""
+    (CPU-backed float arrays of the expected widths, a vertex allocator), else None."""
     try:
         buffers = {name: domain.attrib_name_buffers[name] for name in _LAYOUT}
         for name, count in _LAYOUT.items():
@@ -115,21 +136,125 @@ def _fast_buffers(domain: Any) -> dict[str, Any] | None:
         return None
 
 
+class _WatchedAllocator(Allocator):
+    """A vertex domain's allocator that counts the vertex lists made, freed and moved in it
+    (``changes``): pyglet gives a sprite new vertex data (a new texture, group or batch, or
+    deleted) only through these, so a domain whose count stands still holds the sprites
+    where they were."""
+
+    __slots__ = ("changes",)
+
+    def alloc(self, size: int) -> int:
+        self.changes += 1
+        return super().alloc(size)
+
+    def realloc(self, start: int, size: int, new_size: int) -> int:
+        self.changes += 1
+        return super().realloc(start, size, new_size)
+
+    def dealloc(self, start: int, size: int) -> None:
+        self.changes += 1
+        super().dealloc(start, size)
+
+
+def _watch(domain: Any) -> _WatchedAllocator | None:
+    """The domain's allocator, made a counting one (same state) if it is pyglet's own; None
+    if it is something else (then the sprites are checked one by one every frame)."""
+    found = domain.allocator
+    if isinstance(found, _WatchedAllocator):
+        return found
+    if type(found) is not Allocator:
+        return None
+    watched = _WatchedAllocator(found.capacity)
+    watched.starts, watched.sizes, watched.changes = found.starts, found.sizes, 0
+    domain.allocator = watched
+    return watched
+
+
 class _Run:
-    """The sprites of one vertex domain placed by one NumPy write: ``sel`` their places in the
-    draw list, ``first`` their first vertices, ``verts`` all four of each."""
+    """The sprites of one vertex domain (one texture), placed by one NumPy write.
 
-    __slots__ = ("buffers", "sel", "first", "verts", "lo", "hi", "turned", "turned_verts")
+    ``sel``: their places in the draw list; ``first``: their first vertices (``verts``: all
+    four of each, ``lo`` .. ``hi`` the span). Kept between frames: ``lever``, each sprite's
+    translation from its anchor to where pyglet puts the image's own anchor, made from the
+    vertex data (image corners, scale, rotation) as it was in ``shape`` (a copy of the
+    span), and ``placed``, the span of translations as last written with ``xy``: a frame
+    in which no sprite moved, turned, rescaled or was written by the game writes nothing.
+    """
 
-    def __init__(self, buffers: dict[str, Any], sel: list[int], first: list[int],
-                 oriented: np.ndarray) -> None:
+    __slots__ = ("domain", "buffers", "allocator", "seen", "sel", "first", "verts", "lo", "hi",
+                 "turned", "turned_verts", "centred", "anchors", "lever", "shape", "placed",
+                 "xy")
+
+    def __init__(self, domain: Any, buffers: dict[str, Any], sel: list[int], first: list[int],
+                 sync: SpriteSync) -> None:
+        self.domain = domain
         self.buffers = buffers
-        self.sel = np.asarray(sel, dtype=np.intp)
+        self.allocator = _watch(domain)
+        self.seen = self.allocator.changes if self.allocator is not None else -1
+        idx = np.asarray(sel, dtype=np.intp)
+        # the whole draw list in order (one texture): a slice, so reading it copies nothing
+        whole = len(idx) == len(sync._comps) and bool(np.all(idx == np.arange(len(idx))))
+        self.sel: np.ndarray | slice = slice(0, len(idx)) if whole else idx
         self.first = np.asarray(first, dtype=np.intp)
         self.verts = (self.first[:, None] + _CORNERS).ravel()
         self.lo, self.hi = int(self.first.min()), int(self.first.max()) + 4
-        self.turned = np.flatnonzero(oriented[self.sel])  # places in this run
-        self.turned_verts = (self.first[self.turned][:, None] + _CORNERS).ravel()
+        turned = np.flatnonzero(sync._oriented[idx])  # places in this run
+        self.turned = idx[turned]  # places in the draw list
+        self.turned_verts = (self.first[turned][:, None] + _CORNERS).ravel()
+        self.centred = sync._centred[idx]
+        self.anchors = sync._anchors[idx]
+        self.lever: np.ndarray | None = None
+        self.shape: tuple[np.ndarray, ...] = ()
+        self.placed: np.ndarray | None = None
+        self.xy: np.ndarray | None = None
+
+    def still(self) -> bool:
+        """Whether no vertex list of this domain was made, freed or moved since the run was
+        made or last checked (False if that cannot be known)."""
+        return (self.allocator is not None and self.domain.allocator is self.allocator
+                and self.allocator.changes == self.seen)
+
+    def write(self, screen: np.ndarray, turns: np.ndarray | None) -> None:
+        """Put each sprite's anchor on its screen point (``screen``: one row per sprite of the
+        run), turning the oriented ones to ``turns`` (pyglet degrees) first."""
+        bufs = self.buffers
+        lo, hi = self.lo, self.hi
+        rotation = _float_view(bufs["rotation"], 1)
+        if turns is not None:
+            want = np.repeat(turns, 4).astype(np.float32)
+            if not np.array_equal(rotation[self.turned_verts, 0], want):
+                rotation[self.turned_verts, 0] = want
+                bufs["rotation"].invalidate_region(lo, hi - lo)
+        corners = _float_view(bufs["position"], 3)
+        scale = _float_view(bufs["scale"], 2)
+        spans = (rotation[lo:hi], corners[lo:hi], scale[lo:hi])
+        if self.lever is None or not all(np.array_equal(a, b) for a, b in
+                                         zip(spans, self.shape, strict=True)):
+            self.lever = self._levers(rotation, corners, scale)
+            self.shape = tuple(a.copy() for a in spans)
+        xy = screen - self.lever
+        translate = _float_view(bufs["translate"], 3)
+        if self.placed is not None and np.array_equal(xy, self.xy) \
+                and np.array_equal(translate[lo:hi], self.placed):
+            return  # nothing moved: nothing to write, nothing to send to the GPU
+        translate[self.verts, :2] = np.repeat(xy, 4, axis=0)
+        bufs["translate"].invalidate_region(lo, hi - lo)
+        self.xy = xy
+        self.placed = translate[lo:hi].copy()
+
+    def _levers(self, rotation: np.ndarray, corners: np.ndarray,
+                scale: np.ndarray) -> np.ndarray:
+        """Per sprite: the anchor's place relative to the translation, on the screen (the
+        image's corners are relative to its own anchor; scaled, then turned clockwise)."""
+        first = self.first
+        low = corners[first, :2].astype(np.float64)  # the image's bottom-left corner
+        high = corners[first + 2, :2]  # its top-right one
+        anchor = np.where(self.centred[:, None], (high - low) * 0.5, self.anchors)
+        d = (anchor + low) * scale[first]
+        turn = np.radians(rotation[first, 0].astype(np.float64))
+        c, s = np.cos(turn), np.sin(turn)
+        return np.column_stack([d[:, 0] * c + d[:, 1] * s, d[:, 1] * c - d[:, 0] * s])
 
 
 class SpriteSync(esper.Processor):
@@ -155,7 +280,7 @@ class SpriteSync(esper.Processor):
         self.physics = physics
         self.scale = check_positive("scale", scale)
         self.offset = check_vec("offset", offset)
-        self.vectorised = bool(vectorised)
+        self._vectorised = check_bool("vectorised", vectorised)
         self._items: dict[int, BodySprite] = {}  # entity -> the component followed
         self._hidden: set[int] = set()  # entities whose sprite this sync hid
         self._waiting: list[int] = []  # entities with a BodySprite that are no body
@@ -172,6 +297,7 @@ class SpriteSync(esper.Processor):
         self._domains: list[Any] = []
         self._ents = np.zeros(0, dtype=np.int64)
         self._rows = np.zeros(0, dtype=np.intp)
+        self._span: slice | None = None  # the rows, when they are a run of the table
         self._angles = np.zeros(0)
         self._oriented = np.zeros(0, dtype=np.bool_)
         self._offsets = np.zeros((0, 2))
@@ -179,6 +305,17 @@ class SpriteSync(esper.Processor):
         self._centred = np.zeros(0, dtype=np.bool_)
         self._runs: list[_Run] = []
         self._slow: list[int] = []
+
+    @property
+    def vectorised(self) -> bool:
+        """Whether sprites are placed by NumPy writes into their vertex data (True) or one
+        Sprite API call each (False); switching takes effect at once."""
+        return self._vectorised
+
+    @vectorised.setter
+    def vectorised(self, value: bool) -> None:
+        self._vectorised = check_bool("vectorised", value)
+        self._group_runs()
 
     # ------------------------------------------------------------ transform
 
@@ -286,13 +423,20 @@ class SpriteSync(esper.Processor):
         log.clear()
 
     def _sprites_changed(self) -> bool:
-        """Whether a placed sprite got another vertex list (image, group, batch, deleted)
-        or its vertex list moved (three C-level passes, no Python per sprite)."""
+        """Whether a placed sprite got another vertex list (a new texture, or deleted) or
+        its vertex list moved (another group or batch). Nothing to look at while no vertex
+        list of the sprites' domains was made, freed or moved (counted by the domains'
+        allocators); otherwise three C-level passes over the sprites, no Python per sprite."""
+        if all(run.still() for run in self._runs):
+            return False
         vls = list(map(_VL, self._sprites))
-        if vls != self._vls:
+        if (vls != self._vls or list(map(_DOMAIN, vls)) != self._domains
+                or list(map(_START, vls)) != self._starts):
             return True
-        return (list(map(_START, vls)) != self._starts
-                or list(map(_DOMAIN, vls)) != self._domains)
+        for run in self._runs:  # others' vertex lists came and went: ours stand
+            if run.allocator is not None:
+                run.seen = run.allocator.changes
+        return False
 
     def _rows_hold(self) -> bool:
         """After a layout change: whether every placed entity keeps its row, and no waiting
@@ -344,6 +488,10 @@ class SpriteSync(esper.Processor):
             comps.append(comp)
             rows.append(row)
             ents.append(e)
+        order = sorted(range(len(rows)), key=rows.__getitem__)  # table order: fewer gathers
+        comps = [comps[i] for i in order]
+        rows = [rows[i] for i in order]
+        ents = [ents[i] for i in order]
         self._comps = comps
         old_sprites = self._sprites
         self._sprites = [c.sprite for c in comps]
@@ -353,6 +501,8 @@ class SpriteSync(esper.Processor):
         self._waiting = waiting
         self._ents = np.asarray(ents, dtype=np.int64)
         self._rows = np.asarray(rows, dtype=np.intp)
+        self._span = (slice(rows[0], rows[-1] + 1) if rows and rows[-1] - rows[0] + 1 == len(rows)
+                      else None)
         was_turned = {id(s) for s, o in zip(old_sprites, self._oriented, strict=True) if o}
         self._oriented = t.shape_code[self._rows] == _ORIENTED
         for comp, turned in zip(comps, self._oriented.tolist(), strict=True):
@@ -377,7 +527,7 @@ class SpriteSync(esper.Processor):
         slow: list[int] = []
         for i, (vl, domain, start) in enumerate(zip(self._vls, self._domains, self._starts,
                                                      strict=True)):
-            if not self.vectorised or getattr(vl, "count", 4) != 4:
+            if not self._vectorised or getattr(vl, "count", 4) != 4:
                 slow.append(i)
                 continue
             entry = by_domain.get(id(domain))
@@ -391,7 +541,7 @@ class SpriteSync(esper.Processor):
             if buffers is None:
                 slow.extend(sel)
             else:
-                runs.append(_Run(buffers, sel, first, self._oriented))
+                runs.append(_Run(domain, buffers, sel, first, self))
         self._runs = runs
         self._slow = sorted(slow)
 
@@ -403,58 +553,53 @@ class SpriteSync(esper.Processor):
         if len(rows) == 0:
             return
         t = self.physics.table
-        prev = t.prev_pos[rows]
-        world = prev + (t.pos[rows] - prev) * self.physics.alpha
+        n = t.n
+        span = self._span
+        if span is not None:  # the rows are a run of the table: slices, no gather
+            prev = t.prev_pos[span]
+            world = t.pos[span] - prev
+            world *= self.physics.alpha
+            world += prev
+        elif 4 * len(rows) >= n:  # most bodies have sprites: whole columns, then one gather
+            prev = t.prev_pos[:n]
+            world = t.pos[:n] - prev
+            world *= self.physics.alpha
+            world += prev
+            world = world[rows]
+        else:
+            prev = t.prev_pos[rows]
+            world = t.pos[rows] - prev
+            world *= self.physics.alpha
+            world += prev
         world += self._offsets
         screen = world * self.scale
         screen += self.offset
         for run in self._runs:
-            self._write_run(run, screen)
-        for i in self._slow:
-            self._place_one(i, screen[i])
+            turns = -self._angles[run.turned] if len(run.turned) else None
+            run.write(screen[run.sel], turns)
+        if self._slow:
+            for i, (x, y) in zip(self._slow, screen[self._slow].tolist(), strict=True):
+                self._place_one(i, x, y)
 
-    def _write_run(self, run: _Run, screen: np.ndarray) -> None:
-        """One domain's sprites: anchors from the vertex data, translations written."""
-        bufs = run.buffers
-        first = run.first
-        rotation = _float_view(bufs["rotation"], 1)[:, 0]
-        if len(run.turned):
-            turns = -self._angles[run.sel[run.turned]]
-            rotation[run.turned_verts] = np.repeat(turns, 4)
-            bufs["rotation"].invalidate_region(run.lo, run.hi - run.lo)
-        corners = _float_view(bufs["position"], 3)
-        low = corners[first, :2].astype(np.float64)  # the image's bottom-left, local px
-        high = corners[first + 2, :2]  # its top-right
-        sel = run.sel
-        centred = self._centred[sel]
-        anchor = np.where(centred[:, None], (high - low) * 0.5, self._anchors[sel])
-        d = (anchor + low) * _float_view(bufs["scale"], 2)[first]
-        turn = np.radians(rotation[first].astype(np.float64))  # clockwise on the screen
-        c, s = np.cos(turn), np.sin(turn)
-        x = screen[sel, 0] - (d[:, 0] * c + d[:, 1] * s)
-        y = screen[sel, 1] - (d[:, 1] * c - d[:, 0] * s)
-        translate = _float_view(bufs["translate"], 3)
-        translate[run.verts, 0] = np.repeat(x, 4)
-        translate[run.verts, 1] = np.repeat(y, 4)
-        bufs["translate"].invalidate_region(run.lo, run.hi - run.lo)
-
-    def _place_one(self, i: int, xy: np.ndarray) -> None:
+    def _place_one(self, i: int, x: float, y: float) -> None:
         """One sprite through the Sprite API (the slow path)."""
         comp = self._comps[i]
         sprite = comp.sprite
+        if sprite._vertex_list is None:  # deleted by the game: dropped at the next rebuild
+            return
         if self._oriented[i]:
             sprite.rotation = -float(self._angles[i])
         image = sprite.image
         if isinstance(image, pyglet.image.Animation):
             image = image.frames[sprite.frame_index].image
-        sx, sy = sprite.scale * sprite.scale_x, sprite.scale * sprite.scale_y
+        scale = sprite.scale
         ax, ay = ((image.width / 2, image.height / 2) if comp.anchor == "center"
                   else comp.anchor)
-        dx, dy = (ax - image.anchor_x) * sx, (ay - image.anchor_y) * sy
+        dx = (ax - image.anchor_x) * scale * sprite.scale_x
+        dy = (ay - image.anchor_y) * scale * sprite.scale_y
         turn = math.radians(sprite.rotation)
         c, s = math.cos(turn), math.sin(turn)
-        sprite.position = (float(xy[0]) - (dx * c + dy * s), float(xy[1]) - (dy * c - dx * s),
-                           sprite.z)
+        sprite.position = (x - (dx * c + dy * s), y - (dy * c - dx * s), sprite.z)
 
     # ------------------------------------------------------------ reading
 

@@ -259,6 +259,28 @@ def test_a_sprite_given_another_image_group_or_batch_is_still_placed(window, wor
     assert sync.sprite_count == 3  # the one the game deleted is no longer placed
 
 
+def test_a_resting_sprite_the_game_moved_is_put_back_and_keeps_its_depth(window, world) -> None:  # type: ignore[no-untyped-def]
+    """A frame where no body moves writes nothing, unless the game wrote the sprite's
+    position (``x``, or ``z``, which pyglet writes with the sprite's old x and y)."""
+    from ecsphys.sprite_sync import SpriteSync
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    batch = pyglet.graphics.Batch()
+    crate, sprite = sprite_body(batch, 7.5, 6.5, image(10, 10, RED))
+    sync = SpriteSync(physics, scale=SCALE, offset=OFFSET)
+    esper.process(1 / 60)
+    want = sync.world_to_screen(7.5, 6.5)
+    assert near(box_centre(render(window, sync, batch), RED), want)
+    for write in ("z", "x"):
+        esper.process(1 / 60)
+        if write == "z":
+            sprite.z = 0.5
+        else:
+            sprite.x = 30.0
+        assert near(box_centre(render(window, sync, batch), RED), want), write
+    assert sprite.z == 0.5 and sprite._vertex_list.translate[2] == 0.5  # depth is the game's
+
+
 def test_the_sprite_api_path_places_sprites_where_the_fast_one_does(window, world) -> None:  # type: ignore[no-untyped-def]
     from ecsphys.sprite_sync import SpriteSync
 
