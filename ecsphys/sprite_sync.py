@@ -128,6 +128,7 @@ def _fast_buffers(domain: Any) -> dict[str, Any] | None:
         for name, count in _LAYOUT.items():
             buf = buffers[name]
             if buf.c_type is not ctypes.c_float or buf.count != count \
+                    or buf.stride != 4 * count or not isinstance(buf.data_ptr, int) \
                     or not callable(getattr(buf, "invalidate_region", None)):
                 return None
             _float_view(buf, count)
@@ -177,8 +178,8 @@ class _Run:
     ``sel``: their places in the draw list; ``first``: their first vertices (``verts``: all
     four of each, ``lo`` .. ``hi`` the span). Kept between frames: ``lever``, each sprite's
     translation from its anchor to where pyglet puts the image's own anchor, made from the
-    vertex data (image corners, scale, rotation) as it was in ``shape`` (a copy of the
-    span), and ``placed``, the span of translations as last written with ``xy``: a frame
+    vertex data (image corners, scale, rotation) as it was in ``shape`` (byte copies of the
+    spans), and ``placed``, the span of translations as last written with ``xy``: a frame
     in which no sprite moved, turned, rescaled or was written by the game writes nothing.
     """
 
@@ -205,9 +206,9 @@ class _Run:
         self.centred = sync._centred[idx]
         self.anchors = sync._anchors[idx]
         self.lever: np.ndarray | None = None
-        self.shape: tuple[np.ndarray, ...] = ()
-        self.placed: np.ndarray | None = None
-        self.xy: np.ndarray | None = None
+        self.shape: tuple[bytes | None, ...] = ()
+        self.placed: bytes | None = None
+        self.xy: bytes | None = None
 
     def still(self) -> bool:
         """Whether no vertex list of this domain was made, freed or moved since the run was
@@ -215,33 +216,42 @@ class _Run:
         return (self.allocator is not None and self.domain.allocator is self.allocator
                 and self.allocator.changes == self.seen)
 
+    def _span(self, name: str) -> bytes | None:
+        """A copy of the run's span of one attribute's CPU-side store (a few C calls, no
+        NumPy); None if the span is not inside the buffer."""
+        buf = self.buffers[name]
+        stride = buf.stride
+        if self.hi * stride > ctypes.sizeof(buf.data):
+            return None
+        return ctypes.string_at(buf.data_ptr + self.lo * stride, (self.hi - self.lo) * stride)
+
     def write(self, screen: np.ndarray, turns: np.ndarray | None) -> None:
         """Put each sprite's anchor on its screen point (``screen``: one row per sprite of the
         run), turning the oriented ones to ``turns`` (pyglet degrees) first."""
         bufs = self.buffers
         lo, hi = self.lo, self.hi
-        rotation = _float_view(bufs["rotation"], 1)
         if turns is not None:
+            rotation = _float_view(bufs["rotation"], 1)
             want = np.repeat(turns, 4).astype(np.float32)
             if not np.array_equal(rotation[self.turned_verts, 0], want):
                 rotation[self.turned_verts, 0] = want
                 bufs["rotation"].invalidate_region(lo, hi - lo)
-        corners = _float_view(bufs["position"], 3)
-        scale = _float_view(bufs["scale"], 2)
-        spans = (rotation[lo:hi], corners[lo:hi], scale[lo:hi])
-        if self.lever is None or not all(np.array_equal(a, b) for a, b in
-                                         zip(spans, self.shape, strict=True)):
-            self.lever = self._levers(rotation, corners, scale)
-            self.shape = tuple(a.copy() for a in spans)
+        shape = (self._span("rotation"), self._span("position"), self._span("scale"))
+        if self.lever is None or None in shape or shape != self.shape:
+            self.lever = self._levers(_float_view(bufs["rotation"], 1),
+                                      _float_view(bufs["position"], 3),
+                                      _float_view(bufs["scale"], 2))
+            self.shape = shape
         xy = screen - self.lever
-        translate = _float_view(bufs["translate"], 3)
-        if self.placed is not None and np.array_equal(xy, self.xy) \
-                and np.array_equal(translate[lo:hi], self.placed):
+        xy_bytes = xy.tobytes()
+        if xy_bytes == self.xy and self.placed is not None \
+                and self._span("translate") == self.placed:
             return  # nothing moved: nothing to write, nothing to send to the GPU
+        translate = _float_view(bufs["translate"], 3)
         translate[self.verts, :2] = np.repeat(xy, 4, axis=0)
         bufs["translate"].invalidate_region(lo, hi - lo)
-        self.xy = xy
-        self.placed = translate[lo:hi].copy()
+        self.xy = xy_bytes
+        self.placed = self._span("translate")
 
     def _levers(self, rotation: np.ndarray, corners: np.ndarray,
                 scale: np.ndarray) -> np.ndarray:

@@ -10,8 +10,9 @@ Guarantees:
 
 A scene is a class with ``title``, ``scale`` (px per world unit), ``offset`` (screen px of
 the world origin), a ``physics`` made in ``__init__(app, args)``, and optional
-``update(dt)`` (before the physics), ``status()`` (HUD text) and pyglet event handlers
-(``on_mouse_press``...) that the window calls.
+``update(dt)`` (before the physics), ``after_physics()`` (after it, before drawing: to move
+sprites), ``status()`` (HUD text) and pyglet event handlers (``on_mouse_press``...) that
+the window calls.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ class App:
         t1 = time.perf_counter()
         self.debug.update()
         t2 = time.perf_counter()
+        after = getattr(self.scene, "after_physics", None)
+        if after is not None:
+            after()
         if steps:
             self.step_ms = 0.9 * self.step_ms + 0.1 * (t1 - t0) * 1000 / steps
         self.physics_s += t1 - t0

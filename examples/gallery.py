@@ -2,10 +2,10 @@
 
     python examples/gallery.py [--headless] [--frames N] [--out DIR]
 
-In a window it opens the crowd scene; keys 1-8 switch scenes (rain, pong, crowd, platformer,
-bullets, invaders, shapes, sprites). On a machine with no display (no DISPLAY, or the window cannot
-be made) it runs each scene headless through EGL for N frames, saves a screenshot of each
-into DIR (default ``screenshots/``) and prints where they are.
+In a window it opens the crowd scene; keys 1-9 switch scenes (rain, pong, crowd, platformer,
+bullets, invaders, shapes, sprites, crates). On a machine with no display (no DISPLAY, or the
+window cannot be made) it runs each scene headless through EGL for N frames, saves a screenshot
+of each into DIR (default ``screenshots/``) and prints where they are.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import sys
 import _scene
 import pyglet
 
-NAMES = ("rain", "pong", "crowd", "platformer", "bullets", "invaders", "shapes", "sprites")
+NAMES = ("rain", "pong", "crowd", "platformer", "bullets", "invaders", "shapes", "sprites",
+         "crates")
 DEFAULT = "crowd"
 
 

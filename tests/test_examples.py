@@ -30,6 +30,7 @@ TILE_FILL = over_bg((*STATIC, 60))  # a TileMap's solid tiles, dimmed under its 
 PASSIVE = over_bg((235, 165, 60, 230))
 SENSOR = over_bg((90, 220, 110, 120))
 SIGHT = over_bg((255, 70, 70, 150))  # invaders: the sight lines of aliens that see the player
+CRATE_FRAME = (92, 58, 26)  # crates: the dark frame of a crate's sprite image
 
 
 def run(scene: str, frames: int, shot: Path, *extra: str) -> str:
@@ -73,6 +74,8 @@ CASES = {
     "invaders": (200, (), [], [(SENSOR, 0.01), (SIGHT, 0.003)]),
     "shapes": (200, (), [], [(PASSIVE, 0.03)]),
     "sprites": (100, (), [], [(SENSOR, 0.02)]),  # pixel sprites and boxes (sensors)
+    # drawn with sprites, the debug view off: crates' frames, no debug colours
+    "crates": (300, (), [], [(CRATE_FRAME, 0.003)]),
 }
 
 
@@ -90,6 +93,20 @@ def test_scene_runs_headless_and_draws(scene: str, tmp_path: Path) -> None:
         assert close(img[y, x], color), (scene, x, y, img[y, x])
     for color, least in shares:
         assert share(img, color) >= least, (scene, color, share(img, color))
+
+
+def test_crates_sprites_lie_under_their_debug_outlines(tmp_path: Path) -> None:
+    """With the debug view over the sprites, no crate sprite shows outside its body's fill:
+    the sprites sit on their bodies to the pixel (tilted crates and the turning blade too)."""
+    plain, debug = tmp_path / "crates.png", tmp_path / "crates_debug.png"
+    run("crates", 300, plain)
+    run("crates", 300, debug, "--debug")
+    sprites, outlines = pixels(plain), pixels(debug)
+    assert share(sprites, PASSIVE) == 0.0  # the debug view is off by default
+    assert share(sprites, CRATE_FRAME, 6) > 0.003
+    assert share(outlines, PASSIVE, 20) > 0.004 and share(outlines, ACTIVE, 20) > 0.001
+    assert share(outlines, CRATE_FRAME, 6) == 0.0  # none peeks out from under its fill
+    assert share(outlines, (200, 40, 40), 6) == 0.0  # nor the blade's red tip
 
 
 def test_rain_ball_colour_where_a_ball_is(tmp_path: Path) -> None:
