@@ -122,7 +122,7 @@ def _float_view(buffer: Any, count: int) -> np.ndarray:
 
 def _fast_buffers(domain: Any) -> dict[str, Any] | None:
     """The domain's attribute buffers of the sprite shader if the fast path can write them
-    (CPU-backed float arrays of the expected widths, a vertex allocator), else None."""
+    (CPU-backed float arrays of the expected widths), else None."""
     try:
         buffers = {name: domain.attrib_name_buffers[name] for name in _LAYOUT}
         for name, count in _LAYOUT.items():

@@ -200,6 +200,26 @@ def test_between_steps_a_sprite_is_drawn_at_the_interpolated_position(window, wo
     assert abs(box_centre(frame, CYAN)[0] - last[0]) > 9  # half a step (10 px) behind
 
 
+def test_as_an_esper_processor_after_the_physics(window, world) -> None:  # type: ignore[no-untyped-def]
+    from ecsphys.sprite_sync import SpriteSync
+
+    physics = ep.Physics(fixed_dt=1 / 60)
+    batch = pyglet.graphics.Batch()
+    ball, _ = sprite_body(batch, 3.0, 6.0, image(10, 10, CYAN), velocity=(30.0, 0.0))
+    sync = SpriteSync(physics, scale=SCALE, offset=OFFSET)
+    esper.add_processor(sync, priority=-1)  # esper runs the physics (priority 0) first
+    for _ in range(3):
+        esper.process(1.25 / 60)
+    window.switch_to()
+    pyglet.gl.glClearColor(0, 0, 0, 1)
+    window.clear()
+    batch.draw()  # no update by hand: the processor placed the sprite
+    img = pyglet.image.get_buffer_manager().get_color_buffer().get_image_data()
+    frame = np.frombuffer(img.get_data("RGBA", W * 4), dtype=np.uint8).reshape(H, W, 4)
+    want = sync.world_to_screen(*physics.interpolated_position(ball))
+    assert near(box_centre(frame[:, :, :3], CYAN), want)
+
+
 def test_deleted_entities_and_removed_components_leave_the_frame(window, world) -> None:  # type: ignore[no-untyped-def]
     from ecsphys.sprite_sync import BodySprite, SpriteSync
 
@@ -223,6 +243,14 @@ def test_deleted_entities_and_removed_components_leave_the_frame(window, world) 
     # a new entity is hidden until the physics adopts it, then drawn on its body
     late, _ = sprite_body(batch, 5.0, 9.0, image(10, 10, MAGENTA))
     assert len(where(render(window, sync, batch), MAGENTA)) == 0
+    esper.process(1 / 60)
+    frame = render(window, sync, batch)
+    assert near(box_centre(frame, MAGENTA),
+                sync.world_to_screen(*physics.interpolated_position(late)))
+    esper.remove_component(late, ep.Position)  # no longer a body: hidden, kept
+    esper.process(1 / 60)
+    assert len(where(render(window, sync, batch), MAGENTA)) == 0 and len(sync) == 2
+    esper.add_component(late, ep.Position(12.0, 9.0))  # a body again: shown where it is
     esper.process(1 / 60)
     frame = render(window, sync, batch)
     assert near(box_centre(frame, MAGENTA),
