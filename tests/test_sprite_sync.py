@@ -359,3 +359,14 @@ def test_bad_arguments_name_the_field(world) -> None:
     with pytest.raises(KeyError):
         sync.screen_position(12345)
     sprite.delete()
+
+
+@pytest.mark.parametrize("case", ["moving", "resting", "spawn"])
+def test_the_sprite_benchmark_times_each_variant_every_frame(window, case) -> None:  # type: ignore[no-untyped-def]
+    from benchmarks.bench_sprites import run_case
+
+    for vectorised in (True, False):
+        times = run_case(case, 50, 4, vectorised=vectorised)
+        assert times.keys() == {"debug view", "sprites (NumPy)" if vectorised
+                                else "sprites (Sprite API)"}
+        assert all(len(v) == 4 and min(v) > 0 for v in times.values())
