@@ -280,10 +280,11 @@ class Physics:
             if self.fixed_dt is None:
                 raise ValueError("dt must be given when fixed_dt is None")
             dt = self.fixed_dt
-        dt = check_finite("dt", dt)
-        if dt <= 0.0:
-            raise ValueError(f"dt must be positive, got {dt!r}")
-        check_range("dt", dt, MIN_DT, MAX_DT)
+        if type(dt) is not float or not MIN_DT <= dt <= MAX_DT:  # (a float in range is valid)
+            dt = check_finite("dt", dt)
+            if dt <= 0.0:
+                raise ValueError(f"dt must be positive, got {dt!r}")
+            check_range("dt", dt, MIN_DT, MAX_DT)
         if self._stepping:
             raise RuntimeError(
                 "Physics.step called while a step is running (esper.process or physics.step "
