@@ -8,6 +8,13 @@ named modules only (comma-separated). ``ECSPHYS_SANITIZE=1`` builds with Address
 and UndefinedBehaviorSanitizer (``-fsanitize=address,undefined``) for CI's sanitizer run:
 load the runtime first with ``LD_PRELOAD="$(gcc -print-file-name=libasan.so)"`` and
 ``ASAN_OPTIONS=detect_leaks=0`` (Python itself is not built with it).
+
+The build uses every core this process may run on: Cython translates the modules in parallel
+processes and the C compiler runs on as many extensions at once (``build_ext``'s ``parallel``
+option, set here because ``pip install`` and ``pip wheel`` cannot pass ``-j``).
+``ECSPHYS_BUILD_JOBS=N`` sets the number of jobs (1 builds one module after another);
+``python setup.py build_ext -j N`` still wins over both. Cython runs only when extensions are
+built, not each time setuptools reads the project's metadata.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from pathlib import Path
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("ECSPHYS_CYTHON_DEBUG", "0") not in ("", "0")
 ONLY = [m for m in os.environ.get("ECSPHYS_BUILD_ONLY", "").split(",") if m]
@@ -34,6 +42,21 @@ DIRECTIVES = {
     "cdivision": True,
     "embedsignature": True,
 }
+
+
+def _jobs() -> int:
+    """``ECSPHYS_BUILD_JOBS`` if set, else the number of cores this process may run on."""
+    value = os.environ.get("ECSPHYS_BUILD_JOBS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise ValueError(f"ECSPHYS_BUILD_JOBS must be a whole number >= 1, got {value!r}")
+        return int(value)
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+JOBS = _jobs()
 
 
 def _extensions() -> list[Extension]:
@@ -56,7 +79,24 @@ def _extensions() -> list[Extension]:
     return out
 
 
-setup(ext_modules=cythonize(
-    _extensions(), compiler_directives=DIRECTIVES, force=DEBUG or SANITIZE, quiet=True,
-    include_path=["."],
-))
+class ParallelBuildExt(build_ext):
+    """``build_ext`` that translates the ``.pyx`` sources with Cython in ``JOBS`` processes
+    just before compiling, and compiles ``JOBS`` extensions at once unless ``-j`` is given."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel and JOBS > 1:
+            self.parallel = JOBS
+
+    def build_extensions(self) -> None:
+        translated = cythonize(
+            self.extensions, compiler_directives=DIRECTIVES, force=DEBUG or SANITIZE or self.force,
+            quiet=True, include_path=["."], nthreads=JOBS if JOBS > 1 else 0,
+        )
+        sources = {ext.name: ext.sources for ext in translated}
+        for ext in self.extensions:  # setuptools keeps its own state on these objects
+            ext.sources = sources[ext.name]
+        super().build_extensions()
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": ParallelBuildExt})
