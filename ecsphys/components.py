@@ -51,8 +51,11 @@ class ColliderKind(IntEnum):
     ACTIVE = 2
 
 
+#: Never moves: walls, floors, tiles (``ColliderKind.STATIC``).
 STATIC = ColliderKind.STATIC
+#: Moved only by its accelerations and by pushes, or carried: crates (``ColliderKind.PASSIVE``).
 PASSIVE = ColliderKind.PASSIVE
+#: Moved by the game (input, AI), sliding around what it meets (``ColliderKind.ACTIVE``).
 ACTIVE = ColliderKind.ACTIVE
 
 #: Friction of a Collider that does not say: none (as pymunk; Box2D uses 0.6).
@@ -104,6 +107,7 @@ class _VectorView(_Bindable):
 
     @property
     def x(self) -> float:
+        """The x coordinate (read and written through to the body table once adopted)."""
         if self._table is None:
             return self._x
         return float(getattr(self._table, self._column)[self._row, 0])
@@ -119,6 +123,7 @@ class _VectorView(_Bindable):
 
     @property
     def y(self) -> float:
+        """The y coordinate (read and written through to the body table once adopted)."""
         if self._table is None:
             return self._y
         return float(getattr(self._table, self._column)[self._row, 1])
@@ -274,18 +279,23 @@ class AccelerationMap(_Bindable):
         return len(self._named)
 
     def get(self, name: str, default: Vec | None = None) -> Vec | None:
+        """The acceleration named ``name``, or ``default`` if there is none."""
         return self._named.get(name, default)
 
     def items(self) -> list[tuple[str, Vec]]:
+        """The ``(name, (ax, ay))`` pairs, in the order they were added."""
         return list(self._named.items())
 
     def keys(self) -> list[str]:
+        """The names, in the order they were added."""
         return list(self._named)
 
     def values(self) -> list[Vec]:
+        """The accelerations, in the order they were added."""
         return list(self._named.values())
 
     def clear(self) -> None:
+        """Remove every named acceleration (``total`` becomes (0, 0))."""
         self._named.clear()
         self._update()
 
@@ -440,6 +450,7 @@ class Collider(_Bindable):
 
     @property
     def kind(self) -> ColliderKind:
+        """`STATIC`, `PASSIVE` or `ACTIVE` (set: the enum or its name as a string)."""
         return self._kind
 
     @kind.setter
@@ -454,6 +465,8 @@ class Collider(_Bindable):
 
     @property
     def layer(self) -> int:
+        """The layer bits of this body (not 0); a pair is tested only if each side's layer
+        has a bit of the other's ``mask``."""
         return self._layer
 
     @layer.setter
@@ -463,6 +476,7 @@ class Collider(_Bindable):
 
     @property
     def mask(self) -> int:
+        """The layer bits this body collides with (0: none, `ALL`: every layer)."""
         return self._mask
 
     @mask.setter
@@ -472,6 +486,7 @@ class Collider(_Bindable):
 
     @property
     def sensor(self) -> bool:
+        """True: events only, no response (triggers, pickups)."""
         return self._sensor
 
     @sensor.setter
@@ -481,6 +496,7 @@ class Collider(_Bindable):
 
     @property
     def mass(self) -> float:
+        """In [1e-9, 1e12], or ``math.inf`` on an ACTIVE body (never pushed)."""
         return self._mass
 
     @mass.setter
@@ -490,6 +506,7 @@ class Collider(_Bindable):
 
     @property
     def restitution(self) -> float:
+        """Bounciness in [0, 1]; a pair bounces by the larger of its two."""
         return self._restitution
 
     @restitution.setter
@@ -499,6 +516,7 @@ class Collider(_Bindable):
 
     @property
     def slide(self) -> str:
+        """``"project"`` (side views) or ``"tangent"`` (top-down crowds)."""
         return self._slide
 
     @slide.setter
@@ -508,6 +526,7 @@ class Collider(_Bindable):
 
     @property
     def friction(self) -> float:
+        """Coulomb friction (>= 0); a pair uses the geometric mean of its two."""
         return self._friction
 
     @friction.setter
@@ -517,6 +536,7 @@ class Collider(_Bindable):
 
     @property
     def stop_on_slope(self) -> bool:
+        """True: a character that stands still on slopes and follows them down."""
         return self._stop_on_slope
 
     @stop_on_slope.setter
@@ -580,6 +600,7 @@ class Geometry(_Bindable):
 
     @property
     def shape(self) -> Shape:
+        """The shape (an immutable value); assign another one to change the body's boundary."""
         return self._shape
 
     @shape.setter

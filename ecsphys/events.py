@@ -148,6 +148,7 @@ class HandlerEntry:
         self.active = True
 
     def same(self, fn: object, entity: int | None, layers: tuple[int, int] | None) -> bool:
+        """Whether this registration is of ``fn`` (compared with ``==``) with these filters."""
         return self.fn == fn and self.entity == entity and self.layers == layers
 
     def __repr__(self) -> str:
