@@ -13,8 +13,8 @@ The build uses every core this process may run on: Cython translates the modules
 processes and the C compiler runs on as many extensions at once (``build_ext``'s ``parallel``
 option, set here because ``pip install`` and ``pip wheel`` cannot pass ``-j``).
 ``ECSPHYS_BUILD_JOBS=N`` sets the number of jobs (1 builds one module after another);
-``python setup.py build_ext -j N`` still wins over both. Cython runs only when extensions are
-built, not each time setuptools reads the project's metadata.
+``python setup.py build_ext -j N`` wins over it. Cython runs only when extensions are built,
+not each time setuptools reads the project's metadata.
 """
 
 from __future__ import annotations
@@ -80,8 +80,9 @@ def _extensions() -> list[Extension]:
 
 
 class ParallelBuildExt(build_ext):
-    """``build_ext`` that translates the ``.pyx`` sources with Cython in ``JOBS`` processes
-    just before compiling, and compiles ``JOBS`` extensions at once unless ``-j`` is given."""
+    """``build_ext`` that runs ``JOBS`` jobs (or ``-j N``'s N) at once: Cython translates the
+    ``.pyx`` sources in that many processes just before the compiler builds that many
+    extensions in parallel."""
 
     def finalize_options(self) -> None:
         super().finalize_options()
@@ -89,9 +90,10 @@ class ParallelBuildExt(build_ext):
             self.parallel = JOBS
 
     def build_extensions(self) -> None:
+        jobs = (os.cpu_count() or 1) if self.parallel is True else int(self.parallel or 1)
         translated = cythonize(
             self.extensions, compiler_directives=DIRECTIVES, force=DEBUG or SANITIZE or self.force,
-            quiet=True, include_path=["."], nthreads=JOBS if JOBS > 1 else 0,
+            quiet=True, include_path=["."], nthreads=jobs if jobs > 1 else 0,
         )
         sources = {ext.name: ext.sources for ext in translated}
         for ext in self.extensions:  # setuptools keeps its own state on these objects
