@@ -98,6 +98,8 @@ class ParallelBuildExt(build_ext):
         sources = {ext.name: ext.sources for ext in translated}
         for ext in self.extensions:  # setuptools keeps its own state on these objects
             ext.sources = sources[ext.name]
+        # largest C file first, so that no core waits at the end on one big module
+        self.extensions.sort(key=lambda ext: -sum(map(os.path.getsize, ext.sources)))
         super().build_extensions()
 
 
