@@ -12,7 +12,9 @@ in ``setup.py``).
 
 from __future__ import annotations
 
-import ecsphys
+# imported first: a source tree whose compiled core is not built stops the build here, with
+# ecsphys's message saying how to build it
+import ecsphys  # noqa: F401
 
 project = "ecsphys"
 author = "ecsphys contributors"
@@ -81,11 +83,10 @@ def _sections(app, what, name, obj, options, lines) -> None:
         lines[:] = GoogleDocstring(lines, config, app, what, name, obj, options).lines()
 
 
-def setup(app):  # noqa: ANN001, ANN201 -- Sphinx's extension hook
+def setup(app):
+    """Sphinx's hook for this project's own checks and fixes of docstrings."""
     app.connect("autodoc-process-docstring", _lists)
     app.connect("autodoc-process-docstring", _sections)
     app.connect("autodoc-process-docstring", _require_docstrings)
     return {"parallel_read_safe": True}
 
-
-assert ecsphys.__all__  # the package imports (its compiled core is built)

@@ -21,6 +21,9 @@ EXTRA_CLASSES = [
     "ecsphys.queries.WorldQueries",
     "ecsphys.events.EventHandlers",
     "ecsphys.events.BodyContact",
+    "ecsphys.events.HandlerEntry",
+    "ecsphys.state.contact_set.ContactSet",
+    "ecsphys.state.snapshot.Snapshot",
     "ecsphys.debug_draw.DebugDraw",
 ]
 
