@@ -1,5 +1,6 @@
-"""Every public name has a docstring: each name in ``ecsphys.__all__``, each public class of the
-API reference (``docs/api.rst``) and each of their public methods and properties. The API
+"""Every public name has a docstring: each class and function in the ``__all__`` of ecsphys and
+of its public modules, each other public class of the API reference (``docs/api.rst``), each
+of their public methods and properties, and each constant of ``ecsphys.__all__``. The API
 reference is built from these docstrings, so a name without one would be an empty entry."""
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import ecsphys
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Public classes outside ``ecsphys.__all__`` that the API reference documents (as it names them).
+# Modules whose ``__all__`` is public (the API reference documents them whole).
+PUBLIC_MODULES = ["ecsphys", "ecsphys.geometry", "ecsphys.queries"]
+
+# Public classes outside those ``__all__`` that the API reference documents (as it names them).
 EXTRA_CLASSES = [
     "ecsphys.queries.WorldQueries",
     "ecsphys.events.EventHandlers",
@@ -33,10 +37,21 @@ def _resolve(dotted: str) -> object:
     return getattr(importlib.import_module(module), name)
 
 
-def _public_classes() -> dict[str, type]:
-    found = {f"ecsphys.{n}": getattr(ecsphys, n) for n in ecsphys.__all__}
+def _public_names() -> dict[str, object]:
+    found = {}
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(module_name)
+        found.update((f"{module_name}.{n}", getattr(module, n)) for n in module.__all__)
     found.update((n, _resolve(n)) for n in EXTRA_CLASSES)
-    return {n: c for n, c in found.items() if inspect.isclass(c)}
+    return found
+
+
+def _public_classes() -> dict[str, type]:
+    return {n: c for n, c in _public_names().items() if inspect.isclass(c)}
+
+
+def _public_functions() -> dict[str, object]:
+    return {n: f for n, f in _public_names().items() if callable(f) and not inspect.isclass(f)}
 
 
 def _own_doc(obj: object) -> str:
@@ -83,6 +98,11 @@ def test_the_public_names_are_what_the_reference_documents() -> None:
 def test_public_class_has_a_docstring(name: str) -> None:
     cls = _public_classes()[name]
     assert (cls.__doc__ or "").strip(), f"{name} has no docstring"
+
+
+@pytest.mark.parametrize("name", sorted(_public_functions()))
+def test_public_function_has_a_docstring(name: str) -> None:
+    assert _own_doc(_public_functions()[name]), f"{name} has no docstring"
 
 
 @pytest.mark.parametrize("name", sorted(_public_classes()))
