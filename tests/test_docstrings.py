@@ -11,14 +11,19 @@ import inspect
 import re
 from pathlib import Path
 
+import pyglet
 import pytest
 
 import ecsphys
 
+# ecsphys.sprite_sync imports pyglet.graphics, which makes a GL context at import: off-screen
+# (EGL), as in the other drawing tests, so this test runs without a display
+pyglet.options["headless"] = True
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # Modules whose ``__all__`` is public (the API reference documents them whole).
-PUBLIC_MODULES = ["ecsphys", "ecsphys.geometry", "ecsphys.queries"]
+PUBLIC_MODULES = ["ecsphys", "ecsphys.geometry", "ecsphys.queries", "ecsphys.tiled"]
 
 # Public classes outside those ``__all__`` that the API reference documents (as it names them).
 EXTRA_CLASSES = [
@@ -29,6 +34,8 @@ EXTRA_CLASSES = [
     "ecsphys.state.contact_set.ContactSet",
     "ecsphys.state.snapshot.Snapshot",
     "ecsphys.debug_draw.DebugDraw",
+    "ecsphys.sprite_sync.BodySprite",
+    "ecsphys.sprite_sync.SpriteSync",
 ]
 
 
