@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pyglet
 
-# imported first: a source tree whose compiled core is not built stops the build here, with
-# ecsphys's message saying how to build it
+# imported before anything is read: a source tree whose compiled core is not built stops the
+# build here, with ecsphys's message saying how to build it
 import ecsphys  # noqa: F401
 
 # ecsphys.sprite_sync imports pyglet.graphics, which makes a GL context at import: off-screen
