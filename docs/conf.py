@@ -52,8 +52,6 @@ nitpick_ignore_regex = [
     ("py:class", r"ecsphys\.events\.F"),
     # tuple[float, float]: NamedTuple signatures (Hit) show their field annotations unevaluated
     ("py:class", r"Vec"),
-    # Snapshot's docstring names its module by a wrong path (ecsphys.state.snapshot is meant)
-    ("any", r"ecsphys\.snapshot"),
 ]
 
 html_theme = "alabaster"

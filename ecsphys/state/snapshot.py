@@ -52,7 +52,8 @@ _FORMAT = 1
 
 @dataclass(frozen=True, eq=False)
 class Snapshot:
-    """A saved physics state (see `ecsphys.snapshot`); make one with ``physics.snapshot()``."""
+    """A saved physics state (see `ecsphys.state.snapshot`); make one with
+    ``physics.snapshot()``."""
 
     format: int
     entities: np.ndarray
