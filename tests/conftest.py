@@ -27,3 +27,17 @@ def world():
     esper.switch_world(previous if previous != name else "default")
     if name in esper.list_worlds() and esper.current_world != name:
         esper.delete_world(name)
+
+
+@pytest.fixture(scope="module")
+def window(request):  # type: ignore[no-untyped-def]
+    """A hidden pyglet window of the test module's ``W`` x ``H`` pixels, drawn off-screen
+    (EGL); the module's tests are skipped on a machine without headless GL."""
+    pyglet = pytest.importorskip("pyglet")
+    pyglet.options["headless"] = True
+    try:
+        win = pyglet.window.Window(request.module.W, request.module.H, visible=False)
+    except Exception as exc:  # pragma: no cover - machines without EGL
+        pytest.skip(f"no headless GL: {exc}")
+    yield win
+    win.close()

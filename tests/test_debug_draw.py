@@ -17,25 +17,6 @@ W, H, SCALE = 400, 300, 20.0
 BG = (0, 0, 0)
 
 
-@pytest.fixture(scope="module")
-def window():  # type: ignore[no-untyped-def]
-    try:
-        win = pyglet.window.Window(W, H, visible=False)
-    except Exception as exc:  # pragma: no cover - machines without EGL
-        pytest.skip(f"no headless GL: {exc}")
-    yield win
-    win.close()
-
-
-@pytest.fixture
-def world(request):  # type: ignore[no-untyped-def]
-    name = f"debug-draw-{request.node.name}"
-    esper.switch_world(name)
-    yield
-    esper.switch_world("default")
-    esper.delete_world(name)
-
-
 def render(window, draw) -> np.ndarray:  # type: ignore[no-untyped-def]
     """The frame as an (H, W, 3) array, row 0 at the bottom (GL's y)."""
     from ecsphys.debug_draw import DebugDraw

@@ -23,25 +23,6 @@ RED, GREEN, BLUE, YELLOW = (250, 40, 40), (40, 250, 40), (40, 40, 250), (250, 25
 CYAN, MAGENTA = (40, 250, 250), (250, 40, 250)
 
 
-@pytest.fixture(scope="module")
-def window():  # type: ignore[no-untyped-def]
-    try:
-        win = pyglet.window.Window(W, H, visible=False)
-    except Exception as exc:  # pragma: no cover - machines without EGL
-        pytest.skip(f"no headless GL: {exc}")
-    yield win
-    win.close()
-
-
-@pytest.fixture
-def world(request):  # type: ignore[no-untyped-def]
-    name = f"sprite-sync-{request.node.name}"
-    esper.switch_world(name)
-    yield
-    esper.switch_world("default")
-    esper.delete_world(name)
-
-
 def image(w: int, h: int, rgb: tuple[int, int, int], right: tuple[int, int, int] | None = None,
           band: int = 0) -> pyglet.image.ImageData:
     """A solid ``w`` x ``h`` image made with NumPy; ``right``: its last ``band`` columns in
