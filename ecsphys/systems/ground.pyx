@@ -97,19 +97,14 @@ cdef void _land(double* vel, int r, int f) noexcept nogil:
     vel[2 * r + 1] -= cy / speed * along
 
 
-cdef inline object _ints(object x):
-    """``x`` as a contiguous int64 array (itself when it is one already)."""
-    return as_c(x, b'i')
-
-
 def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
     """Fill the table's ground columns from the step's contacts: row ``i`` of the contacts is
     the pair ``(ra[index[i]], rb[index[i]])``, ``normal[i]`` from the first to the second,
     ``depth[i]`` and ``sensor[i]`` its depth and whether a sensor is in it; ``up`` the
     default up; ``cos_floor`` the cosine of the floor's largest angle."""
-    ra_ = _ints(ra)
-    rb_ = _ints(rb)
-    index_ = _ints(index)
+    ra_ = as_c(ra, b'i')
+    rb_ = as_c(rb, b'i')
+    index_ = as_c(index, b'i')
     normal_ = as_c(normal, b'f')
     depth_ = as_c(depth, b'f')
     sensor_ = as_c(sensor, b'b')
