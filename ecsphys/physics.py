@@ -329,20 +329,21 @@ class Physics:
             raise
         t3 = clock()
         # every pair's first impact of the step: the broadphase's pairs, then the extra ones
-        toi, speed, normal, point = response.impacts
         ra, rb = bp.ra, bp.rb
         extra = response.extra
+        narrow = self._narrowphase
         if len(extra[0]):  # pairs of bodies pushed beyond their boxes, in order
+            toi, speed, normal, point = response.impacts
             k = len(ra)
             ra, rb, toi, speed, normal, point = _merge_pairs(
                 t, (ra, rb, toi[:k], speed[:k], normal[:k], point[:k]),
                 (extra[0], extra[1], toi[k:], speed[k:], normal[k:], point[k:]))
-        narrow = self._narrowphase
-        narrow.process(ra, rb, toi, speed, normal, point, t.changed)
-        self._response.note_end(narrow.deepest)
-        found = narrow.result
-        ground_pass(t, ra, rb, narrow.pair_index, found.normal, found.depth, found.sensor,
-                    self.up, math.cos(math.radians(self.floor_max_angle)))
+            narrow.process(ra, rb, toi, speed, normal, point, t.changed)
+        else:  # read where the response left them
+            narrow.process(ra, rb, changed=t.changed, impacts=response.pair_impacts)
+        rows = narrow.rows
+        self._response.note_end(rows.deepest)
+        ground_pass(t, ra, rb, rows, self.up, math.cos(math.radians(self.floor_max_angle)))
         # impulses, pushes and a rider leaving its platform stay within the valid range
         keep_in_limits(t)
         t.pose_version += 1  # queries made from filter_pair during the step look again
@@ -352,7 +353,7 @@ class Physics:
         self.last_dt = dt
         # last: handlers may raise, delete entities or add components; the step is complete
         try:
-            self._events.process(self._narrowphase.result, t.changed, dt)
+            self._events.process(rows, t.changed, dt)
         finally:
             t5 = clock()
             self.timings = {
@@ -389,7 +390,7 @@ class Physics:
             "bodies": self.table.n,
             "box_pairs": self._broadphase.box_pairs,
             "tested_pairs": len(self._broadphase.ra),
-            "contacts": len(self._narrowphase.result),
+            "contacts": len(self._narrowphase.rows),
             "slide_passes": self._response.passes,
             "static_rebuilds": self._broadphase.static_rebuilds,
         }

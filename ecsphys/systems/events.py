@@ -32,9 +32,11 @@ Guarantees:
   one gets events from the next step on, and changes show in the next step.
 
 Algorithm: ``keys`` are ``a << 32 | b`` (sorted, unique). One compiled merge of the previous
-step's keys with this step's (`pair_diff.diff`) gives which current rows existed before (kept,
+step's rows with this step's (`contact_rows.diff`, in C memory: the narrowphase's
+`ContactRows` are read where they lie) gives which current rows existed before (kept,
 carrying duration / steps / layers over) and which previous rows are still there; the rest are
-touches and separates. Layers of new pairs come with the contact set (the narrowphase reads them
+touches and separates. NumPy columns of the pairs are made only when someone listens, polls
+or takes a snapshot. Layers of new pairs come with the contact set (the narrowphase reads them
 from the body table) and are kept with the pair, so a separate can be filtered by layer even
 after a side has left the table.
 """
@@ -52,7 +54,7 @@ import numpy as np
 from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
 from ..state.body_table import BodyTable
 from ..state.contact_set import ContactSet
-from .pair_diff import diff
+from .contact_rows import ContactRows, diff
 
 #: esper's event names for the three events (looked up in ``esper.event_registry``)
 _ESPER_EVENT_NAMES = tuple(ESPER_NAMES.values())
@@ -86,6 +88,32 @@ class _Pairs:
         self.speed = np.zeros(len(keys)) if speed is None else speed
         self.tile = np.full(len(keys), -1, dtype=np.int64) if tile is None else tile
         self.tile_kind = np.zeros(len(keys), dtype=np.int64) if tile_kind is None else tile_kind
+
+    @classmethod
+    def of(cls, rows: ContactRows) -> _Pairs:
+        """The pairs of ``rows`` (which have their history) as NumPy columns, made once and
+        kept with the rows."""
+        made = rows.cached_pairs
+        if made is None:
+            col = rows.array
+            made = cls(col("keys"), col("a"), col("b"), col("normal"), col("depth"),
+                       col("point"), col("sensor"), col("duration"), col("steps"),
+                       col("history_layer_a"), col("history_layer_b"), col("speed"),
+                       col("tile"), col("tile_kind"))
+            rows.cached_pairs = made
+        return made
+
+    def rows(self) -> ContactRows:
+        """These pairs as `ContactRows` with their history (for the compiled diff)."""
+        n = len(self.keys)
+        return ContactRows.from_columns(n, {
+            "keys": self.keys, "a": self.a, "b": self.b, "layer_a": self.layer_a,
+            "layer_b": self.layer_b, "tile": self.tile, "tile_kind": self.tile_kind,
+            "normal": np.asarray(self.normal, dtype=np.float64).reshape(n, 2),
+            "point": np.asarray(self.point, dtype=np.float64).reshape(n, 2),
+            "depth": self.depth, "toi": np.full(n, np.inf), "speed": self.speed,
+            "sensor": self.sensor, "duration": self.duration, "steps": self.steps,
+            "history_layer_a": self.layer_a, "history_layer_b": self.layer_b})
 
     @classmethod
     def empty(cls) -> _Pairs:
@@ -224,14 +252,14 @@ class EventsSystem(esper.Processor):
     def __init__(self, table: BodyTable, handlers: EventHandlers) -> None:
         self.table = table
         self.handlers = handlers
-        self._pairs = _Pairs.empty()
+        self._rows = _no_rows()
         self._pending: deque[_Deliveries] = deque()
         self._delivering = False
         self.steps = 0  # how many steps were processed (diagnostics)
 
     # ---------------------------------------------------------------- the step
 
-    def process(self, contacts: ContactSet, changed: set[int], dt: float) -> None:  # type: ignore[override]
+    def process(self, contacts: ContactSet | ContactRows, changed: set[int], dt: float) -> None:  # type: ignore[override]
         """Diff ``contacts`` (this step's final touching pairs) against the previous step's,
         commit, then deliver pending and new events. Clears ``changed``. Exceptions raised by
         handlers propagate (see the module docstring for what happens to the rest)."""
@@ -258,56 +286,36 @@ class EventsSystem(esper.Processor):
         """Whether deliveries are waiting (a handler raised during the last ``process``)."""
         return bool(self._pending)
 
-    def _commit(self, contacts: ContactSet, changed: set[int],
+    @property
+    def _pairs(self) -> _Pairs:
+        """The last step's pairs as NumPy columns (made on first use, then kept)."""
+        return _Pairs.of(self._rows)
+
+    def _commit(self, contacts: ContactSet | ContactRows, changed: set[int],
                 dt: float) -> _Deliveries | None:
         """Diff, store the new pairs, and return the step's deliveries (None: nobody listens).
 
-        The contact set's columns are kept as they are (the narrowphase makes fresh arrays
-        each step); the diff itself is one compiled merge (`pair_diff.diff`)."""
-        prev = self._pairs
-        m = len(contacts)
+        The narrowphase's `ContactRows` are diffed where they lie and kept as they are (each
+        step makes new ones); a `ContactSet` made by hand is copied into rows first (its
+        missing layers looked up in the table). The diff itself is one compiled merge
+        (`contact_rows.diff`)."""
+        prev = self._rows
+        cur = contacts if type(contacts) is ContactRows else self._rows_of(contacts)
         forced = None
         if changed:
             if len(prev):
                 ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
-                forced = np.isin(prev.a, ch) | np.isin(prev.b, ch)
+                forced = np.isin(prev.array("a"), ch) | np.isin(prev.array("b"), ch)
             changed.clear()
-        if contacts._complete:  # the narrowphase's: every column there, typed and contiguous
-            keys, a, b = contacts._keys, contacts.a, contacts.b
-            layer_a, layer_b = contacts.layer_a, contacts.layer_b
-            tile, tile_kind = contacts.tile, contacts.tile_kind
-            normal, depth, point = contacts.normal, contacts.depth, contacts.point
-            sensor, speed = contacts.sensor, contacts.speed
-        else:
-            keys = np.ascontiguousarray(contacts.keys, dtype=np.int64)
-            a = np.ascontiguousarray(contacts.a, dtype=np.int64)
-            b = np.ascontiguousarray(contacts.b, dtype=np.int64)
-            layer_a, layer_b = contacts.layer_a, contacts.layer_b
-            if layer_a is None or layer_b is None:  # a set made without layers: the table's
-                looked = self._layers_of(np.concatenate((a, b)))
-                layer_a, layer_b = looked[:m], looked[m:]
-            layer_a = np.ascontiguousarray(layer_a, dtype=np.int64)
-            layer_b = np.ascontiguousarray(layer_b, dtype=np.int64)
-            tile = (np.full(m, -1, dtype=np.int64) if contacts.tile is None
-                    else np.ascontiguousarray(contacts.tile, dtype=np.int64))
-            tile_kind = (np.zeros(m, dtype=np.int64) if contacts.tile_kind is None
-                         else np.ascontiguousarray(contacts.tile_kind, dtype=np.int64))
-            normal = np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2)
-            depth = np.asarray(contacts.depth, dtype=np.float64)
-            point = np.asarray(contacts.point, dtype=np.float64).reshape(m, 2)
-            sensor = np.asarray(contacts.sensor, dtype=np.bool_)
-            speed = _speeds(contacts, m)
-        duration, steps, layer_a, layer_b, kept, present = diff(
-            prev.keys, prev.tile, prev.duration, prev.steps, prev.layer_a, prev.layer_b, keys,
-            tile, layer_a, layer_b, forced, dt)
-        cur = _Pairs(keys, a, b, normal, depth, point, sensor, duration, steps, layer_a,
-                     layer_b, speed, tile, tile_kind)
-        self._pairs = cur
+        diff(prev, cur, forced, dt)
+        self._rows = cur
         self.steps += 1
 
         # What somebody receives, decided now with vectorised masks (only for listened events).
         if not self._listened():
             return None
+        kept = cur.array("kept")
+        present = cur.array("present")
         batches: list[_Batch] = []
         for event, source, rows, invert in (("separate", prev, present, True),
                                             ("touch", cur, kept, True),
@@ -316,6 +324,26 @@ class EventsSystem(esper.Processor):
             if batch is not None:
                 batches.append(batch)
         return _Deliveries(batches) if batches else None
+
+    def _rows_of(self, contacts: ContactSet) -> ContactRows:
+        """A hand-made `ContactSet` as `ContactRows` (every column checked and converted)."""
+        m = len(contacts)
+        a = np.ascontiguousarray(contacts.a, dtype=np.int64)
+        b = np.ascontiguousarray(contacts.b, dtype=np.int64)
+        layer_a, layer_b = contacts.layer_a, contacts.layer_b
+        if layer_a is None or layer_b is None:  # a set made without layers: the table's
+            looked = self._layers_of(np.concatenate((a, b)))
+            layer_a, layer_b = looked[:m], looked[m:]
+        return ContactRows.from_columns(m, {
+            "keys": contacts.keys, "a": a, "b": b, "layer_a": layer_a, "layer_b": layer_b,
+            "tile": np.full(m, -1, dtype=np.int64) if contacts.tile is None else contacts.tile,
+            "tile_kind": (np.zeros(m, dtype=np.int64) if contacts.tile_kind is None
+                          else contacts.tile_kind),
+            "normal": np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
+            "point": np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
+            "depth": contacts.depth, "toi": contacts.toi,
+            "sensor": np.asarray(contacts.sensor, dtype=np.bool_),
+            "speed": _speeds(contacts, m)})
 
     def _listened(self) -> bool:
         """Whether any handler is registered, here or on esper's bus."""
@@ -326,7 +354,7 @@ class EventsSystem(esper.Processor):
             return False
         return any(registry.get(name) for name in _ESPER_EVENT_NAMES)
 
-    def _batch(self, event: str, src: _Pairs, rows: np.ndarray,
+    def _batch(self, event: str, source: ContactRows, rows: np.ndarray,
                invert: bool = False) -> _Batch | None:
         """The rows (bool mask over ``src``, or its complement with ``invert``) of ``event``
         that somebody receives, or None."""
@@ -339,6 +367,7 @@ class EventsSystem(esper.Processor):
         sel = np.flatnonzero(~rows if invert else rows)
         if not len(sel):
             return None
+        src = _Pairs.of(source)
         a = src.a[sel]
         b = src.b[sel]
         masks = [None if entry is None else _filter_mask(entry, a, b, src, sel)
@@ -419,18 +448,25 @@ class EventsSystem(esper.Processor):
                 for i in range(len(sel))]
 
     def __len__(self) -> int:
-        return len(self._pairs)
+        return len(self._rows)
 
     def restore_pairs(self, pairs: _Pairs) -> None:
         """Take ``pairs`` as the touching pairs of the last step (a restored snapshot); the
         deliveries still pending are dropped."""
-        self._pairs = pairs
+        rows = pairs.rows()
+        rows.cached_pairs = pairs
+        self._rows = rows
         self._pending.clear()
 
     def reset(self) -> None:
         """Forget every pair and pending delivery, without events (a fresh start)."""
-        self._pairs = _Pairs.empty()
+        self._rows = _no_rows()
         self._pending.clear()
+
+
+def _no_rows() -> ContactRows:
+    """No pairs, with their (empty) history: what a fresh start diffs against."""
+    return _Pairs.empty().rows()
 
 
 def _tiles(tile: np.ndarray) -> list[tuple[int, int] | None]:

@@ -37,6 +37,7 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
+from .contact_rows cimport ContactRows
 
 cdef int STATIC = 0
 #: a one-way body is a floor only for bodies no deeper into it than this
@@ -97,28 +98,23 @@ cdef void _land(double* vel, int r, int f) noexcept nogil:
     vel[2 * r + 1] -= cy / speed * along
 
 
-def ground_pass(t, ra, rb, index, normal, depth, sensor, up, double cos_floor):
-    """Fill the table's ground columns from the step's contacts: row ``i`` of the contacts is
-    the pair ``(ra[index[i]], rb[index[i]])``, ``normal[i]`` from the first to the second,
-    ``depth[i]`` and ``sensor[i]`` its depth and whether a sensor is in it; ``up`` the
-    default up; ``cos_floor`` the cosine of the floor's largest angle."""
+def ground_pass(t, ra, rb, ContactRows rows, up, double cos_floor):
+    """Fill the table's ground columns from the step's contacts ``rows``: row ``i`` is the
+    pair ``(ra[index[i]], rb[index[i]])``, with its normal from the first to the second, its
+    depth and whether a sensor is in it; ``up`` the default up; ``cos_floor`` the cosine of
+    the floor's largest angle."""
     ra_ = as_c(ra, b'i')
     rb_ = as_c(rb, b'i')
-    index_ = as_c(index, b'i')
-    normal_ = as_c(normal, b'f')
-    depth_ = as_c(depth, b'f')
-    sensor_ = as_c(sensor, b'b')
     vel_ = t.vel
-    cdef Py_ssize_t na, nb, m, nn, nd, ns, nv
+    cdef Py_ssize_t na, nb, nv
     cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)
     cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &nb)
-    cdef const int64_t* k = <const int64_t*> c_array(index_, b'i', &m)
-    cdef const double* nrm = <const double*> c_array(normal_, b'f', &nn)
-    cdef const double* dep = <const double*> c_array(depth_, b'f', &nd)
-    cdef const unsigned char* sen = <const unsigned char*> c_array(sensor_, b'b', &ns)
+    cdef Py_ssize_t m = rows.n
+    cdef const int64_t* k = rows.index
+    cdef const double* nrm = rows.normal
+    cdef const double* dep = rows.depth
+    cdef const unsigned char* sen = rows.sensor
     cdef double* vel = <double*> c_array(vel_, b'f', &nv)
-    if nn != 2 * m or nd != m or ns != m:
-        raise ValueError(f"normal, depth and sensor need one row per contact ({m})")
     if na != nb:
         raise ValueError(f"ra and rb need the same length, got {na} and {nb}")
     cdef Py_ssize_t j

@@ -48,6 +48,8 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, row_body, rows_of
+from .contact_rows cimport ContactRows
+from .impacts cimport Impacts
 
 from ..state.contact_set import ContactSet
 from ..geometry.contact import TOUCH_TOLERANCE
@@ -403,7 +405,8 @@ cdef inline void tile_under(const Store* s, const Body* ba, const Body* bb,
 
 def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=None,
                    toi=None, impact_normal=None, impact_point=None, speed=None,
-                   bint columns=False, prev_tiles=None):
+                   bint columns=False, prev_tiles=None, ContactRows prev_rows=None,
+                   Impacts impacts=None):
     """The pairs whose shapes at ``pos`` are at most ``tol`` apart, tested only where their
     bounding boxes are within ``tol`` (grown by ``2 * TOUCH_TOLERANCE`` so rounding never
     drops a touching pair). Returns ``(index, normal, depth, point, tested)``: the indices
@@ -428,10 +431,13 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     reaches, or met during the step and ends apart, gives one row for the tile under its
     contact point. The index of each row is its pair's, so a pair may appear more than once.
 
-    With ``columns``, returns ``(contacts, tested, deepest, index)`` instead: the touching rows as
-    a `ContactSet` (entities, keys, time of impact, the approach ``speed`` of pairs that met,
-    sensors, layers, tiles: every column, from the same pass) and the largest depth of a row
-    without a sensor (``-inf`` if none), and each row's pair index."""
+    With ``columns``, returns the touching rows as a `ContactRows` instead (entities, keys,
+    time of impact, the approach ``speed`` of pairs that met, sensors, layers, tiles and each
+    row's pair index: every column, from the same pass, in C memory), with ``deepest`` the
+    largest depth of a row without a sensor (``-inf`` if none) and ``tested``. ``prev_rows``
+    (instead of ``prev_keys`` / ``prev_tiles``): the previous step's rows, read in place;
+    ``impacts`` (instead of ``toi``, ``speed``, ``impact_normal``, ``impact_point``): the
+    response's `Impacts` of these pairs, read in place."""
     ra_ = _rows(ra)
     rb_ = _rows(rb)
     pos_ = _vectors(pos)
@@ -441,23 +447,45 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     if kb != k:
         raise ValueError(f"ra and rb need the same length, got {k} and {kb}")
     cdef const double* p = <const double*> c_array(pos_, b'f', &npos)
-    cdef bint with_keep = prev_keys is not None and len(prev_keys) > 0 and keep_tol > tol
-    cdef bint with_impacts = toi is not None
-    cdef bint with_speed = with_impacts and speed is not None
-    keys_ = _rows(prev_keys if with_keep else ())
-    cdef const int64_t* pk = <const int64_t*> c_array(keys_, b'i', &pn)
-    ptiles_ = _rows(prev_tiles if with_keep and prev_tiles is not None else np.full(pn, -1))
-    cdef const int64_t* pt = <const int64_t*> c_array(ptiles_, b'i', &ptn)
-    if ptn != pn:
-        raise ValueError(f"prev_tiles needs one row per previous key ({pn})")
-    when_ = _vectors(toi if with_impacts else ())
-    approach_ = _vectors(speed if with_speed else ())
-    inormal_ = _vectors(impact_normal if with_impacts else np.zeros((0, 2)))
-    ipoint_ = _vectors(impact_point if with_impacts else np.zeros((0, 2)))
-    cdef const double* when = <const double*> c_array(when_, b'f', &nw)
-    cdef const double* approach = <const double*> c_array(approach_, b'f', &na)
-    cdef const double* inormal = <const double*> c_array(inormal_, b'f', &nn)
-    cdef const double* ipoint = <const double*> c_array(ipoint_, b'f', &npt)
+    cdef bint with_rows = prev_rows is not None and prev_rows.n > 0 and keep_tol > tol
+    cdef bint with_keep = with_rows or (
+        prev_keys is not None and len(prev_keys) > 0 and keep_tol > tol)
+    cdef bint with_impacts = toi is not None or impacts is not None
+    cdef bint with_speed = with_impacts and (speed is not None or impacts is not None)
+    cdef const int64_t* pk
+    cdef const int64_t* pt
+    if with_rows:
+        pk = prev_rows.keys
+        pt = prev_rows.tile
+        pn = prev_rows.n
+    else:
+        keys_ = _rows(prev_keys if with_keep else ())
+        pk = <const int64_t*> c_array(keys_, b'i', &pn)
+        ptiles_ = _rows(prev_tiles if with_keep and prev_tiles is not None
+                        else np.full(pn, -1))
+        pt = <const int64_t*> c_array(ptiles_, b'i', &ptn)
+        if ptn != pn:
+            raise ValueError(f"prev_tiles needs one row per previous key ({pn})")
+    cdef const double* when
+    cdef const double* approach
+    cdef const double* inormal
+    cdef const double* ipoint
+    if impacts is not None:
+        if impacts.n < k:
+            raise ValueError(f"impacts hold {impacts.n} pairs, not {k}")
+        when, approach, inormal, ipoint = impacts.toi, impacts.speed, impacts.normal, \
+            impacts.point
+        nw = na = k
+        nn = npt = 2 * k
+    else:
+        when_ = _vectors(toi if with_impacts else ())
+        approach_ = _vectors(speed if with_speed else ())
+        inormal_ = _vectors(impact_normal if with_impacts else np.zeros((0, 2)))
+        ipoint_ = _vectors(impact_point if with_impacts else np.zeros((0, 2)))
+        when = <const double*> c_array(when_, b'f', &nw)
+        approach = <const double*> c_array(approach_, b'f', &na)
+        inormal = <const double*> c_array(inormal_, b'f', &nn)
+        ipoint = <const double*> c_array(ipoint_, b'f', &npt)
     if with_impacts and (nw != k or nn != 2 * k or npt != 2 * k):
         raise ValueError(f"toi, impact_normal and impact_point need one row per pair ({k})")
     if with_speed and na != k:
@@ -484,35 +512,41 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     cdef double deepest = -INFINITY
     with nogil:
         cap = room(&q, &r, &s)
-    index_ = new_array(cap, -1, b'i')
-    normal_ = new_array(cap, 2, b'f')
-    point_ = new_array(cap, 2, b'f')
-    floats_ = new_array(3, cap, b'f')  # depth, toi, speed
-    ints_ = new_array(7 if columns else 0, cap, b'i')
-    sensor_ = new_array(cap if columns else 0, -1, b'b')
     cdef Out o
+    cdef ContactRows rows
+    cdef double* floats
     o.columns = columns
     o.n = 0
-    cdef double* floats
-    cdef int64_t* ints
-    if cap:
-        o.index = <int64_t*> c_array(index_, b'i', &unused)
-        o.normal = <double*> c_array(normal_, b'f', &unused)
-        o.point = <double*> c_array(point_, b'f', &unused)
-        floats = <double*> c_array(floats_, b'f', &unused)
-        o.depth = floats
-        o.toi = floats + cap
-        o.speed = floats + 2 * cap
-        if columns:
-            ints = <int64_t*> c_array(ints_, b'i', &unused)
-            o.keys = ints
-            o.ea = ints + cap
-            o.eb = ints + 2 * cap
-            o.la = ints + 3 * cap
-            o.lb = ints + 4 * cap
-            o.tile = ints + 5 * cap
-            o.tile_kind = ints + 6 * cap
-            o.sensor = <unsigned char*> c_array(sensor_, b'b', &unused)
+    if columns:
+        rows = ContactRows()
+        rows.reserve(cap)
+        o.index = rows.index
+        o.normal = rows.normal
+        o.point = rows.point
+        o.depth = rows.depth
+        o.toi = rows.toi
+        o.speed = rows.speed
+        o.keys = rows.keys
+        o.ea = rows.ea
+        o.eb = rows.eb
+        o.la = rows.la
+        o.lb = rows.lb
+        o.tile = rows.tile
+        o.tile_kind = rows.tile_kind
+        o.sensor = rows.sensor
+    else:
+        index_ = new_array(cap, -1, b'i')
+        normal_ = new_array(cap, 2, b'f')
+        point_ = new_array(cap, 2, b'f')
+        floats_ = new_array(3, cap, b'f')  # depth, toi, speed
+        if cap:
+            o.index = <int64_t*> c_array(index_, b'i', &unused)
+            o.normal = <double*> c_array(normal_, b'f', &unused)
+            o.point = <double*> c_array(point_, b'f', &unused)
+            floats = <double*> c_array(floats_, b'f', &unused)
+            o.depth = floats
+            o.toi = floats + cap
+            o.speed = floats + 2 * cap
     with nogil:
         tested = touching(&o, &q, &r, &s)
         if columns:
@@ -522,14 +556,10 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     cdef Py_ssize_t found = o.n
     if not columns:
         return index_[:found], normal_[:found], floats_[0, :found], point_[:found], tested
-    result = ContactSet(
-        a=ints_[1, :found], b=ints_[2, :found], normal=normal_[:found],
-        depth=floats_[0, :found], point=point_[:found], toi=floats_[1, :found],
-        sensor=sensor_[:found], speed=floats_[2, :found], layer_a=ints_[3, :found],
-        layer_b=ints_[4, :found], tile=ints_[5, :found], tile_kind=ints_[6, :found],
-        _keys=ints_[0, :found])
-    result._complete = True
-    return result, tested, deepest, index_[:found]
+    rows.n = found
+    rows.deepest = deepest
+    rows.tested = tested
+    return rows
 
 
 #: How much wider than the contact offset the separation offset is by default: a pair that
@@ -540,6 +570,9 @@ SEPARATION_FACTOR = 2.0
 
 class NarrowphaseSystem(esper.Processor):
     """Stages 3 and 5: the exact contacts of the candidate pairs at the end of the step.
+
+    The step's touching rows stay in C memory (``rows``, a `ContactRows`); ``result`` builds
+    the `ContactSet` of them only when someone reads it.
 
     Parameters:
         table: the body table.
@@ -554,49 +587,116 @@ class NarrowphaseSystem(esper.Processor):
         if separation_offset is None:
             separation_offset = SEPARATION_FACTOR * contact_offset
         self.separation_offset = max(separation_offset, contact_offset)
-        self.result = ContactSet()
-        self.tests = 0  # exact pair tests run in the last step (diagnostics)
-        #: the largest depth of a touching pair without a sensor in the last step
-        self.deepest = -np.inf
-        #: per contact row of ``result``: the index of its pair in the last ``ra`` / ``rb``
-        self.pair_index = np.zeros(0, dtype=np.int64)
-        self.last_input = None
+        #: the last step's touching rows (see `ContactRows`)
+        self.rows = ContactRows()
+        self._last = None
 
-    def process(self, ra, rb, toi=None, speed=None, normal=None, point=None, changed=None):
-        """Contacts of the pairs at the table's current positions into ``self.result``.
+    @property
+    def result(self):
+        """The last step's touching rows as a `ContactSet` (built on first use, then kept)."""
+        cdef ContactRows rows = self.rows
+        if rows.cached_set is None:
+            cols = {name: rows.array(name) for name in (
+                "a", "b", "normal", "depth", "point", "toi", "sensor", "speed", "layer_a",
+                "layer_b", "tile", "tile_kind")}
+            made = ContactSet(**cols, _keys=rows.array("keys"))
+            made._complete = True
+            rows.cached_set = made
+        return rows.cached_set
+
+    @result.setter
+    def result(self, contacts):
+        """Take ``contacts`` (a `ContactSet`, e.g. a restored snapshot's) as the last step's
+        rows: the next step's hysteresis reads them."""
+        m = len(contacts)
+        cols = {
+            "keys": contacts.keys, "a": contacts.a, "b": contacts.b,
+            "normal": np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
+            "point": np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
+            "depth": contacts.depth, "toi": contacts.toi, "sensor": contacts.sensor,
+            "speed": contacts.speed if len(contacts.speed) == m else np.zeros(m),
+            "layer_a": np.zeros(m, np.int64) if contacts.layer_a is None else contacts.layer_a,
+            "layer_b": np.zeros(m, np.int64) if contacts.layer_b is None else contacts.layer_b,
+            "tile": np.full(m, -1, np.int64) if contacts.tile is None else contacts.tile,
+            "tile_kind": (np.zeros(m, np.int64) if contacts.tile_kind is None
+                          else contacts.tile_kind),
+        }
+        sensor = np.asarray(contacts.sensor, dtype=np.bool_)
+        depth = np.asarray(contacts.depth, dtype=np.float64)
+        solid = depth[~sensor] if m else depth
+        rows = ContactRows.from_columns(m, cols, float(solid.max()) if len(solid) else -np.inf)
+        rows.cached_set = contacts
+        self.rows = rows
+
+    @property
+    def deepest(self):
+        """The largest depth of a touching row without a sensor in the last step (-inf:
+        none)."""
+        return (<ContactRows> self.rows).deepest
+
+    @property
+    def tests(self):
+        """How many exact pair tests the last step ran (diagnostics)."""
+        return (<ContactRows> self.rows).tested
+
+    @property
+    def pair_index(self):
+        """Per row of ``result``: the index of its pair in the step's pair lists."""
+        return self.rows.array("index")
+
+    @property
+    def last_input(self):
+        """What the last step tested (tests and diagnostics): the pairs, the previous step's
+        keys that kept the wider tolerance (None: none), and the impacts."""
+        if self._last is None:
+            return None
+        ra, rb, prev, met = self._last
+        if isinstance(prev, ContactRows):
+            prev = prev.array("keys")
+        if isinstance(met, Impacts):
+            toi, _, normal, point = met.arrays()
+            met = (toi[:len(ra)], normal[:len(ra)], point[:len(ra)])
+        return (ra, rb, prev, *met)
+
+    def process(self, ra, rb, toi=None, speed=None, normal=None, point=None, changed=None,
+                impacts=None):
+        """Contacts of the pairs at the table's current positions into ``self.rows``.
 
         ``ra`` / ``rb`` come in entity-pair order (the broadphase's). The pairs that touched in
-        the last ``process`` (``self.result``) keep touching up to the separation offset,
-        except those with an entity in ``changed`` (collider or geometry changed: they start
-        again like new pairs). With ``toi`` (and the impacts' ``speed``, ``normal``, ``point``:
-        per pair, from the response), a pair that met during the step touches even if it
-        ends the step apart (see `touching_pairs`).
+        the last ``process`` keep touching up to the separation offset, except those with an
+        entity in ``changed`` (collider or geometry changed: they start again like new
+        pairs). With ``toi`` (and the impacts' ``speed``, ``normal``, ``point``: per pair,
+        from the response, or ``impacts``: its `Impacts`), a pair that met during the step
+        touches even if it ends the step apart (see `touching_pairs`).
 
         The candidates come from swept boxes; pairs whose boxes at the end of the step are
         apart by more than their tolerance cannot touch and are not tested (the same result,
         fewer exact tests)."""
         t = self.table
-        prev = self.result
+        cdef ContactRows prev = self.rows
         prev_keys = prev_tiles = None
-        if len(prev) and self.separation_offset > self.contact_offset:
-            prev_keys, prev_tiles = prev.keys, prev.tile
+        prev_rows = None
+        if prev.n and self.separation_offset > self.contact_offset:
             if changed:
+                prev_keys, prev_tiles = prev.array("keys"), prev.array("tile")
                 ch = np.fromiter(changed, dtype=np.int64, count=len(changed))
-                keep = ~(np.isin(prev.a, ch) | np.isin(prev.b, ch))
+                keep = ~(np.isin(prev.array("a"), ch) | np.isin(prev.array("b"), ch))
                 prev_keys = prev_keys[keep]
-                prev_tiles = None if prev_tiles is None else prev_tiles[keep]
+                prev_tiles = prev_tiles[keep]
+            else:
+                prev_rows = prev
         if toi is not None and normal is None:
             normal = np.zeros((len(toi), 2))
         if toi is not None and point is None:
             point = np.zeros((len(toi), 2))
-        #: what the last step tested (tests and diagnostics): the pairs, the previous step's
-        #: keys that kept the wider tolerance, and the impacts
-        self.last_input = (ra, rb, prev_keys, toi, normal, point)
-        self.result, self.tests, self.deepest, self.pair_index = touching_pairs(
+        self._last = (ra, rb, prev_rows if prev_rows is not None else prev_keys,
+                      impacts if impacts is not None else (toi, normal, point))
+        self.rows = touching_pairs(
             t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
-            toi, normal, point, speed, columns=True, prev_tiles=prev_tiles)
+            toi, normal, point, speed, columns=True, prev_tiles=prev_tiles,
+            prev_rows=prev_rows, impacts=impacts)
 
     def reset(self):
         """Forget the last step's contacts (no hysteresis for them in the next step)."""
-        self.result = ContactSet()
-        self.pair_index = np.zeros(0, dtype=np.int64)
+        self.rows = ContactRows()
+        self._last = None

@@ -92,12 +92,13 @@ from ..geometry.shape_data cimport (
     TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
-from ..state.carray cimport as_c, c_array, new_array
+from ..state.carray cimport as_c, c_array
 
 cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
+from .impacts cimport Impacts
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
 
@@ -371,11 +372,15 @@ cdef class _Buffers:
         cdef int n = t.n
         self.end_pos = <double*> _grow(self.end_pos, (2 * n + 2) * sizeof(double))
         self.end_ent = <int64_t*> _grow(self.end_ent, (n + 1) * sizeof(int64_t))
-        cdef const double[:, ::1] pos = t.pos
-        cdef const int64_t[::1] ent = t.entity
+        cdef Py_ssize_t npos, nent
+        pos_, ent_ = t.pos, t.entity
+        cdef const double* pos = <const double*> c_array(pos_, b'f', &npos)
+        cdef const int64_t* ent = <const int64_t*> c_array(ent_, b'i', &nent)
+        if npos < 2 * n or nent < n:
+            raise ValueError(f"the table's pos and entity columns need {n} rows")
         if n:
-            memcpy(self.end_pos, &pos[0, 0], 2 * n * sizeof(double))
-            memcpy(self.end_ent, &ent[0], n * sizeof(int64_t))
+            memcpy(self.end_pos, pos, 2 * n * sizeof(double))
+            memcpy(self.end_ent, ent, n * sizeof(int64_t))
         self.end_n = n
         self.end_version = True
         return 0
@@ -391,16 +396,20 @@ cdef class _Buffers:
         if clean is None:
             return -1
         cdef int n = t.n, i, count = 0, r
-        cdef const double[:, ::1] pos = t.pos
-        cdef const int64_t[::1] ent = t.entity
-        cdef const int64_t[::1] rows = touched
+        cdef Py_ssize_t npos, nent, nrows
+        pos_, ent_ = t.pos, t.entity
+        cdef const double* pos = <const double*> c_array(pos_, b'f', &npos)
+        cdef const int64_t* ent = <const int64_t*> c_array(ent_, b'i', &nent)
+        cdef const int64_t* rows = <const int64_t*> c_array(touched, b'i', &nrows)
+        if npos < 2 * n or nent < n:
+            raise ValueError(f"the table's pos and entity columns need {n} rows")
         cdef int m = self.end_n
         with nogil:
             for i in range(n):
                 self.fresh[i] = (i >= m or self.end_ent[i] != ent[i]
-                                 or self.end_pos[2 * i] != pos[i, 0]
-                                 or self.end_pos[2 * i + 1] != pos[i, 1])
-            for i in range(rows.shape[0]):
+                                 or self.end_pos[2 * i] != pos[2 * i]
+                                 or self.end_pos[2 * i + 1] != pos[2 * i + 1])
+            for i in range(nrows):
                 r = <int> rows[i]
                 if 0 <= r < n:
                     self.fresh[r] = 1
@@ -1470,9 +1479,18 @@ class ResponseSystem:
         #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
         #: of impact), for the narrowphase: bodies pushed further than their own move
         self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
-        self.impacts = (np.zeros(0), np.zeros(0), np.zeros((0, 2)), np.zeros((0, 2)))
+        #: per pair (the broadphase's, then ``extra``): the first impact of the last step, in
+        #: C memory for the narrowphase (see `Impacts`)
+        self.pair_impacts = Impacts()
         self._buffers = _Buffers()
         self.pushed_apart = False  # whether the last step looked for overlaps
+
+    @property
+    def impacts(self):
+        """Per pair (the broadphase's, then ``extra``) of the last step: time of impact (inf:
+        none), approach speed, normal (from a to b) and point of the first impact, as fresh
+        arrays."""
+        return self.pair_impacts.arrays()
 
     def note_end(self, deepest):
         """Learn from the deepest contact between solid bodies at the end of a step whether
@@ -1488,10 +1506,9 @@ class ResponseSystem:
 
     def process(self, ra, rb, dt=0.0, broadphase=None):
         """Turn ``table.move`` (desired moves) into safe moves, move ``table.pos`` by them and
-        adjust ``table.vel``, for the candidate pairs (ra, rb) of the broadphase. Returns each
-        pair's time of impact in this step (inf where it did not hit); ``self.impacts`` holds
-        every pair's first impact (time, approach speed, normal, point) and ``self.extra`` the
-        pairs found beyond the swept boxes. ``broadphase``: the `BroadphaseSystem` that found
+        adjust ``table.vel``, for the candidate pairs (ra, rb) of the broadphase.
+        ``self.pair_impacts`` holds every pair's first impact (time, approach speed, normal,
+        point) and ``self.extra`` the pairs found beyond the swept boxes. ``broadphase``: the `BroadphaseSystem` that found
         (ra, rb) in this step; bodies pushed beyond their boxes are then looked up in its
         index (a compiled one whose boxes grew by at least this ``contact_offset``; otherwise,
         or without it, among every row: the same pairs)."""
@@ -1636,31 +1653,19 @@ class ResponseSystem:
         self.widened = c.widened
         self.far = c.nfar
         cdef int total = c.npairs
-        times_ = new_array(2, total, b'f')  # time of impact, approach speed
-        normal_ = new_array(total, 2, b'f')
-        point_ = new_array(total, 2, b'f')
-        cdef double* times
-        cdef double* normal
-        cdef double* point
-        if total:
-            times = <double*> c_array(times_, b'f', &unused)
-            normal = <double*> c_array(normal_, b'f', &unused)
-            point = <double*> c_array(point_, b'f', &unused)
+        cdef Impacts impacts = self.pair_impacts
+        impacts.reserve(total)
+        with nogil:
             for i in range(total):
-                times[i] = c.ptoi[i]
-                times[total + i] = c.pspeed[i]
-                normal[2 * i] = c.pinfo[4 * i]
-                normal[2 * i + 1] = c.pinfo[4 * i + 1]
-                point[2 * i] = c.pinfo[4 * i + 2]
-                point[2 * i + 1] = c.pinfo[4 * i + 3]
-        toi = times_[0]
-        #: per pair (the broadphase's, then ``extra``): time of impact (inf: none), approach
-        #: speed, normal (from a to b) and point of the first impact this step
-        self.impacts = (toi, times_[1], normal_, point_)
+                impacts.toi[i] = c.ptoi[i]
+                impacts.speed[i] = c.pspeed[i]
+                impacts.normal[2 * i] = c.pinfo[4 * i]
+                impacts.normal[2 * i + 1] = c.pinfo[4 * i + 1]
+                impacts.point[2 * i] = c.pinfo[4 * i + 2]
+                impacts.point[2 * i + 1] = c.pinfo[4 * i + 3]
         if total > np0:
             extra_a = np.asarray(<int64_t[:total]> c.pa)[np0:].copy()
             extra_b = np.asarray(<int64_t[:total]> c.pb)[np0:].copy()
-            self.extra = (extra_a, extra_b, toi[np0:])
+            self.extra = (extra_a, extra_b, impacts.arrays(np0)[0])
         else:
             self.extra = _NO_EXTRA
-        return toi[:np0]

@@ -1,0 +1,288 @@
+# cython: embedsignature=True
+"""One step's touching rows, kept in C memory between the stages that make and read them.
+
+Guarantees:
+- a `ContactRows` is one step's contacts, one row per touching pair (per tile for a pair with
+  a tile map), sorted by ``(key, tile)``: the narrowphase writes them (`reserve` then the
+  columns, ``n``), the events' diff (`diff_rows`) adds each row's history (duration, steps,
+  the layers the pair had when it began touching, whether it was kept) and marks which rows
+  of the step before are still there; after that nobody writes to it: each step makes a new
+  one, so a game or a snapshot holding the last step's rows never sees them change;
+- nothing is made for Python unless someone asks: `array` gives a column as a fresh NumPy
+  array (a copy), `contact_set` / the events' pairs are built from those on first use and
+  kept (``cached_set`` / ``cached_pairs``). A step whose contacts nobody reads makes no
+  array for them;
+- `from_columns` makes rows from NumPy columns (a `ContactSet` made by hand, a restored
+  snapshot), every column checked for its length first (ValueError naming it);
+- `diff_rows(prev, cur, forced, dt)` is one linear merge of the two sorted row lists: a row of
+  ``cur`` whose ``(key, tile)`` was in ``prev`` (and whose previous row is not ``forced``) is
+  kept and carries its history on (duration + ``dt``, steps + 1, the old layers); any other
+  starts at zero with its layers now; ``present`` (over ``prev``'s rows) says which were kept.
+"""
+
+import numpy as np
+
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, memset
+
+from ..state.carray cimport as_c, c_array, new_array
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
+
+#: int64 / float64 / byte columns a row takes in the block (normal and point: two floats)
+cdef int INT_COLUMNS = 11
+cdef int FLOAT_COLUMNS = 8
+cdef int BYTE_COLUMNS = 2
+
+#: the columns `array` gives: name -> (kind, values per row)
+COLUMNS = {
+    "keys": ("i", 1), "a": ("i", 1), "b": ("i", 1), "layer_a": ("i", 1),
+    "layer_b": ("i", 1), "tile": ("i", 1), "tile_kind": ("i", 1), "index": ("i", 1),
+    "normal": ("f", 2), "point": ("f", 2), "depth": ("f", 1), "toi": ("f", 1),
+    "speed": ("f", 1), "sensor": ("b", 1), "duration": ("f", 1), "steps": ("i", 1),
+    "history_layer_a": ("i", 1), "history_layer_b": ("i", 1), "kept": ("b", 1),
+}
+
+
+cdef class ContactRows:
+    """One step's touching rows in C memory (see the module notes)."""
+
+    def __cinit__(self):
+        self.n = 0
+        self.cap = 0
+        self.block = NULL
+        self.present = NULL
+        self.npresent = 0
+        self.history = False
+        self.deepest = -np.inf
+        self.tested = 0
+
+    def __dealloc__(self):
+        free(self.block)
+        free(self.present)
+
+    cdef int reserve(self, Py_ssize_t cap) except -1:
+        """Room for ``cap`` rows (what was written is dropped: call before writing)."""
+        if cap < 1:
+            cap = 1
+        if cap <= self.cap:
+            return 0
+        cdef size_t size = <size_t> cap * (INT_COLUMNS * 8 + FLOAT_COLUMNS * 8 + BYTE_COLUMNS)
+        cdef char* p = <char*> malloc(size)
+        if p == NULL:
+            raise MemoryError(f"contact rows: cannot hold {cap} rows")
+        free(self.block)
+        self.block = p
+        self.cap = cap
+        cdef int64_t* i = <int64_t*> p
+        self.keys = i
+        self.ea = i + cap
+        self.eb = i + 2 * cap
+        self.la = i + 3 * cap
+        self.lb = i + 4 * cap
+        self.tile = i + 5 * cap
+        self.tile_kind = i + 6 * cap
+        self.index = i + 7 * cap
+        self.steps = i + 8 * cap
+        self.ha = i + 9 * cap
+        self.hb = i + 10 * cap
+        cdef double* f = <double*> (i + INT_COLUMNS * cap)
+        self.normal = f
+        self.point = f + 2 * cap
+        self.depth = f + 4 * cap
+        self.toi = f + 5 * cap
+        self.speed = f + 6 * cap
+        self.duration = f + 7 * cap
+        cdef unsigned char* b = <unsigned char*> (f + FLOAT_COLUMNS * cap)
+        self.sensor = b
+        self.kept = b + cap
+        return 0
+
+    cdef int reserve_present(self, Py_ssize_t pn) except -1:
+        """Room for one ``present`` flag per row of the step before (set to 0)."""
+        free(self.present)
+        self.present = <unsigned char*> malloc(pn if pn > 0 else 1)
+        if self.present == NULL:
+            raise MemoryError(f"contact rows: cannot hold {pn} flags")
+        self.npresent = pn
+        if pn:
+            memset(self.present, 0, pn)
+        return 0
+
+    def __len__(self):
+        return self.n
+
+    @property
+    def has_history(self) -> bool:
+        """Whether the events' diff gave these rows their durations, steps and layers."""
+        return bool(self.history)
+
+    def array(self, str name):
+        """Column ``name`` (see ``COLUMNS``) as a fresh NumPy array: ``(n,)``, or ``(n, 2)``
+        for ``normal`` and ``point``; ``present`` has one flag per row of the step before.
+        History columns (``duration``, ``steps``, ``history_layer_*``, ``kept``) only once the
+        diff gave them (else ValueError)."""
+        cdef void* src
+        cdef Py_ssize_t rows = self.n
+        if name == "present":
+            out = new_array(self.npresent, -1, b'b')
+            if self.npresent:
+                memcpy(cnp.PyArray_DATA(<cnp.ndarray> out), self.present, self.npresent)
+            return out
+        spec = COLUMNS.get(name)
+        if spec is None:
+            raise ValueError(f"no contact column named {name!r}")
+        if name in ("duration", "steps", "history_layer_a", "history_layer_b", "kept") \
+                and not self.history:
+            raise ValueError(f"contact column {name!r}: no history yet (the events' diff "
+                             f"has not run on these rows)")
+        kind, width = spec
+        src = self._column(name)
+        out = new_array(rows, width if width > 1 else -1, ord(kind))
+        cdef size_t itemsize = 1 if kind == "b" else 8
+        if rows:
+            memcpy(cnp.PyArray_DATA(<cnp.ndarray> out), src, rows * width * itemsize)
+        return out
+
+    cdef void* _column(self, str name):
+        if name == "keys":
+            return self.keys
+        if name == "a":
+            return self.ea
+        if name == "b":
+            return self.eb
+        if name == "layer_a":
+            return self.la
+        if name == "layer_b":
+            return self.lb
+        if name == "tile":
+            return self.tile
+        if name == "tile_kind":
+            return self.tile_kind
+        if name == "index":
+            return self.index
+        if name == "normal":
+            return self.normal
+        if name == "point":
+            return self.point
+        if name == "depth":
+            return self.depth
+        if name == "toi":
+            return self.toi
+        if name == "speed":
+            return self.speed
+        if name == "sensor":
+            return self.sensor
+        if name == "duration":
+            return self.duration
+        if name == "steps":
+            return self.steps
+        if name == "history_layer_a":
+            return self.ha
+        if name == "history_layer_b":
+            return self.hb
+        return self.kept
+
+    @staticmethod
+    def from_columns(Py_ssize_t n, dict columns, double deepest=-np.inf):
+        """Rows from NumPy columns: ``keys, a, b, layer_a, layer_b, tile, tile_kind, normal,
+        point, depth, toi, speed, sensor`` (``index`` optional, zeros), and for the history
+        ``duration, steps, history_layer_a, history_layer_b`` (all four or none; ``kept``
+        optional). Each is converted to its kind and checked to hold ``n`` rows first."""
+        cdef ContactRows out = ContactRows()
+        cdef dict ready = {}
+        history = [k for k in ("duration", "steps", "history_layer_a", "history_layer_b")
+                   if k in columns]
+        if history and len(history) != 4:
+            raise ValueError(f"contact rows: history columns {history} without the others")
+        for name, value in columns.items():
+            spec = COLUMNS.get(name)
+            if spec is None:
+                raise ValueError(f"no contact column named {name!r}")
+            kind, width = spec
+            arr = as_c(value, ord(kind))
+            if arr.size != n * width:
+                raise ValueError(f"contact column {name!r} needs {n} rows, got "
+                                 f"{arr.size // width}")
+            ready[name] = arr
+        for name in ("keys", "a", "b", "layer_a", "layer_b", "tile", "tile_kind", "normal",
+                     "point", "depth", "toi", "speed", "sensor"):
+            if name not in ready:
+                raise ValueError(f"contact rows: column {name!r} missing")
+        out.reserve(n)
+        out.n = n
+        cdef Py_ssize_t count
+        cdef size_t itemsize
+        cdef void* dst
+        for name, arr in ready.items():
+            kind, width = COLUMNS[name]
+            itemsize = 1 if kind == "b" else 8
+            dst = out._column(name)
+            if n:
+                memcpy(dst, c_array(arr, ord(kind), &count), n * width * itemsize)
+        if "index" not in ready and n:
+            memset(out.index, 0, n * sizeof(int64_t))
+        if history:
+            out.history = True
+            if "kept" not in ready and n:
+                memset(out.kept, 0, n)
+        out.deepest = deepest
+        return out
+
+
+cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept nogil:
+    """-1, 0 or 1 as (ka, ta) orders before, like or after (kb, tb)."""
+    if ka != kb:
+        return -1 if ka < kb else 1
+    if ta != tb:
+        return -1 if ta < tb else 1
+    return 0
+
+
+cdef int diff_rows(ContactRows prev, ContactRows cur, const unsigned char* forced,
+                   double dt) except -1:
+    """The history of ``cur``'s rows from ``prev``'s (which must have one), and which of
+    ``prev``'s rows are present in ``cur`` (see the module notes); ``forced``: NULL or one
+    flag per row of ``prev`` (that pair starts again)."""
+    if prev.n and not prev.history:
+        raise ValueError("contact rows: the step before has no history to carry on")
+    cdef Py_ssize_t pn = prev.n, m = cur.n, i, j = 0
+    cur.reserve_present(pn)
+    cdef unsigned char* present = cur.present
+    with nogil:
+        for i in range(m):
+            while j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) < 0:
+                j += 1
+            if (j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) == 0
+                    and not (forced != NULL and forced[j])):
+                cur.kept[i] = 1
+                present[j] = 1
+                cur.duration[i] = prev.duration[j] + dt
+                cur.steps[i] = prev.steps[j] + 1
+                cur.ha[i] = prev.ha[j]
+                cur.hb[i] = prev.hb[j]
+            else:
+                cur.kept[i] = 0
+                cur.duration[i] = 0.0
+                cur.steps[i] = 0
+                cur.ha[i] = cur.la[i]
+                cur.hb[i] = cur.lb[i]
+    cur.history = True
+    return 0
+
+
+def diff(ContactRows prev not None, ContactRows cur not None, forced=None, double dt=0.0):
+    """`diff_rows` for Python: ``forced`` None or a bool array with one flag per row of
+    ``prev`` (ValueError otherwise). Fills ``cur``'s history and ``present``."""
+    cdef Py_ssize_t cf = 0
+    cdef const unsigned char* force = NULL
+    if forced is not None:
+        forced_ = as_c(forced, b'b')
+        force = <const unsigned char*> c_array(forced_, b'b', &cf)
+        if cf != prev.n:
+            raise ValueError(f"forced needs one row per previous pair ({prev.n}), got {cf}")
+    diff_rows(prev, cur, force if prev.n else NULL, dt)
+    cur.cached_pairs = None
