@@ -76,7 +76,7 @@ from .boxindex cimport (
 
 import numpy as np
 
-from .base import as_boxes
+from .base import as_boxes, median
 
 __all__ = ["Grid"]
 
@@ -361,10 +361,10 @@ cdef inline int cell_hits(const SEntry* pool, const double* q, int64_t qid, cons
 def _static_cell_size(lo, hi):
     """The automatic static cell: twice the median of the boxes' smaller sides."""
     ext = hi - lo
-    med = float(np.median(np.minimum(ext[:, 0], ext[:, 1])))
+    med = float(median(np.minimum(ext[:, 0], ext[:, 1])))
     if med > 0 and np.isfinite(med):
         return 2.0 * med
-    med = float(np.median(np.maximum(ext[:, 0], ext[:, 1])))
+    med = float(median(np.maximum(ext[:, 0], ext[:, 1])))
     if med > 0 and np.isfinite(med):
         return 2.0 * med
     span = float(np.max(hi.max(axis=0) - lo.min(axis=0)))

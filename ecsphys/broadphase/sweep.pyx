@@ -42,7 +42,7 @@ from .boxindex cimport (
 
 import numpy as np
 
-from .base import as_boxes
+from .base import as_boxes, median
 
 __all__ = ["SweepAndPrune"]
 
@@ -98,7 +98,7 @@ cdef class SweepAndPrune(BoxIndex):
     def set_static_arrays(self, lo, hi):
         m = lo.shape[0]
         width = hi[:, 0] - lo[:, 0]
-        med = float(np.median(width)) if m else 0.0
+        med = float(median(width)) if m else 0.0
         wide = width > WIDE_FACTOR * med if med > 0 else np.zeros(m, dtype=bool)
         wide_ids = np.flatnonzero(wide).astype(np.int64)
         keep = np.flatnonzero(~wide).astype(np.int64)
