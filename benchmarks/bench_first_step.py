@@ -21,7 +21,9 @@ each other shows.
 Cold start measured on the development machine (2 cores, 2026-11): 0.14-0.19 s in all when
 quiet, 0.20-0.41 s with other work running; the import (mostly NumPy) is 0.11-0.29 s of it,
 building the scene 0.01 s and the first step (adopting the 1,004 bodies included)
-0.03-0.08 s. (It was a timed unit test; on a loaded machine it failed, so it is measured here.)
+0.03-0.08 s; since the broadphase stopped calling ``np.median`` (about 17 ms on its first
+call in a process) the first step is 0.013 s (2026-11-26: import 0.32 s, build 0.03 s).
+(It was a timed unit test; on a loaded machine it failed, so it is measured here.)
 
     python -m benchmarks.bench_first_step [--runs 7] [--only cold|overlap]
         [--overlap-n 10000,50000] [--overlap-runs 3] [--engines ecsphys,pymunk-hash] [--later 60]
