@@ -31,6 +31,7 @@ from .limits import (
     check_positive,
     check_range,
     check_vec,
+    fast_vec,
 )
 from .shapes import Shape
 
@@ -100,7 +101,13 @@ class _VectorView(_Bindable):
         self._row = -1
 
     def _check(self, axis: str, value: object) -> float:
-        return check_range(f"{type(self).__name__}.{axis}", value, -self._limit, self._limit)
+        lim = self._limit
+        kind = type(value)
+        if kind is float and -lim <= value <= lim:  # (finite limit: NaN and inf fail)
+            return value  # type: ignore[return-value]
+        if kind is int and -lim <= value <= lim:  # type: ignore[operator]
+            return float(value)  # type: ignore[arg-type]
+        return check_range(f"{type(self).__name__}.{axis}", value, -lim, lim)
 
     def _array(self) -> Any:
         return getattr(self._table, self._column)
@@ -227,17 +234,25 @@ class AccelerationMap(_Bindable):
         self._named: dict[str, Vec] = checked
         self._table = None
         self._row = -1
-        self._update()
 
     @staticmethod
     def _check(name: str, value: object) -> Vec:
+        fast = fast_vec(value, MAX_ACCEL)
+        if fast is not None:
+            return fast
         return check_vec(f"AccelerationMap[{name!r}]", value, MAX_ACCEL)
 
     @staticmethod
     def _sum(named: dict[str, Vec]) -> Vec:
         """The total of ``named``; ValueError if it is beyond ``limits.MAX_ACCEL``."""
-        tx = math.fsum(v[0] for v in named.values()) + 0.0
-        ty = math.fsum(v[1] for v in named.values()) + 0.0
+        if len(named) <= 2:  # one or two terms: IEEE addition is already the exact sum rounded
+            tx = ty = 0.0
+            for vx, vy in named.values():
+                tx += vx
+                ty += vy
+        else:
+            tx = math.fsum(v[0] for v in named.values()) + 0.0
+            ty = math.fsum(v[1] for v in named.values()) + 0.0
         if not (abs(tx) <= MAX_ACCEL and abs(ty) <= MAX_ACCEL):
             raise ValueError(f"AccelerationMap total must be within {MAX_ACCEL:g} on each axis, "
                              f"got {(tx, ty)!r} from {named!r}")
@@ -404,6 +419,8 @@ class Collider(_Bindable):
     def _check_mass(value: object, kind: ColliderKind) -> float:
         """The mass ``value`` for a collider of ``kind``: in [MIN_MASS, MAX_MASS], or
         ``math.inf`` on an ACTIVE one."""
+        if type(value) is float and MIN_MASS <= value <= MAX_MASS:  # the common case
+            return value
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value == math.inf:
             if kind != ColliderKind.ACTIVE:
                 raise ValueError(

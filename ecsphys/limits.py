@@ -85,6 +85,8 @@ def check_finite(name: str, value: object) -> float:
 
 def check_range(name: str, value: object, low: float, high: float) -> float:
     """``check_finite``, and ``low <= value <= high``."""
+    if type(value) is float and value - value == 0.0 and low <= value <= high:
+        return value  # the common case: a finite float in range (NaN fails every test)
     f = check_finite(name, value)
     if not low <= f <= high:
         raise ValueError(f"{name} must be in [{low:g}, {high:g}], got {value!r}")
@@ -112,6 +114,9 @@ def check_size(name: str, value: object) -> float:
 def check_vec(name: str, value: object, limit: float = math.inf) -> Vec:
     """Return ``value`` as an ``(x, y)`` tuple of finite floats, each within ``limit`` of 0;
     raise naming ``name`` (``name.x`` / ``name.y`` for a bad coordinate) if not."""
+    fast = fast_vec(value, limit)
+    if fast is not None:
+        return fast
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be an (x, y) pair, got {value!r}")
     try:
@@ -124,6 +129,30 @@ def check_vec(name: str, value: object, limit: float = math.inf) -> Vec:
         return (check_finite(f"{name}.x", items[0]), check_finite(f"{name}.y", items[1]))
     return (check_range(f"{name}.x", items[0], -limit, limit),
             check_range(f"{name}.y", items[1], -limit, limit))
+
+
+def fast_vec(value: object, limit: float = math.inf) -> Vec | None:
+    """``value`` as `check_vec` returns it when it is plainly valid (a tuple of two finite
+    floats, or ints, within ``limit``), else None (then `check_vec` decides and names the
+    fault): the common case without building any message."""
+    if type(value) is not tuple or len(value) != 2:
+        return None
+    x, y = value
+    if type(x) is not float:
+        if type(x) is not int or not -limit <= x <= limit or abs(x) > _FLOAT_INT:
+            return None
+        x = float(x)
+    if type(y) is not float:
+        if type(y) is not int or not -limit <= y <= limit or abs(y) > _FLOAT_INT:
+            return None
+        y = float(y)
+    if x - x == 0.0 and y - y == 0.0 and -limit <= x <= limit and -limit <= y <= limit:
+        return (x, y)
+    return None
+
+
+#: Ints beyond this are left to the full check (float() of a huge int overflows)
+_FLOAT_INT = 2 ** 1000
 
 
 def check_direction(name: str, value: object) -> Vec:

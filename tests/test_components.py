@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import random
+import re
 
 import pytest
 
@@ -101,3 +103,32 @@ def test_geometry_and_shapes_validate():
         ep.Geometry("circle")
     with pytest.raises(AttributeError, match="immutable"):
         ep.Circle(1).radius = 2  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("make, field", [
+    (lambda v: ep.Position(v, 0.0), "Position.x"),
+    (lambda v: ep.Velocity(0.0, v), "Velocity.y"),
+    (lambda v: ep.AccelerationMap(g=(v, 0.0)), "AccelerationMap['g']"),
+    (lambda v: ep.AccelerationMap(g=(0, v)), "AccelerationMap['g']"),
+    (lambda v: ep.Collider(ep.PASSIVE, mass=v), "Collider.mass"),  # (inf: ACTIVE only)
+    (lambda v: ep.Circle(0.5, offset=(v, 0.0)), "Circle.offset"),
+])
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 1e300, -1e300, 2**2000, True,
+                                   "1", None])
+def test_the_quick_checks_refuse_what_the_full_ones_refuse(make, field, value):
+    """The constructors' fast paths (a plain float or int in range) let nothing else through:
+    NaN, infinities, out-of-range and huge values, bools and non-numbers still raise, naming
+    the field."""
+    with pytest.raises((ValueError, TypeError), match=re.escape(field)):
+        make(value)
+
+
+def test_two_accelerations_sum_as_exactly_as_fsum():
+    rng = random.Random(5)
+    for _ in range(2000):
+        a = (rng.uniform(-1e3, 1e3) * 10 ** rng.randint(-20, 3), rng.choice([0.0, -0.0, 1.5]))
+        b = (-a[0] if rng.random() < 0.2 else rng.uniform(-1e3, 1e3), rng.choice([0.0, -0.0]))
+        got = ep.AccelerationMap(a=a, b=b).total
+        want = (math.fsum([a[0], b[0]]) + 0.0, math.fsum([a[1], b[1]]) + 0.0)
+        assert got == want and math.copysign(1.0, got[1]) == math.copysign(1.0, want[1])
+        assert ep.AccelerationMap(a=a).total == (a[0] + 0.0, a[1] + 0.0)

@@ -288,7 +288,16 @@ class BodyTable:
         for name, column in zip(_COLLIDER_COLUMNS, zip(*fields, strict=True), strict=True):
             getattr(self, name)[span] = _vectors(column) if name == "one_way" else column
         geo = [None if c[4] is None else c[4].shape for c in comps]
-        rows = [self._shape_fields(shape) for shape in geo]
+        # bodies often share one shape object (every bullet the same Circle): its fields once
+        known: dict[int, tuple] = {}
+        rows = []
+        for shape in geo:
+            f = known.get(id(shape))
+            if f is None:
+                f = self._shape_fields(shape)
+                if not isinstance(shape, TileMap):  # (a map's fields follow its tiles)
+                    known[id(shape)] = f
+            rows.append(f)
         for name, column in zip(_SHAPE_COLUMNS, zip(*rows, strict=True), strict=True):
             getattr(self, name)[span] = _vectors(column) if name in ("lo", "hi") else column
         for e, shape in zip(entities, geo, strict=True):
@@ -304,8 +313,9 @@ class BodyTable:
             row_of[e] = row
             touched.add(e)
             for c, held in zip(cs, has, strict=True):
-                if c is not None:
-                    c._bind(self, row)
+                if c is not None:  # (what `_Bindable._bind` does, without the call)
+                    c._table = self
+                    c._row = row
                     held.add(e)
             if solid and f[0] == _STATIC:
                 self._static_touched(e)
