@@ -17,7 +17,8 @@ Guarantees:
 - a pair with a `TileMap` has one row per solid tile it touches, in tile order: ``tile`` is
   ``row << 32 | col`` of the tile (``-1`` for a pair without a tile map) and ``tile_kind``
   its kind (``0`` without); rows are unique and sorted by ``(key, tile)``;
-- the step's sets are fresh arrays each step; treat them as read-only.
+- the step's sets are fresh arrays each step (built from the step's contact rows, in C
+  memory, the first time someone reads them); treat them as read-only.
 """
 
 from __future__ import annotations

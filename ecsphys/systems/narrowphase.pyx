@@ -21,8 +21,9 @@ Guarantees:
   the step (world velocities: a rider's own plus its carrier's), so a touch always carries
   the speed of the landing that brought the pair together;
 - ``NarrowphaseSystem.process`` tests only the candidate pairs whose boxes at the end of the
-  step are within their tolerance (plus rounding slack) and keeps the touching ones in a
-  ``ContactSet`` (stage 5 reads it for the events; games through ``physics.contacts()``):
+  step are within their tolerance (plus rounding slack) and keeps the touching ones as
+  `ContactRows` in C memory (stage 5 diffs them where they lie; games read them through
+  ``physics.contacts()``, and ``result`` builds a ``ContactSet`` of them when asked):
   a new pair touches within the contact offset, a pair that touched in the previous step
   until it is apart by more than the separation offset (hysteresis, ``2 * contact_offset``
   by default: resting pairs must not flicker), and a pair that met during the step (the
