@@ -29,9 +29,10 @@ Guarantees:
   keep_touching and separate, so a game can make spike tiles hurt and coin tiles vanish.
   Only tiles with an open side can be touched (a tile buried in solid ones is out of reach);
 - tiles change at run time: ``tilemap[row, col] = 0`` digs a tile, ``= kind`` builds one
-  (``tilemap[row, col]`` reads it), in constant time: the map lists the changed tile
-  (``changes_since``) and merges the edges on the four grid lines around it again when they
-  are next asked for. The physics takes the change at its next step, writing again only what
+  (``tilemap[row, col]`` reads it), in constant time with no Python object made (compiled:
+  ``tile_log.pyx``): the map lists the changed tile (``changes_since``), and its own edges
+  (``edges``, ``parts``) merge the four grid lines around it again when they are next asked
+  for. The physics takes the change at its next step, writing again only what
   lies along those lines (``geometry/shape_store.py``): bodies touching a removed
   tile get its ``separate`` (and fall if it held them up), a body whose centre is inside a
   newly built tile is pushed out the short way (to the nearest open side);
@@ -55,11 +56,10 @@ import numpy as np
 
 from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
 from .shapes import Compound, Segment, Shape, check_reach
+from .tile_log import TileLog
 
 #: Characters of a text map that mean "no tile".
 EMPTY_CHARS = frozenset(". ")
-#: A map lists its changed tiles one by one up to this many plus a sixteenth of its tiles.
-_LOG_MIN = 64
 _KIND_MAX = 2**31 - 1  # the largest tile kind (int32)
 
 
@@ -170,15 +170,13 @@ class TileMap(Compound):
     (4, 1)
     """
 
-    __slots__ = ("_grid", "_view", "tile_size", "origin", "kinds", "_pad", "_h", "_v",
-                 "_stale", "_cache", "version", "_log", "_log_base")
+    __slots__ = ("_grid", "_view", "_tiles", "tile_size", "origin", "kinds", "_pad", "_h",
+                 "_v", "_stale", "_cache", "_drawn")
     type_code: ClassVar[int] = 6  # its edges are a group of segments, indexed by tile
     tile_size: float
     origin: tuple[float, float]
     #: character -> kind of a text map (None for an array)
     kinds: dict[str, int] | None
-    #: how many tile changes so far (the physics compares it with what it last saw)
-    version: int
 
     FACINGS: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
 
@@ -196,20 +194,20 @@ class TileMap(Compound):
         pad = _padded(solid)
         self._set("_grid", kinds_grid)
         self._set("_view", view)
+        # the tiles as they are written, and the log of their changes (compiled)
+        self._set("_tiles", TileLog(kinds_grid))
         self._set("tile_size", size)
         self._set("origin", (ox, oy))
         self._set("kinds", kinds)
         self._set("_pad", pad)
         # each grid line's merged edges, merged when asked for (lines listed in _stale are
-        # out of date: horizontal line y is y, vertical line x is rows + 1 + x)
+        # out of date: horizontal line y is y, vertical line x is rows + 1 + x); _pad, the
+        # lines and _cache (what is made of them) show the tiles of version _drawn
         self._set("_h", [[] for _ in range(rows + 1)])
         self._set("_v", [[] for _ in range(cols + 1)])
         self._set("_stale", set(range(rows + cols + 2)))
         self._set("_cache", {})
-        self._set("version", 0)
-        # the tiles changed (row * cols + col), change by change, from version _log_base on
-        self._set("_log", [])
-        self._set("_log_base", 0)
+        self._set("_drawn", 0)
         self._set("offset", (0.0, 0.0))
         x1, y1 = ox + cols * size, oy + rows * size
         self._set("_bb", (ox, oy, x1, y1))
@@ -285,6 +283,11 @@ class TileMap(Compound):
         """``(rows, columns)`` of the grid."""
         return (int(self._grid.shape[0]), int(self._grid.shape[1]))
 
+    @property
+    def version(self) -> int:
+        """How many tile changes so far (the physics compares it with what it last saw)."""
+        return self._tiles.version  # type: ignore[no-any-return]
+
     def _index(self, key: object) -> tuple[int, int]:
         if type(key) is tuple and len(key) == 2:  # the common case, quickly
             row, col = key
@@ -304,51 +307,67 @@ class TileMap(Compound):
         return int(row), int(col)
 
     def __getitem__(self, key: tuple[int, int]) -> int:
-        row, col = self._index(key)
-        return self._grid.item(row, col)  # type: ignore[no-any-return]
+        kind = self._tiles.get(key)  # compiled: -1 for anything but (int, int) in the grid
+        if kind < 0:
+            row, col = self._index(key)
+            kind = self._grid.item(row, col)
+        return kind  # type: ignore[no-any-return]
 
     def __setitem__(self, key: tuple[int, int], kind: int) -> None:
         """Dig (``0``) or build (a kind above 0) tile ``(row, col)``; the physics takes the
         change at its next step (see the module docstring)."""
-        row, col = self._index(key)
-        if type(kind) is not int:
-            if isinstance(kind, (bool, np.bool_)):
-                kind = int(kind)
-            if not isinstance(kind, (int, np.integer)):
-                raise TypeError(f"TileMap[{row}, {col}] must be set to an int kind, got "
-                                f"{kind!r}")
+        if not self._tiles.set(key, kind):  # compiled: False for anything but plain ints
+            row, col = self._index(key)
+            self._tiles.put(row, col, self._checked_kind(row, col, kind))
+
+    @staticmethod
+    def _checked_kind(row: int, col: int, kind: object) -> int:
+        """``kind`` as an int tile kind; TypeError / ValueError naming the tile and value."""
+        if isinstance(kind, (bool, np.bool_)):
+            kind = int(kind)
+        if not isinstance(kind, (int, np.integer)):
+            raise TypeError(f"TileMap[{row}, {col}] must be set to an int kind, got {kind!r}")
         if not 0 <= kind <= _KIND_MAX:
             raise ValueError(f"TileMap[{row}, {col}] kind must be from 0 to 2**31 - 1, got "
                              f"{kind!r}")
-        grid = self._grid
-        old = grid.item(row, col)
-        if old == kind:
-            return
-        grid[row, col] = kind
-        rows, cols = grid.shape
-        version = self.version + 1
-        if len(self._log) >= _LOG_MIN + rows * cols // 16:
-            self._log.clear()  # too many to take one by one: readers lay the map out again
-            self._set("_log_base", version - 1)
-        self._log.append(row * cols + col)
-        if (old == 0) != (kind == 0):  # the edges on the four grid lines around the tile
-            up = rows - 1 - row
-            self._pad[up + 1, col + 1] = kind != 0
-            self._stale.update((up, up + 1, rows + 1 + col, rows + 2 + col))
-            self._cache.clear()
-        self._set("version", version)
+        return int(kind)
 
     def changes_since(self, version: int) -> list[int] | None:
         """The tiles changed since ``version`` (this map's ``version`` then), as ``row * cols
         + col`` in the order they changed (a tile may repeat; its kind now is what counts), or
         None when that is further back than the map keeps (then read the whole grid)."""
-        if not self._log_base <= version <= self.version:
-            return None
-        return self._log[version - self._log_base :]
+        return self._tiles.changes_since(version)  # type: ignore[no-any-return]
+
+    def _made(self) -> dict[str, Any]:
+        """What is made of the edges (``_cache``), emptied if solid tiles changed since it
+        was made; the grid lines around them are marked to be merged again."""
+        tiles = self._tiles
+        if self._drawn != tiles.version:
+            rows, cols = self._grid.shape
+            changes = tiles.changes_since(self._drawn)
+            grid, pad = self._grid, self._pad
+            if changes is None:  # too many to take one by one: every grid line
+                fresh = _padded(grid != 0)
+                if not np.array_equal(fresh, pad):
+                    pad[...] = fresh
+                    self._stale.update(range(rows + cols + 2))
+                    self._cache.clear()
+                changes = ()
+            for k in set(changes):
+                row, col = divmod(k, cols)
+                up = rows - 1 - row
+                solid = grid.item(row, col) != 0
+                if pad.item(up + 1, col + 1) != solid:
+                    pad[up + 1, col + 1] = solid
+                    self._stale.update((up, up + 1, rows + 1 + col, rows + 2 + col))
+                    self._cache.clear()
+            self._set("_drawn", tiles.version)
+        return self._cache
 
     def _lines(self) -> tuple[list[list[tuple[int, int, int, int, int]]], ...]:
         """The merged edges of every grid line, horizontal then vertical (merged again where
         tiles changed since)."""
+        self._made()
         rows = self._grid.shape[0]
         for line in self._stale:
             if line <= rows:
@@ -361,7 +380,7 @@ class TileMap(Compound):
     def edge_array(self) -> np.ndarray:
         """The merged edges as an (E, 5) int array ``(x0, y0, x1, y1, facing)`` in tiles from
         the map's bottom-left corner (facing 0 up, 1 down, 2 left, 3 right)."""
-        found = self._cache.get("array")
+        found = self._made().get("array")
         if found is None:
             h, v = self._lines()
             lines = [e for line in h for e in line] + [e for line in v for e in line]
@@ -373,7 +392,7 @@ class TileMap(Compound):
     def edges(self) -> tuple[tuple[tuple[float, float], tuple[float, float], str], ...]:
         """The merged edges ``((x0, y0), (x1, y1), facing)`` relative to the body, facing one
         of ``"up"``, ``"down"``, ``"left"``, ``"right"`` (the open side)."""
-        found = self._cache.get("edges")
+        found = self._made().get("edges")
         if found is None:
             ox, oy = self.origin
             size = self.tile_size
@@ -387,7 +406,7 @@ class TileMap(Compound):
     @property
     def parts(self) -> tuple[tuple[Shape, float, float], ...]:  # type: ignore[override]
         """The edges as one-sided `Segment` parts (see `Compound.parts`)."""
-        found = self._cache.get("parts")
+        found = self._made().get("parts")
         if found is None:
             found = tuple((_one_sided(p1, p2, facing), 0.0, 0.0)
                           for p1, p2, facing in self.edges)

@@ -159,21 +159,20 @@ class ShapeStore:
         before while the range stays."""
         room = self._maps.get(id(tm))
         if room is not None:
-            if room.version == tm.version:
+            tiles = tm._tiles
+            if room.version == tiles.version:
                 return room.found
-            start = room.version - tm._log_base  # the map's changes since, in its log
-            if 0 <= start and len(tm._log) - start <= room.limit:
-                try:
-                    fits = room.edges.update(self, tm._view, tm._log, start)
-                except BaseException:
-                    del self._maps[id(tm)]
-                    raise
-                if fits:
-                    room.version = tm.version
-                    count = room.edges.count
-                    if count != room.found[1]:
-                        room.found = (room.first, count, 0)
-                    return room.found
+            try:  # the changes since, from the map's log (False: too many, or no room)
+                fits = room.edges.update(self, tiles, room.version, room.limit)
+            except BaseException:
+                del self._maps[id(tm)]
+                raise
+            if fits:
+                room.version = tiles.version
+                count = room.edges.count
+                if count != room.found[1]:
+                    room.found = (room.first, count, 0)
+                return room.found
         try:
             return self._lay_out(tm, room)
         except BaseException:

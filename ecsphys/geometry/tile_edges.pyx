@@ -6,12 +6,14 @@
 #   with `count_edges(grid)` then `lay_out(store, grid, first, room, cells_at, size, ox, oy)`:
 #   the edges' segment leaves in the `room` slots from `first`, the tiles' kinds, starts and
 #   entries in `cells` from `cells_at` (the layout of shape_data.pxd: `near_next` and
-#   `tile_grid` read it); `update(store, grid, changes)` takes the tiles listed in `changes`
-#   (flat `row * cols + col`, repeats allowed) from `grid` and rewrites only the edges on the
-#   grid lines around the changed tiles, the slots they move through, and the index entries
-#   of the tiles along those edges; it answers False, and the map must be laid out again,
-#   when the live edges would fill more than 7/8 of the room, or less than 1/8 of a room of
-#   more than 256 slots;
+#   `tile_grid` read it); `update(store, tiles, since, most)` takes the tiles the map's
+#   `TileLog` (ecsphys/tile_log.pyx) lists as changed since version `since`, reading its
+#   kinds and log in place, and rewrites only the edges on the grid lines around the changed
+#   tiles, the slots they move through, and the index entries of the tiles along those edges;
+#   it answers False, and the map must be laid out again, when the log does not reach back
+#   to `since` or lists more than `most` changes since (nothing is changed then), or when the
+#   live edges would fill more than 7/8 of the room, or less than 1/8 of a room of more than
+#   256 slots;
 # - after `update` every reader sees what a fresh `lay_out` of the same grid shows it: each
 #   tile's list names the edges on its sides in the same order (bottom, top, left, right);
 #   the slots hold the live edges in the order a fresh layout gives them (horizontal grid
@@ -44,6 +46,8 @@ from libc.math cimport hypot
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
+
+from ..tile_log cimport TileLog
 
 # the leaf layout of shape_data.pxd (not cimported: shape_data imports the store, which
 # imports this module)
@@ -144,8 +148,6 @@ cdef class TileEdges:
     cdef Buf hints           # per new edge of an update, a slot near where it goes
     cdef Buf scratch
     cdef bint oom
-    cdef object grid_obj     # the map's grid (kinds, row 0 on top), and a view of it
-    cdef const int[:, ::1] grid
     # the store's arrays (taken again when its version changes) and the map's place there
     cdef long store_version
     cdef object arrays
@@ -250,27 +252,29 @@ cdef class TileEdges:
         self.pending.n = 0
         self._raise_oom()
 
-    def update(self, store, grid, list changes, Py_ssize_t start=0) -> bool:
-        """Take the tiles ``changes[start:]`` lists (``row * cols + col``) from ``grid``;
-        False when the map must be laid out again (see the module comment)."""
+    def update(self, store, TileLog tiles not None, Py_ssize_t since, Py_ssize_t most) -> bool:
+        """Take the tiles ``tiles`` lists as changed since its version ``since``; False when
+        the map must be laid out again (see the module comment)."""
         cdef Py_ssize_t k, row, col, u, p, i
         cdef int kind, line
         cdef uint8_t sol
         cdef Py_ssize_t n = self.n
         if self.room == 0:
             raise ValueError("TileEdges.update before lay_out")
-        self._take_grid(grid)
+        if tiles.rows != self.rows or tiles.cols != self.cols:
+            raise ValueError(f"TileEdges: the tiles are {tiles.rows} x {tiles.cols}, the map "
+                             f"{self.rows} x {self.cols}")
+        if not tiles.base <= since <= tiles.version or tiles.version - since > most:
+            return False
         self._bind(store, False)
-        if start < 0:
-            raise IndexError(f"TileEdges.update: start {start} < 0")
-        for i in range(start, len(changes)):
-            k = changes[i]
+        for i in range(since - tiles.base, tiles.version - tiles.base):
+            k = tiles.log[i]
             if not 0 <= k < n:
                 raise IndexError(f"TileEdges.update: tile {k} outside the {self.rows} x "
                                  f"{self.cols} grid")
             row = k // self.cols
-            col = k % self.cols
-            kind = self.grid[row, col]
+            col = k - row * self.cols
+            kind = tiles.tiles[k]
             u = self.rows - 1 - row
             self.cells[self.kinds + u * self.cols + col] = kind
             sol = kind != 0
@@ -289,15 +293,6 @@ cdef class TileEdges:
 
     cdef inline void _mark_unit(self, int line, int unit) noexcept:
         self.oom |= not push(&self.lines, (line << UNIT_BITS) | unit)
-
-    cdef void _take_grid(self, grid) except *:
-        """A view of the grid (kept while it is the same object)."""
-        if grid is self.grid_obj:
-            return
-        cdef const int[:, ::1] view = grid
-        self._check_grid(view)
-        self.grid = view
-        self.grid_obj = grid
 
     cdef void _check_grid(self, const int[:, ::1] grid) except *:
         if grid.shape[0] != self.rows or grid.shape[1] != self.cols:

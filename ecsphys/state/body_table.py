@@ -426,37 +426,34 @@ class BodyTable:
         changed tiles' box goes to ``tile_regions`` (the whole map is ``touched`` instead when
         the map no longer lists its changes one by one, or lists many)."""
         for entity, (tm, seen) in self.tilemaps.items():
-            if tm.version == seen:
-                continue
-            changes = tm.changes_since(seen)
-            row = self.row_of[entity]
-            first, count, key = self.store.intern(tm)
-            if first != self.leaf0[row] or count != self.nleaf[row]:
-                self.leaf0[row], self.nleaf[row], self.shape_hash[row] = first, count, key
-                self.layout_version += 1
-            self.tilemaps[entity] = (tm, tm.version)
-            if changes is None or len(changes) > _REGION_CHANGES_MAX:
-                self.touched.add(entity)
-            else:
-                self._note_region(entity, tm, changes)
+            if tm._tiles.version != seen:
+                self._take_tiles(entity, tm, seen)
 
-    def _note_region(self, entity: int, tm: TileMap, changes: list[int]) -> None:
-        """Grow the map's entry in ``tile_regions`` by the tiles ``changes`` lists, and a tile
-        around them (a body near a changed tile is looked at with the map)."""
-        rows, cols = tm.shape
-        r0 = min(changes) // cols
-        r1 = max(changes) // cols
-        c0 = min(k % cols for k in changes)
-        c1 = max(k % cols for k in changes)
+    def _take_tiles(self, entity: int, tm: TileMap, seen: int) -> None:
+        """Take the tiles of ``entity``'s map changed since its version ``seen``."""
+        row = self.row_of[entity]
+        first, count, key = self.store.intern(tm)
+        if first != self.leaf0[row] or count != self.nleaf[row]:
+            self.leaf0[row], self.nleaf[row], self.shape_hash[row] = first, count, key
+            self.layout_version += 1
+        tiles = tm._tiles
+        self.tilemaps[entity] = (tm, tiles.version)
+        box = tiles.changed_box(seen, _REGION_CHANGES_MAX)  # rows and columns, or None
+        if box is None:
+            self.touched.add(entity)
+            return
+        # the changed tiles and a tile around them (a body near a changed tile is looked at
+        # with the map), relative to the map's position
+        r0, c0, r1, c1 = box
         s = tm.tile_size
         ox, oy = tm.origin
-        box = [ox + (c0 - 1) * s, oy + (rows - 2 - r1) * s, ox + (c1 + 2) * s,
-               oy + (rows + 1 - r0) * s]
+        rows = tiles.rows
+        x0, y0 = ox + (c0 - 1) * s, oy + (rows - 2 - r1) * s
+        x1, y1 = ox + (c1 + 2) * s, oy + (rows + 1 - r0) * s
         old = self.tile_regions.get(entity)
         if old is not None:
-            box = [min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]),
-                   max(old[3], box[3])]
-        self.tile_regions[entity] = box
+            x0, y0, x1, y1 = min(old[0], x0), min(old[1], y0), max(old[2], x1), max(old[3], y1)
+        self.tile_regions[entity] = [x0, y0, x1, y1]
 
     def motion(self) -> tuple[np.ndarray, ...]:
         """Copies of what a step changes in the rows (positions, velocities, what each body
