@@ -51,24 +51,14 @@ _HASH_MASK = (1 << 63) - 1
 
 
 class _MapRoom:
-    """Where a tile map's leaves and index are in the store, and the map's version there."""
+    """A tile map in the store: the map (kept, so its id, the key of ``ShapeStore._maps``, is
+    not reused) and its compiled copy there (where it is, what it shows)."""
 
-    __slots__ = ("tilemap", "version", "first", "slots", "cells", "edges", "found", "limit")
+    __slots__ = ("tilemap", "edges")
 
-    def __init__(self, tilemap: TileMap, version: int, first: int, slots: int, cells: int,
-                 edges: TileEdges, found: tuple[int, int, int], limit: int) -> None:
-        #: the map (kept, so its id, the key of ``ShapeStore._maps``, is not reused)
+    def __init__(self, tilemap: TileMap, edges: TileEdges) -> None:
         self.tilemap = tilemap
-        self.version = version
-        #: the leaves: slots first .. first + slots (square and header just before)
-        self.first = first
-        self.slots = slots
-        #: the index: kinds, starts and entries from here in ``cells``
-        self.cells = cells
         self.edges = edges
-        self.found = found
-        #: the most changed tiles taken one by one (more: the map is laid out again)
-        self.limit = limit
 
 
 def _key(h: int) -> int:
@@ -159,20 +149,13 @@ class ShapeStore:
         before while the range stays."""
         room = self._maps.get(id(tm))
         if room is not None:
-            tiles = tm._tiles
-            if room.version == tiles.version:
-                return room.found
-            try:  # the changes since, from the map's log (False: too many, or no room)
-                fits = room.edges.update(self, tiles, room.version, room.limit)
+            try:  # the changes since, from the map's log (None: too many, or no room)
+                found = room.edges.take(self, tm._tiles)
             except BaseException:
                 del self._maps[id(tm)]
                 raise
-            if fits:
-                room.version = tiles.version
-                count = room.edges.count
-                if count != room.found[1]:
-                    room.found = (room.first, count, 0)
-                return room.found
+            if found is not None:
+                return found  # type: ignore[no-any-return]
         try:
             return self._lay_out(tm, room)
         except BaseException:
@@ -188,11 +171,11 @@ class ShapeStore:
         if room is None:
             cells = self._reserve_cells(6 * rows * cols + 1)
         else:
-            cells = room.cells
-        if room is None or not room_fits(count, room.slots):
+            cells = edges.kinds
+        if room is None or not room_fits(count, edges.room):
             # a quarter more room than the edges need; twice what they need for a map that
             # outgrew its room (it is being dug into: its edges may keep growing)
-            grows = room is not None and count > room.slots // 2
+            grows = room is not None and count > edges.room // 2
             slots = (2 * count if grows else count + count // 4) + 64
             square = self._reserve(slots + 2)
             self._write_square(tm, square)
@@ -203,12 +186,12 @@ class ShapeStore:
             self.leaf_f[square + 1] = (tm.tile_size, *tm.origin, 0.0, 0.0, x0, y0, x1, y1)
             self.leaf_h[square + 1] = 0
         else:
-            first, slots = room.first, room.slots
+            first, slots = edges.first, edges.room
         edges.lay_out(self, tm.grid, first, slots, cells, tm.tile_size, *tm.origin)
-        room = _MapRoom(tm, tm.version, first, slots, cells, edges, (first, edges.count, 0),
-                        rows * cols // 16 + 64)
-        self._maps[id(tm)] = room
-        return room.found
+        edges.version = tm.version
+        edges.limit = rows * cols // 16 + 64  # (as many as the map's log keeps)
+        self._maps[id(tm)] = _MapRoom(tm, edges)
+        return edges.found  # type: ignore[no-any-return]
 
     def _reserve(self, leaves: int) -> int:
         """Room for ``leaves`` leaves (2 vertices and 4 faces each) at the end of the arrays;

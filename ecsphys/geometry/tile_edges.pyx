@@ -6,15 +6,17 @@
 #   with `count_edges(grid)` then `lay_out(store, grid, first, room, cells_at, size, ox, oy)`:
 #   the edges' segment leaves in the `room` slots from `first`, the tiles' kinds, starts and
 #   entries in `cells` from `cells_at` (the layout of shape_data.pxd: `near_next` and
-#   `tile_grid` read it); `update(store, tiles, since, most)` takes the tiles the map's
-#   `TileLog` (ecsphys/tile_log.pyx) lists as changed since version `since`, reading its
-#   kinds and log in place, and rewrites only the edges on the grid lines around the changed
-#   tiles, the slots they move through, and the index entries of the tiles along those edges;
-#   it answers False, and the map must be laid out again, when the log does not reach back
-#   to `since` or lists more than `most` changes since (nothing is changed then), or when the
+#   `tile_grid` read it), and `found`, the map's `(first, count, 0)` as the store hands it
+#   out, is set; `take(store, tiles)` takes the tiles the map's `TileLog`
+#   (ecsphys/tile_log.pyx) lists as changed since `version` (the tiles' version it shows,
+#   set by the store), reading its kinds and log in place, and rewrites only the edges on the
+#   grid lines around the changed tiles, the slots they move through, and the index entries
+#   of the tiles along those edges; it returns `found` (the same tuple while the count
+#   stays), or None, and the map must be laid out again, when the log does not reach back to
+#   `version` or lists more than `limit` changes since (nothing is changed then), or when the
 #   live edges would fill more than 7/8 of the room, or less than 1/8 of a room of more than
 #   256 slots;
-# - after `update` every reader sees what a fresh `lay_out` of the same grid shows it: each
+# - after `take` every reader sees what a fresh `lay_out` of the same grid shows it: each
 #   tile's list names the edges on its sides in the same order (bottom, top, left, right);
 #   the slots hold the live edges in the order a fresh layout gives them (horizontal grid
 #   lines bottom to top, then vertical ones left to right; on a line the edges open up / left
@@ -130,6 +132,10 @@ cdef class TileEdges:
     cdef readonly int rows, cols
     #: how many slots the map's leaves have, and how many hold a live edge
     cdef readonly int room, live
+    #: the tiles' version this copy shows, and the most changes it takes one by one
+    cdef public Py_ssize_t version, limit
+    #: ``(first, count, 0)``: the map's leaf range as the store hands it out
+    cdef readonly object found
     #: diagnostics: edges moved a slot to make room, windows of slots spread again
     cdef readonly long moved, spread
     cdef Py_ssize_t n
@@ -157,8 +163,9 @@ cdef class TileEdges:
     cdef double* verts
     cdef double* faces
     cdef int* cells
-    cdef int first
-    cdef int kinds
+    cdef readonly int first
+    #: where the map's index (kinds, starts, entries) starts in the store's ``cells``
+    cdef readonly int kinds
     cdef int starts
     cdef int entries
     cdef double size
@@ -251,27 +258,46 @@ cdef class TileEdges:
             self._lay_index()
         self.pending.n = 0
         self._raise_oom()
+        self.found = (first, self.count, 0)
 
-    def update(self, store, TileLog tiles not None, Py_ssize_t since, Py_ssize_t most) -> bool:
-        """Take the tiles ``tiles`` lists as changed since its version ``since``; False when
-        the map must be laid out again (see the module comment)."""
-        cdef Py_ssize_t k, row, col, u, p, i
-        cdef int kind, line
-        cdef uint8_t sol
-        cdef Py_ssize_t n = self.n
+    def take(self, store, TileLog tiles not None):
+        """The map's ``found`` after taking the tiles ``tiles`` lists as changed since
+        ``version``; None when the map must be laid out again (see the module comment)."""
+        if tiles.version == self.version:
+            return self.found
         if self.room == 0:
-            raise ValueError("TileEdges.update before lay_out")
+            raise ValueError("TileEdges.take before lay_out")
         if tiles.rows != self.rows or tiles.cols != self.cols:
             raise ValueError(f"TileEdges: the tiles are {tiles.rows} x {tiles.cols}, the map "
                              f"{self.rows} x {self.cols}")
-        if not tiles.base <= since <= tiles.version or tiles.version - since > most:
-            return False
+        if not (tiles.base <= self.version <= tiles.version
+                and tiles.version - self.version <= self.limit):
+            return None
         self._bind(store, False)
-        for i in range(since - tiles.base, tiles.version - tiles.base):
+        self._mark(tiles, self.version - tiles.base, tiles.version - tiles.base)
+        cdef bint fits
+        with nogil:
+            fits = self._update()
+        self._raise_oom()
+        if not fits:
+            return None
+        self.version = tiles.version
+        cdef int count = self.room if self.live > 0 else 0
+        if count != <int> self.found[1]:
+            self.found = (self.first, count, 0)
+        return self.found
+
+    cdef void _mark(self, TileLog tiles, Py_ssize_t start, Py_ssize_t end) except *:
+        """Take the kinds of the tiles ``tiles.log[start:end]`` names; list the units of the
+        grid lines around those whose solidity changed."""
+        cdef Py_ssize_t k, row, col, u, p, i
+        cdef int32_t kind
+        cdef uint8_t sol
+        for i in range(start, end):
             k = tiles.log[i]
-            if not 0 <= k < n:
-                raise IndexError(f"TileEdges.update: tile {k} outside the {self.rows} x "
-                                 f"{self.cols} grid")
+            if not 0 <= k < self.n:
+                raise IndexError(f"TileEdges: tile {k} outside the {self.rows} x {self.cols} "
+                                 f"grid")
             row = k // self.cols
             col = k - row * self.cols
             kind = tiles.tiles[k]
@@ -285,11 +311,6 @@ cdef class TileEdges:
                 self._mark_unit(<int> u + 1, <int> col)
                 self._mark_unit(self.rows + 1 + <int> col, <int> u)
                 self._mark_unit(self.rows + 2 + <int> col, <int> u)
-        cdef bint fits
-        with nogil:
-            fits = self._update()
-        self._raise_oom()
-        return fits
 
     cdef inline void _mark_unit(self, int line, int unit) noexcept:
         self.oom |= not push(&self.lines, (line << UNIT_BITS) | unit)
@@ -684,7 +705,7 @@ cdef class TileEdges:
     # ------------------------------------------------------------ an update
 
     cdef bint _update(self) noexcept nogil:
-        """Take the changed units of the listed grid lines (see ``update``)."""
+        """Take the changed units of the listed grid lines (see ``take``)."""
         cdef Py_ssize_t i = 0, j, removed, added
         cdef int line
         self.pending.n = 0

@@ -430,30 +430,22 @@ class BodyTable:
                 self._take_tiles(entity, tm, seen)
 
     def _take_tiles(self, entity: int, tm: TileMap, seen: int) -> None:
-        """Take the tiles of ``entity``'s map changed since its version ``seen``."""
-        row = self.row_of[entity]
+        """Take the tiles of ``entity``'s map changed since its version ``seen``: the store's
+        leaves, the map's region (the changed tiles and one around them: a body near a
+        changed tile is looked at with the map), or the whole map touched."""
         first, count, key = self.store.intern(tm)
-        if first != self.leaf0[row] or count != self.nleaf[row]:
+        row = self.row_of[entity]
+        if first != self.leaf0.item(row) or count != self.nleaf.item(row):
             self.leaf0[row], self.nleaf[row], self.shape_hash[row] = first, count, key
             self.layout_version += 1
         tiles = tm._tiles
         self.tilemaps[entity] = (tm, tiles.version)
-        box = tiles.changed_box(seen, _REGION_CHANGES_MAX)  # rows and columns, or None
-        if box is None:
+        region = tiles.changed_region(seen, _REGION_CHANGES_MAX, tm.tile_size, tm.origin,
+                                      self.tile_regions.get(entity))
+        if region is None:
             self.touched.add(entity)
-            return
-        # the changed tiles and a tile around them (a body near a changed tile is looked at
-        # with the map), relative to the map's position
-        r0, c0, r1, c1 = box
-        s = tm.tile_size
-        ox, oy = tm.origin
-        rows = tiles.rows
-        x0, y0 = ox + (c0 - 1) * s, oy + (rows - 2 - r1) * s
-        x1, y1 = ox + (c1 + 2) * s, oy + (rows + 1 - r0) * s
-        old = self.tile_regions.get(entity)
-        if old is not None:
-            x0, y0, x1, y1 = min(old[0], x0), min(old[1], y0), max(old[2], x1), max(old[3], y1)
-        self.tile_regions[entity] = [x0, y0, x1, y1]
+        else:
+            self.tile_regions[entity] = region
 
     def motion(self) -> tuple[np.ndarray, ...]:
         """Copies of what a step changes in the rows (positions, velocities, what each body
