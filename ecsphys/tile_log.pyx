@@ -153,25 +153,28 @@ cdef class TileLog:
             c1 = c if c > c1 else c1
         return (r0, c0, r1, c1)
 
-    def changed_region(self, Py_ssize_t since, Py_ssize_t most, double tile_size, origin,
-                       list old) -> list | None:
-        """The box ``[x0, y0, x1, y1]`` of the tiles changed since version ``since`` and a
-        tile around them, for tiles of ``tile_size`` whose grid's bottom-left corner is at
-        ``origin``, grown to hold ``old`` (such a box, or None); None as `changed_box`
-        says (the log does not reach back, or lists more than ``most`` changes)."""
+    def note_region(self, dict regions, key, Py_ssize_t since, Py_ssize_t most,
+                    double tile_size, origin) -> bool:
+        """Grow ``regions[key]`` (a box ``[x0, y0, x1, y1]``, or none yet) to hold the tiles
+        changed since version ``since`` and a tile around them, for tiles of ``tile_size``
+        whose grid's bottom-left corner is at ``origin``; False, nothing written, when
+        `changed_box` answers None (the log does not reach back, or lists more than
+        ``most`` changes since)."""
         cdef tuple box = self.changed_box(since, most)
         if box is None:
-            return None
+            return False
         cdef Py_ssize_t r0 = box[0], c0 = box[1], r1 = box[2], c1 = box[3]
         cdef double ox = origin[0], oy = origin[1]
         cdef double x0 = ox + (c0 - 1) * tile_size, y0 = oy + (self.rows - 2 - r1) * tile_size
         cdef double x1 = ox + (c1 + 2) * tile_size, y1 = oy + (self.rows + 1 - r0) * tile_size
+        old = regions.get(key)
         if old is not None:
             x0 = min(x0, <double> old[0])
             y0 = min(y0, <double> old[1])
             x1 = max(x1, <double> old[2])
             y1 = max(y1, <double> old[3])
-        return [x0, y0, x1, y1]
+        regions[key] = [x0, y0, x1, y1]
+        return True
 
 
 def _restored(kinds, version, base, log) -> TileLog:

@@ -44,12 +44,16 @@
 # empty).
 
 cimport cython
-from libc.math cimport hypot
+from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from ..tile_log cimport TileLog
+
+cdef extern from *:
+    # a hint that the line holding p will be read soon (never faults, whatever p is)
+    void prefetch "__builtin_prefetch" (const void* p) noexcept nogil
 
 # the leaf layout of shape_data.pxd (not cimported: shape_data imports the store, which
 # imports this module)
@@ -66,6 +70,7 @@ cdef enum:
     SMALL_ROOM = 256     # a room this small is never laid out again for being too empty
     UNIT_BITS = 14       # a changed unit: its grid line above these bits (sides <= 16384)
     UNIT_MASK = (1 << 14) - 1
+    PLACED = -2          # a new edge's hint once it took the slot of one that went
 
 
 cdef struct Buf:
@@ -75,18 +80,21 @@ cdef struct Buf:
     Py_ssize_t cap
 
 
-cdef bint push(Buf* b, int32_t v) noexcept nogil:
-    cdef Py_ssize_t cap
-    cdef int32_t* q
-    if b.n == b.cap:
-        cap = 2 * b.cap + 64
-        q = <int32_t*> realloc(b.p, cap * sizeof(int32_t))
-        if q == NULL:
-            return False
-        b.p = q
-        b.cap = cap
+cdef inline bint push(Buf* b, int32_t v) noexcept nogil:
+    if b.n == b.cap and not _grow(b):
+        return False
     b.p[b.n] = v
     b.n += 1
+    return True
+
+
+cdef bint _grow(Buf* b) noexcept nogil:
+    cdef Py_ssize_t cap = 2 * b.cap + 64
+    cdef int32_t* q = <int32_t*> realloc(b.p, cap * sizeof(int32_t))
+    if q == NULL:
+        return False
+    b.p = q
+    b.cap = cap
     return True
 
 
@@ -114,6 +122,22 @@ def room_fits(Py_ssize_t live, Py_ssize_t room) -> bool:
     """Whether ``live`` edges may stay in a room of ``room`` slots: they fill at most 7/8 of
     it (less one slot), and at least 1/8 of it if it has more than 256."""
     return _fits(live, room)
+
+
+cdef void _sort(int32_t* a, Py_ssize_t n) noexcept nogil:
+    """Sort a[:n] (a few units as a rule: insertion sort; qsort for many)."""
+    cdef Py_ssize_t i, j
+    cdef int32_t v
+    if n > 32:
+        qsort(a, n, sizeof(int32_t), _by_value)
+        return
+    for i in range(1, n):
+        v = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
 
 
 cdef int _by_value(const void* a, const void* b) noexcept nogil:
@@ -164,6 +188,7 @@ cdef class TileEdges:
     cdef double* faces
     cdef int* cells
     cdef readonly int first
+    cdef int v0, f0          # slot 0's vertices and faces (slot s: v0 + 2 s, f0 + 4 s)
     #: where the map's index (kinds, starts, entries) starts in the store's ``cells``
     cdef readonly int kinds
     cdef int starts
@@ -275,9 +300,8 @@ cdef class TileEdges:
             return None
         self._bind(store, False)
         self._mark(tiles, self.version - tiles.base, tiles.version - tiles.base)
-        cdef bint fits
-        with nogil:
-            fits = self._update()
+        self._prefetch()
+        cdef bint fits = self._update()  # (short: the GIL is kept)
         self._raise_oom()
         if not fits:
             return None
@@ -312,6 +336,65 @@ cdef class TileEdges:
                 self._mark_unit(self.rows + 1 + <int> col, <int> u)
                 self._mark_unit(self.rows + 2 + <int> col, <int> u)
 
+    cdef void _prefetch(self) noexcept nogil:
+        """Ask for the memory the update of the listed units will read, all at once: the
+        grid around them, their edges' slots (sedge, skey) and leaves, and the index starts and
+        entries of the tiles beside them (a dug tile on a large map touches some hundred cache
+        lines far apart: asked for together, their fetches overlap instead of queueing)."""
+        cdef Py_ssize_t i
+        cdef int line, unit, p, x, w = self.cols + 2
+        cdef int u0, u1, c0, c1, r, c
+        for i in range(self.lines.n):  # the grid lines' units and their neighbours
+            line = self.lines.p[i] >> UNIT_BITS
+            unit = self.lines.p[i] & UNIT_MASK
+            if line <= self.rows:
+                prefetch(self.solid + line * w + unit)
+                prefetch(self.solid + (line + 1) * w + unit)
+                prefetch(self.hleaf + line * self.cols + unit)
+            else:
+                x = line - self.rows - 1
+                for p in range(unit - 1, unit + 2):
+                    if 0 <= p < self.rows:
+                        prefetch(self.solid + (p + 1) * w + x)
+                        prefetch(self.vleaf + p * (self.cols + 1) + x)
+        for i in range(self.lines.n):  # the slots of the edges over them
+            line = self.lines.p[i] >> UNIT_BITS
+            unit = self.lines.p[i] & UNIT_MASK
+            if line <= self.rows:
+                for p in range(unit - 1, unit + 2):
+                    if 0 <= p < self.cols:
+                        self._prefetch_slot(self.hleaf[line * self.cols + p])
+            else:
+                x = line - self.rows - 1
+                for p in range(unit - 1, unit + 2):
+                    if 0 <= p < self.rows:
+                        self._prefetch_slot(self.vleaf[p * (self.cols + 1) + x])
+            if line <= self.rows:  # the tiles beside a horizontal unit: their index
+                u0 = line - 1 if line > 0 else 0
+                u1 = line if line < self.rows else self.rows - 1
+                c0 = unit - 1 if unit > 0 else 0
+                c1 = unit + 1 if unit + 1 < self.cols else self.cols - 1
+                for r in range(u0, u1 + 1):
+                    prefetch(self.cnt + r * self.cols + c0)
+                    prefetch(self.tmark + r * self.cols + c0)
+                    for c in range(c0, c1 + 1):
+                        prefetch(self.cells + self.cells[self.starts + r * self.cols + c])
+
+    cdef inline void _prefetch_slot(self, int s) noexcept nogil:
+        """Ask for slot s's edge, key and leaf (-1: nothing)."""
+        if s < 0:
+            return
+        cdef int i = self.first + s
+        prefetch(self.sedge + 5 * s)
+        prefetch(self.skey + s)
+        prefetch(self.li + i * LI_STRIDE)
+        prefetch(self.lf + i * LF_STRIDE)
+        prefetch(self.lf + i * LF_STRIDE + LF_STRIDE - 1)
+        prefetch(self.lh + i)
+        prefetch(self.verts + 2 * (self.v0 + 2 * s))
+        prefetch(self.faces + 3 * (self.f0 + 4 * s))
+        prefetch(self.faces + 3 * (self.f0 + 4 * s) + 11)
+
     cdef inline void _mark_unit(self, int line, int unit) noexcept:
         self.oom |= not push(&self.lines, (line << UNIT_BITS) | unit)
 
@@ -342,6 +425,8 @@ cdef class TileEdges:
         self.arrays = (store.leaf_i, store.leaf_f, store.leaf_h, store.verts, store.faces,
                        store.cells)
         self.li = &li[0, 0]
+        self.v0 = self.li[self.first * LI_STRIDE + LI_V0]
+        self.f0 = self.li[self.first * LI_STRIDE + LI_F0]
         self.lf = &lf[0, 0]
         self.lh = &lh[0]
         self.verts = &verts[0, 0]
@@ -418,7 +503,7 @@ cdef class TileEdges:
             by = t
         dx = bx - ax
         dy = by - ay
-        length = hypot(dx, dy)
+        length = fabs(dx) + fabs(dy)  # (one of them is 0.0: exactly hypot(dx, dy))
         dx = dx / length
         dy = dy / length
         li[0] = SEGMENT
@@ -569,13 +654,11 @@ cdef class TileEdges:
         return lo
 
     cdef void _remove(self, int x) noexcept nogil:
-        """The live edge of slot ``x`` goes: its slot and its copies copy the live edges
-        beside it (those before ``x`` the one before, the others the one after)."""
-        cdef int32_t e[5]
+        """The live edge of slot ``x`` goes (its units already name no slot): its slot and
+        its copies copy the live edges beside it (those before ``x`` the one before, the
+        others the one after)."""
         cdef int64_t key = self.skey[x]
         cdef int p = x - 1, q = x + 1, a = x, b = x, s
-        memcpy(e, self.sedge + 5 * x, 5 * sizeof(int32_t))
-        self._point(e, -1)
         self.sedge[5 * x + 4] = -1
         self.live -= 1
         while p >= 0 and not self._alive(p):
@@ -711,8 +794,7 @@ cdef class TileEdges:
         self.pending.n = 0
         self.gone.n = 0
         self.hints.n = 0
-        if self.lines.n > 1:  # (qsort of no array: NULL is undefined behaviour)
-            qsort(self.lines.p, self.lines.n, sizeof(int32_t), _by_value)
+        _sort(self.lines.p, self.lines.n)
         while i < self.lines.n and not self.oom:
             line = self.lines.p[i] >> UNIT_BITS
             j = i
@@ -728,13 +810,53 @@ cdef class TileEdges:
         if not _fits(self.live - removed + added, self.room):
             self._forget_tiles()
             return False
+        for i in range(removed):  # the units of the edges that go name no slot
+            self._point(self.sedge + 5 * self.gone.p[i], -1)
+        for i in range(added):  # a new edge that sorts where one that goes is takes its slot
+            self._replace(self.pending.p + 5 * i, &self.hints.p[i])
         for i in range(removed):
-            self._remove(self.gone.p[i])
+            if self.gone.p[i] >= 0:
+                self._remove(self.gone.p[i])
         for i in range(added):
-            self._insert(self.pending.p + 5 * i, self.hints.p[i])
+            if self.hints.p[i] != PLACED:
+                self._insert(self.pending.p + 5 * i, self.hints.p[i])
         self.pending.n = 0
         self._finish_tiles()
         return True
+
+    cdef void _replace(self, const int32_t* e, int32_t* hint) noexcept nogil:
+        """If new edge ``e`` sorts between the live edges beside one that goes (a slot of
+        ``gone``), it takes that slot and its copies (the slot leaves ``gone``; ``hint`` is
+        set to PLACED): no slot is searched for, none moves, no copy is written twice."""
+        cdef int64_t key = edge_key(e, self.rows), old
+        cdef Py_ssize_t j
+        cdef int x, p, q, a, b, s
+        for j in range(self.gone.n):
+            x = self.gone.p[j]
+            if x < 0:
+                continue
+            p = x - 1
+            while p >= 0 and not self._alive(p):
+                p -= 1
+            q = x + 1
+            while q < self.room and not self._alive(q):
+                q += 1
+            if (p >= 0 and self.skey[p] >= key) or (q < self.room and self.skey[q] <= key):
+                continue
+            old = self.skey[x]
+            a = x
+            while a - 1 > p and self.skey[a - 1] == old:
+                a -= 1
+            b = x
+            while b + 1 < q and self.skey[b + 1] == old:
+                b += 1
+            self._set_live(x, e, key)
+            for s in range(a, b + 1):
+                if s != x:
+                    self._set_copy(s, x)
+            self.gone.p[j] = -1
+            hint[0] = PLACED
+            return
 
     cdef inline int _status(self, int line, int p) noexcept nogil:
         """Unit p of a grid line: 0 no edge, 1 an edge of the line's first group (open up /

@@ -191,6 +191,9 @@ class BodyTable:
         #: tiles changed since the response last looked for overlaps (it clears it); only the
         #: bodies near it are looked at with the map (a map not otherwise touched)
         self.tile_regions: dict[int, list[float]] = {}
+        #: tile map entity -> the store's range tuple its row was last checked against
+        #: (``refresh_tilemaps``: while the store hands out that same tuple, the row holds it)
+        self._tile_ranges: dict[int, tuple[int, int, int]] = {}
         self._allocate(max(capacity, 1))
 
     # ---------------------------------------------------------------- storage
@@ -423,29 +426,34 @@ class BodyTable:
         """Take the tile changes of the rows' tile maps (see the module docstring). The store
         writes a map's changed tiles in place, so its rows keep their leaf range and
         ``layout_version`` changes only when the range does (the map outgrew its room). The
-        changed tiles' box goes to ``tile_regions`` (the whole map is ``touched`` instead when
-        the map no longer lists its changes one by one, or lists many)."""
+        changed tiles' box, and a tile around them (a body near a changed tile is looked at
+        with the map), goes to ``tile_regions`` (the whole map is ``touched`` instead when the
+        map no longer lists its changes one by one, or lists many)."""
         for entity, (tm, seen) in self.tilemaps.items():
-            if tm._tiles.version != seen:
-                self._take_tiles(entity, tm, seen)
+            tiles = tm._tiles
+            if tiles.version == seen:
+                continue
+            found = self.store.intern(tm)  # the same tuple while the range stays
+            if found is not self._tile_ranges.get(entity):
+                self._write_range(entity, found)
+            self.tilemaps[entity] = (tm, tiles.version)
+            if not tiles.note_region(self.tile_regions, entity, seen, _REGION_CHANGES_MAX,
+                                     tm.tile_size, tm.origin):
+                self.touched.add(entity)
 
-    def _take_tiles(self, entity: int, tm: TileMap, seen: int) -> None:
-        """Take the tiles of ``entity``'s map changed since its version ``seen``: the store's
-        leaves, the map's region (the changed tiles and one around them: a body near a
-        changed tile is looked at with the map), or the whole map touched."""
-        first, count, key = self.store.intern(tm)
+    def _write_range(self, entity: int, found: tuple[int, int, int]) -> None:
+        """The leaf range ``found`` of ``entity``'s map in its row (``layout_version``
+        changes if it moved), and remembered as the range its row holds."""
         row = self.row_of[entity]
-        if first != self.leaf0.item(row) or count != self.nleaf.item(row):
+        first, count, key = found
+        if first != self.leaf0[row] or count != self.nleaf[row]:
             self.leaf0[row], self.nleaf[row], self.shape_hash[row] = first, count, key
             self.layout_version += 1
-        tiles = tm._tiles
-        self.tilemaps[entity] = (tm, tiles.version)
-        region = tiles.changed_region(seen, _REGION_CHANGES_MAX, tm.tile_size, tm.origin,
-                                      self.tile_regions.get(entity))
-        if region is None:
-            self.touched.add(entity)
-        else:
-            self.tile_regions[entity] = region
+        ranges = self._tile_ranges
+        ranges[entity] = found
+        if len(ranges) > 2 * len(self.tilemaps) + 16:  # entities gone since
+            for gone in [e for e in ranges if e not in self.tilemaps]:
+                del ranges[gone]
 
     def motion(self) -> tuple[np.ndarray, ...]:
         """Copies of what a step changes in the rows (positions, velocities, what each body
