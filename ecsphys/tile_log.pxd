@@ -16,3 +16,4 @@ cdef class TileLog:
     cdef Py_ssize_t cap, limit
 
     cdef int _write(self, Py_ssize_t row, Py_ssize_t col, int32_t kind) except -1
+    cdef bint _box(self, Py_ssize_t since, Py_ssize_t most, Py_ssize_t* box) noexcept

@@ -139,34 +139,26 @@ cdef class TileLog:
         """``(row0, col0, row1, col1)``, the rows and columns of the tiles changed since
         version ``since`` (an empty box, row0 > row1, if none), or None when the log does
         not reach back that far or lists more than ``most`` changes since."""
-        if not self.base <= since <= self.version or self.version - since > most:
+        cdef Py_ssize_t box[4]
+        if not self._box(since, most, box):
             return None
-        cdef Py_ssize_t i, k, r, c
-        cdef Py_ssize_t r0 = self.rows, c0 = self.cols, r1 = -1, c1 = -1
-        for i in range(since - self.base, self.version - self.base):
-            k = self.log[i]
-            r = k // self.cols
-            c = k - r * self.cols
-            r0 = r if r < r0 else r0
-            r1 = r if r > r1 else r1
-            c0 = c if c < c0 else c0
-            c1 = c if c > c1 else c1
-        return (r0, c0, r1, c1)
+        return (box[0], box[1], box[2], box[3])
 
     def note_region(self, dict regions, key, Py_ssize_t since, Py_ssize_t most,
-                    double tile_size, origin) -> bool:
+                    double tile_size, tuple origin) -> bool:
         """Grow ``regions[key]`` (a box ``[x0, y0, x1, y1]``, or none yet) to hold the tiles
         changed since version ``since`` and a tile around them, for tiles of ``tile_size``
         whose grid's bottom-left corner is at ``origin``; False, nothing written, when
         `changed_box` answers None (the log does not reach back, or lists more than
         ``most`` changes since)."""
-        cdef tuple box = self.changed_box(since, most)
-        if box is None:
+        cdef Py_ssize_t box[4]
+        if not self._box(since, most, box):
             return False
-        cdef Py_ssize_t r0 = box[0], c0 = box[1], r1 = box[2], c1 = box[3]
         cdef double ox = origin[0], oy = origin[1]
-        cdef double x0 = ox + (c0 - 1) * tile_size, y0 = oy + (self.rows - 2 - r1) * tile_size
-        cdef double x1 = ox + (c1 + 2) * tile_size, y1 = oy + (self.rows + 1 - r0) * tile_size
+        cdef double x0 = ox + (box[1] - 1) * tile_size
+        cdef double y0 = oy + (self.rows - 2 - box[2]) * tile_size
+        cdef double x1 = ox + (box[3] + 2) * tile_size
+        cdef double y1 = oy + (self.rows + 1 - box[0]) * tile_size
         old = regions.get(key)
         if old is not None:
             x0 = min(x0, <double> old[0])
@@ -174,6 +166,26 @@ cdef class TileLog:
             x1 = max(x1, <double> old[2])
             y1 = max(y1, <double> old[3])
         regions[key] = [x0, y0, x1, y1]
+        return True
+
+    cdef bint _box(self, Py_ssize_t since, Py_ssize_t most, Py_ssize_t* box) noexcept:
+        """Rows and columns of the tiles changed since ``since`` into box[0:4] (see
+        `changed_box`); False when the log does not reach back or lists more than ``most``."""
+        if not self.base <= since <= self.version or self.version - since > most:
+            return False
+        cdef Py_ssize_t i, k, r, c
+        box[0] = self.rows
+        box[1] = self.cols
+        box[2] = -1
+        box[3] = -1
+        for i in range(since - self.base, self.version - self.base):
+            k = self.log[i]
+            r = k // self.cols
+            c = k - r * self.cols
+            box[0] = r if r < box[0] else box[0]
+            box[2] = r if r > box[2] else box[2]
+            box[1] = c if c < box[1] else box[1]
+            box[3] = c if c > box[3] else box[3]
         return True
 
 

@@ -166,7 +166,7 @@ cdef class TileEdges:
     cdef int nlines
     cdef uint8_t* solid
     cdef uint8_t* cnt
-    cdef uint8_t* tmark      # tile listed in dirty / in a run laid again
+    cdef uint8_t* tmark      # tile listed in dirty
     cdef int32_t* hleaf
     cdef int32_t* vleaf
     cdef int32_t* sedge
@@ -177,6 +177,8 @@ cdef class TileEdges:
     cdef Buf gone            # slots of the edges an update removes
     cdef Buf hints           # per new edge of an update, a slot near where it goes
     cdef Buf scratch
+    cdef Buf runs            # an update's runs of tiles laid again, and their tiles' entries
+    cdef Buf saved
     cdef bint oom
     # the store's arrays (taken again when its version changes) and the map's place there
     cdef long store_version
@@ -229,6 +231,8 @@ cdef class TileEdges:
         free(self.gone.p)
         free(self.hints.p)
         free(self.scratch.p)
+        free(self.runs.p)
+        free(self.saved.p)
 
     @property
     def count(self) -> int:
@@ -1007,58 +1011,138 @@ cdef class TileEdges:
             self._empty_start(self.n)
 
     cdef void _finish_tiles(self) noexcept nogil:
-        """The index entries of the listed tiles. Where a tile got its first edge or lost its
-        last, the runs around it are laid again; where a run's tiles only changed how many
-        edges they have, its tiles after the first changed one, or up to the last, move
-        within the run's zones (whichever are fewer), or it is laid again if neither fits."""
-        cdef Py_ssize_t i, k, t, a
-        cdef Buf* changed = &self.scratch  # (tile, its count before) pairs
+        """The index entries of the listed tiles. A run of tiles with edges beside a tile that
+        got its first edge or lost its last is laid again in the middle of its tiles' zones;
+        in a run whose tiles only changed how many edges they have, the tiles after the first
+        changed one, or up to the last, move within the run's zones (whichever are fewer), or
+        it is laid again if neither fits. A moved tile's entries are copied from where they
+        were (read first: a run that split may have lain where its other part goes), a listed
+        tile's written from its sides; a listed tile in another run keeps its place. No tile
+        outside those runs is read."""
+        cdef Py_ssize_t i, j, k, t, a, b
+        cdef Buf* changed = &self.scratch  # tiles whose count changed: (tile, count before)
+        cdef Buf* runs = &self.runs        # first tiles of the runs laid again
         cdef int c
         changed.n = 0
+        runs.n = 0
         for i in range(self.dirty.n):
             k = self.dirty.p[i]
             c = self._count(k)
             if c != self.cnt[k]:
                 self.oom |= not (push(changed, <int32_t> k) and push(changed, self.cnt[k]))
                 self.cnt[k] = <uint8_t> c
-        for i in range(0, changed.n, 2):
+        for i in range(0, changed.n, 2):  # the runs beside a tile that flipped, each once
             k = changed.p[i]
-            if (changed.p[i + 1] == 0) == (self.cnt[k] == 0):
-                continue
-            for t in range(k, k + 2):
-                if t <= self.n and (t == self.n or self.cnt[t] == 0) and (
-                        t == 0 or self.cnt[t - 1] == 0):
-                    self._empty_start(t)
-            for t in range(k - 1, k + 2):
-                if 0 <= t < self.n and self.cnt[t] > 0 and self.tmark[t] != 2:
-                    a = t
-                    while a > 0 and self.cnt[a - 1] > 0:
-                        a -= 1
-                    self._mark_laid(a, self._lay_run(a))
-        for i in range(0, changed.n, 2):
+            if (changed.p[i + 1] == 0) != (self.cnt[k] == 0):
+                for t in range(k - 1, k + 2):
+                    self._add_run(t)
+        if self.oom:
+            self._forget_tiles()
+            return
+        self._save_runs(0)
+        for i in range(0, changed.n, 2):  # tiles with no edge after one with none start at
+            k = changed.p[i]              # the top of their zone
+            if (changed.p[i + 1] == 0) != (self.cnt[k] == 0):
+                for t in range(k, k + 2):
+                    if t <= self.n and (t == self.n or self.cnt[t] == 0) and (
+                            t == 0 or self.cnt[t - 1] == 0):
+                        self._empty_start(t)
+        self._lay_saved(0)
+        for i in range(0, changed.n, 2):  # runs that only changed counts: shifted, once
             k = changed.p[i]
-            if self.cnt[k] > 0 and self.tmark[k] != 2:
+            if self.cnt[k] > 0 and not self._in_runs(k):
                 self._shift_run(k, changed)
         for i in range(self.dirty.n):
             k = self.dirty.p[i]
-            if self.tmark[k] == 1 and self.cnt[k] > 0:
+            if self.cnt[k] > 0:
                 self._write_tile(k)
             self.tmark[k] = 0
         self.dirty.n = 0
 
-    cdef void _mark_laid(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
-        """Tiles a .. b were written: listed (for their marks) and marked done."""
-        cdef Py_ssize_t r
-        for r in range(a, b + 1):
-            if self.tmark[r] == 0:
-                self.oom |= not push(&self.dirty, <int32_t> r)
-            self.tmark[r] = 2
+    cdef inline void _add_run(self, Py_ssize_t t) noexcept nogil:
+        """List the run of tiles with edges that holds tile t (nothing if t has none or is
+        outside the map), by its first tile, once."""
+        if t < 0 or t >= self.n or self.cnt[t] == 0:
+            return
+        while t > 0 and self.cnt[t - 1] > 0:
+            t -= 1
+        if not self._in_runs(t):
+            self.oom |= not push(&self.runs, <int32_t> t)
+
+    cdef inline bint _in_runs(self, Py_ssize_t t) noexcept nogil:
+        """Whether the run holding tile t (with edges) is listed in ``runs``."""
+        cdef Py_ssize_t i, a
+        for i in range(self.runs.n):
+            a = self.runs.p[i]
+            if a <= t and self._run_end(a) >= t:
+                return True
+        return False
+
+    cdef inline Py_ssize_t _run_end(self, Py_ssize_t a) noexcept nogil:
+        while a + 1 < self.n and self.cnt[a + 1] > 0:
+            a += 1
+        return a
+
+    cdef void _save_runs(self, Py_ssize_t first) noexcept nogil:
+        """Copy the entries of the unlisted tiles of the runs listed from ``runs[first]`` on
+        to ``saved``, in order."""
+        cdef Py_ssize_t i, t, need = 0
+        cdef int j, m
+        cdef int32_t* out
+        for i in range(first, self.runs.n):
+            t = self.runs.p[i]
+            while t < self.n and self.cnt[t] > 0:
+                need += 4
+                t += 1
+        self.saved.n = 0
+        while self.saved.cap < need:
+            if not _grow(&self.saved):
+                self.oom = True
+                return
+        out = self.saved.p
+        for i in range(first, self.runs.n):
+            t = self.runs.p[i]
+            while t < self.n and self.cnt[t] > 0:
+                if not self.tmark[t]:
+                    j = self.cells[self.starts + t]
+                    for m in range(self.cnt[t]):
+                        out[m] = self.cells[j + m]
+                    out += self.cnt[t]
+                t += 1
+
+    cdef void _lay_saved(self, Py_ssize_t first) noexcept nogil:
+        """Lay the runs listed from ``runs[first]`` on in the middle of their zones, their
+        unlisted tiles' entries from ``saved``."""
+        cdef Py_ssize_t i, a, b, t
+        cdef int at, total, m
+        cdef int* starts = self.cells + self.starts
+        cdef const int32_t* src = self.saved.p
+        if self.oom:
+            return
+        for i in range(first, self.runs.n):
+            a = self.runs.p[i]
+            b = a
+            total = self.cnt[a]
+            while b + 1 < self.n and self.cnt[b + 1] > 0:
+                b += 1
+                total += self.cnt[b]
+            at = self.entries + 4 * <int> (self.n - 1 - b) + (4 * <int> (b - a + 1) - total) // 2
+            for t in range(a, b + 1):
+                starts[t] = at
+                if not self.tmark[t]:
+                    for m in range(self.cnt[t]):
+                        self.cells[at + m] = src[m]
+                    src += self.cnt[t]
+                at += self.cnt[t]
+            starts[b + 1] = at  # ends the run (a tile with no edge, or the end)
 
     cdef void _shift_run(self, Py_ssize_t k, const Buf* changed) noexcept nogil:
         """Tile k's run kept its tiles but some of them (listed in ``changed`` with their
-        counts before) changed how many edges they have: move the fewer tiles."""
-        cdef Py_ssize_t a = k, b = k, lo_k = k, hi_k = k, i, t
-        cdef int delta = 0, at, start, end, bottom, top
+        counts before) changed how many edges they have: move the fewer tiles, their entries
+        copied (through ``saved``: the moves may overlap), or lay the run again if neither
+        way fits its zones."""
+        cdef Py_ssize_t a = k, b = k, lo_k = k, hi_k = k, i, t, t0, t1
+        cdef int delta = 0, at, start, end, bottom, top, m, j, old
         cdef int* starts = self.cells + self.starts
         while a > 0 and self.cnt[a - 1] > 0:
             a -= 1
@@ -1075,22 +1159,32 @@ cdef class TileEdges:
         bottom = self.entries + 4 * <int> (self.n - 1 - b)
         top = self.entries + 4 * <int> (self.n - a)
         if end + delta <= top and (start - delta < bottom or b - lo_k <= hi_k - a):
-            at = starts[lo_k]  # tiles lo_k .. b from where lo_k starts
-            for t in range(lo_k, b + 1):
-                starts[t] = at
-                self._write_tile(t)
-                at += self.cnt[t]
-            starts[b + 1] = at
-            self._mark_laid(lo_k, b)
+            t0, t1 = lo_k, b  # tiles lo_k .. b from where lo_k starts
+            at = starts[lo_k]
         elif start - delta >= bottom:
-            at = starts[hi_k + 1]  # tiles a .. hi_k ending where hi_k + 1 starts
-            for t in range(hi_k, a - 1, -1):
-                at -= self.cnt[t]
-                starts[t] = at
-                self._write_tile(t)
-            self._mark_laid(a, hi_k)
+            t0, t1 = a, hi_k  # tiles a .. hi_k ending where hi_k + 1 starts
+            at = starts[a] - delta
         else:
-            self._mark_laid(a, self._lay_run(a))
+            self.oom |= not push(&self.runs, <int32_t> a)
+            self._save_runs(self.runs.n - 1)
+            self._lay_saved(self.runs.n - 1)
+            return
+        self.oom |= not push(&self.runs, <int32_t> a)  # (done: not shifted again)
+        old = starts[t0]  # the moved tiles' entries, as they were
+        self.saved.n = 0
+        while self.saved.cap < starts[t1 + 1] - old:
+            if not _grow(&self.saved):
+                self.oom = True
+                return
+        memcpy(self.saved.p, self.cells + old, (starts[t1 + 1] - old) * sizeof(int32_t))
+        for t in range(t0, t1 + 1):
+            j = starts[t] - old
+            starts[t] = at
+            if not self.tmark[t]:  # (a listed tile is written from its sides)
+                for m in range(self.cnt[t]):
+                    self.cells[at + m] = self.saved.p[j + m]
+            at += self.cnt[t]
+        starts[t1 + 1] = at
 
     cdef void _forget_tiles(self) noexcept nogil:
         cdef Py_ssize_t i
