@@ -51,10 +51,6 @@ from libc.string cimport memcpy, memset
 
 from ..tile_log cimport TileLog
 
-cdef extern from *:
-    # a hint that the line holding p will be read soon (never faults, whatever p is)
-    void prefetch "__builtin_prefetch" (const void* p) noexcept nogil
-
 # the leaf layout of shape_data.pxd (not cimported: shape_data imports the store, which
 # imports this module)
 cdef enum:
@@ -190,7 +186,6 @@ cdef class TileEdges:
     cdef double* faces
     cdef int* cells
     cdef readonly int first
-    cdef int v0, f0          # slot 0's vertices and faces (slot s: v0 + 2 s, f0 + 4 s)
     #: where the map's index (kinds, starts, entries) starts in the store's ``cells``
     cdef readonly int kinds
     cdef int starts
@@ -304,7 +299,6 @@ cdef class TileEdges:
             return None
         self._bind(store, False)
         self._mark(tiles, self.version - tiles.base, tiles.version - tiles.base)
-        self._prefetch()
         cdef bint fits = self._update()  # (short: the GIL is kept)
         self._raise_oom()
         if not fits:
@@ -340,65 +334,6 @@ cdef class TileEdges:
                 self._mark_unit(self.rows + 1 + <int> col, <int> u)
                 self._mark_unit(self.rows + 2 + <int> col, <int> u)
 
-    cdef void _prefetch(self) noexcept nogil:
-        """Ask for the memory the update of the listed units will read, all at once: the
-        grid around them, their edges' slots (sedge, skey) and leaves, and the index starts and
-        entries of the tiles beside them (a dug tile on a large map touches some hundred cache
-        lines far apart: asked for together, their fetches overlap instead of queueing)."""
-        cdef Py_ssize_t i
-        cdef int line, unit, p, x, w = self.cols + 2
-        cdef int u0, u1, c0, c1, r, c
-        for i in range(self.lines.n):  # the grid lines' units and their neighbours
-            line = self.lines.p[i] >> UNIT_BITS
-            unit = self.lines.p[i] & UNIT_MASK
-            if line <= self.rows:
-                prefetch(self.solid + line * w + unit)
-                prefetch(self.solid + (line + 1) * w + unit)
-                prefetch(self.hleaf + line * self.cols + unit)
-            else:
-                x = line - self.rows - 1
-                for p in range(unit - 1, unit + 2):
-                    if 0 <= p < self.rows:
-                        prefetch(self.solid + (p + 1) * w + x)
-                        prefetch(self.vleaf + p * (self.cols + 1) + x)
-        for i in range(self.lines.n):  # the slots of the edges over them
-            line = self.lines.p[i] >> UNIT_BITS
-            unit = self.lines.p[i] & UNIT_MASK
-            if line <= self.rows:
-                for p in range(unit - 1, unit + 2):
-                    if 0 <= p < self.cols:
-                        self._prefetch_slot(self.hleaf[line * self.cols + p])
-            else:
-                x = line - self.rows - 1
-                for p in range(unit - 1, unit + 2):
-                    if 0 <= p < self.rows:
-                        self._prefetch_slot(self.vleaf[p * (self.cols + 1) + x])
-            if line <= self.rows:  # the tiles beside a horizontal unit: their index
-                u0 = line - 1 if line > 0 else 0
-                u1 = line if line < self.rows else self.rows - 1
-                c0 = unit - 1 if unit > 0 else 0
-                c1 = unit + 1 if unit + 1 < self.cols else self.cols - 1
-                for r in range(u0, u1 + 1):
-                    prefetch(self.cnt + r * self.cols + c0)
-                    prefetch(self.tmark + r * self.cols + c0)
-                    for c in range(c0, c1 + 1):
-                        prefetch(self.cells + self.cells[self.starts + r * self.cols + c])
-
-    cdef inline void _prefetch_slot(self, int s) noexcept nogil:
-        """Ask for slot s's edge, key and leaf (-1: nothing)."""
-        if s < 0:
-            return
-        cdef int i = self.first + s
-        prefetch(self.sedge + 5 * s)
-        prefetch(self.skey + s)
-        prefetch(self.li + i * LI_STRIDE)
-        prefetch(self.lf + i * LF_STRIDE)
-        prefetch(self.lf + i * LF_STRIDE + LF_STRIDE - 1)
-        prefetch(self.lh + i)
-        prefetch(self.verts + 2 * (self.v0 + 2 * s))
-        prefetch(self.faces + 3 * (self.f0 + 4 * s))
-        prefetch(self.faces + 3 * (self.f0 + 4 * s) + 11)
-
     cdef inline void _mark_unit(self, int line, int unit) noexcept:
         self.oom |= not push(&self.lines, (line << UNIT_BITS) | unit)
 
@@ -429,8 +364,6 @@ cdef class TileEdges:
         self.arrays = (store.leaf_i, store.leaf_f, store.leaf_h, store.verts, store.faces,
                        store.cells)
         self.li = &li[0, 0]
-        self.v0 = self.li[self.first * LI_STRIDE + LI_V0]
-        self.f0 = self.li[self.first * LI_STRIDE + LI_F0]
         self.lf = &lf[0, 0]
         self.lh = &lh[0]
         self.verts = &verts[0, 0]
