@@ -59,6 +59,7 @@ cdef enum:
     LF_STRIDE = 9
     LI_V0 = 3
     LI_F0 = 4
+    LF_BOUNDS = 5   # a leaf's bounds (x0, y0, x1, y1) from here in its floats
 
 cdef enum:
     SHIFT_REACH = 32     # a new edge with no free slot beside it moves at most this many
@@ -186,6 +187,7 @@ cdef class TileEdges:
     cdef double* faces
     cdef int* cells
     cdef readonly int first
+    cdef int v0, f0          # slot 0's vertices and faces (slot s: v0 + 2 s, f0 + 4 s)
     #: where the map's index (kinds, starts, entries) starts in the store's ``cells``
     cdef readonly int kinds
     cdef int starts
@@ -276,6 +278,19 @@ cdef class TileEdges:
         self.ox = ox
         self.oy = oy
         self._bind(store, True)
+        cdef int* li = self.li + first * LI_STRIDE
+        self.v0 = li[LI_V0]
+        self.f0 = li[LI_F0]
+        if (li[(room - 1) * LI_STRIDE + LI_V0] != self.v0 + 2 * (room - 1)
+                or li[(room - 1) * LI_STRIDE + LI_F0] != self.f0 + 4 * (room - 1)):
+            raise ValueError("TileEdges.lay_out: the slots' vertex and face rooms must follow "
+                             "each other (2 vertices and 4 faces a slot)")
+        cdef int s
+        for s in range(room):  # what every slot's leaf shares: a segment, no circle or box
+            li[s * LI_STRIDE] = SEGMENT
+            li[s * LI_STRIDE + 1] = 2
+            li[s * LI_STRIDE + 2] = 4
+            memset(self.lf + (first + s) * LF_STRIDE, 0, LF_BOUNDS * sizeof(double))
         self._write_kinds(grid)
         with nogil:
             self._lay_slots()
@@ -420,12 +435,13 @@ cdef class TileEdges:
 
     cdef void _write_leaf(self, int slot, const int32_t* e) noexcept nogil:
         """Slot ``slot`` holds edge ``e``: a one-sided segment whose first face points to the
-        open side (as shape_store wrote them from the edge array)."""
+        open side (as shape_store wrote them from the edge array). What every slot's leaf
+        shares (its kind and counts, no radius, centre or half extents) was written by
+        ``lay_out`` and is not written again."""
         cdef int i = self.first + slot
-        cdef int* li = self.li + i * LI_STRIDE
         cdef double* lf = self.lf + i * LF_STRIDE
-        cdef double* v = self.verts + 2 * li[LI_V0]
-        cdef double* f = self.faces + 3 * li[LI_F0]
+        cdef double* v = self.verts + 2 * (self.v0 + 2 * slot)
+        cdef double* f = self.faces + 3 * (self.f0 + 4 * slot)
         cdef double ax = e[0] * self.size + self.ox
         cdef double ay = e[1] * self.size + self.oy
         cdef double bx = e[2] * self.size + self.ox
@@ -443,9 +459,6 @@ cdef class TileEdges:
         length = fabs(dx) + fabs(dy)  # (one of them is 0.0: exactly hypot(dx, dy))
         dx = dx / length
         dy = dy / length
-        li[0] = SEGMENT
-        li[1] = 2
-        li[2] = 4
         v[0] = ax
         v[1] = ay
         v[2] = bx
@@ -465,7 +478,6 @@ cdef class TileEdges:
         f[9] = -dx
         f[10] = -dy
         f[11] = -(0.0 + dx * ax + dy * ay)
-        lf[0] = lf[1] = lf[2] = lf[3] = lf[4] = 0.0
         lf[5] = ax if ax < bx else bx
         lf[6] = ay if ay < by else by
         lf[7] = bx if ax < bx else ax
@@ -473,16 +485,16 @@ cdef class TileEdges:
         self.lh[i] = edge_hash(e)
 
     cdef void _copy_leaf(self, int dst, int src) noexcept nogil:
+        """Slot ``dst``'s leaf copies slot ``src``'s (what differs between two slots: the
+        bounds, hash, vertices and faces)."""
         cdef int i = self.first + dst, j = self.first + src
-        cdef int* a = self.li + i * LI_STRIDE
-        cdef const int* b = self.li + j * LI_STRIDE
-        a[0] = b[0]
-        a[1] = b[1]
-        a[2] = b[2]
-        memcpy(self.lf + i * LF_STRIDE, self.lf + j * LF_STRIDE, LF_STRIDE * sizeof(double))
+        memcpy(self.lf + i * LF_STRIDE + LF_BOUNDS, self.lf + j * LF_STRIDE + LF_BOUNDS,
+               (LF_STRIDE - LF_BOUNDS) * sizeof(double))
         self.lh[i] = self.lh[j]
-        memcpy(self.verts + 2 * a[LI_V0], self.verts + 2 * b[LI_V0], 4 * sizeof(double))
-        memcpy(self.faces + 3 * a[LI_F0], self.faces + 3 * b[LI_F0], 12 * sizeof(double))
+        memcpy(self.verts + 2 * (self.v0 + 2 * dst), self.verts + 2 * (self.v0 + 2 * src),
+               4 * sizeof(double))
+        memcpy(self.faces + 3 * (self.f0 + 4 * dst), self.faces + 3 * (self.f0 + 4 * src),
+               12 * sizeof(double))
 
     cdef void _point(self, const int32_t* e, int32_t slot) noexcept nogil:
         """The units of edge ``e`` name ``slot`` (-1: no edge); the tiles beside it are
