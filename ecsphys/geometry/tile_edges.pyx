@@ -966,7 +966,7 @@ cdef class TileEdges:
         outside those runs is read."""
         cdef Py_ssize_t i, j, k, t, a, b
         cdef Buf* changed = &self.scratch  # tiles whose count changed: (tile, count before)
-        cdef Buf* runs = &self.runs        # first tiles of the runs laid again
+        cdef Buf* runs = &self.runs        # the runs laid again: first and last tiles
         cdef int c
         changed.n = 0
         runs.n = 0
@@ -1006,54 +1006,48 @@ cdef class TileEdges:
 
     cdef inline void _add_run(self, Py_ssize_t t) noexcept nogil:
         """List the run of tiles with edges that holds tile t (nothing if t has none or is
-        outside the map), by its first tile, once."""
-        if t < 0 or t >= self.n or self.cnt[t] == 0:
+        outside the map, or its run is listed)."""
+        cdef Py_ssize_t a = t, b = t
+        if t < 0 or t >= self.n or self.cnt[t] == 0 or self._in_runs(t):
             return
-        while t > 0 and self.cnt[t - 1] > 0:
-            t -= 1
-        if not self._in_runs(t):
-            self.oom |= not push(&self.runs, <int32_t> t)
+        while a > 0 and self.cnt[a - 1] > 0:
+            a -= 1
+        while b + 1 < self.n and self.cnt[b + 1] > 0:
+            b += 1
+        self._list_run(a, b)
+
+    cdef inline void _list_run(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        self.oom |= not (push(&self.runs, <int32_t> a) and push(&self.runs, <int32_t> b))
 
     cdef inline bint _in_runs(self, Py_ssize_t t) noexcept nogil:
-        """Whether the run holding tile t (with edges) is listed in ``runs``."""
-        cdef Py_ssize_t i, a
-        for i in range(self.runs.n):
-            a = self.runs.p[i]
-            if a <= t and self._run_end(a) >= t:
+        """Whether the run holding tile t is listed in ``runs`` (first and last tiles)."""
+        cdef Py_ssize_t i
+        for i in range(0, self.runs.n, 2):
+            if self.runs.p[i] <= t <= self.runs.p[i + 1]:
                 return True
         return False
 
-    cdef inline Py_ssize_t _run_end(self, Py_ssize_t a) noexcept nogil:
-        while a + 1 < self.n and self.cnt[a + 1] > 0:
-            a += 1
-        return a
-
     cdef void _save_runs(self, Py_ssize_t first) noexcept nogil:
         """Copy the entries of the unlisted tiles of the runs listed from ``runs[first]`` on
-        to ``saved``, in order."""
+        (first and last tiles) to ``saved``, in order."""
         cdef Py_ssize_t i, t, need = 0
         cdef int j, m
         cdef int32_t* out
-        for i in range(first, self.runs.n):
-            t = self.runs.p[i]
-            while t < self.n and self.cnt[t] > 0:
-                need += 4
-                t += 1
+        for i in range(first, self.runs.n, 2):
+            need += 4 * (self.runs.p[i + 1] - self.runs.p[i] + 1)
         self.saved.n = 0
         while self.saved.cap < need:
             if not _grow(&self.saved):
                 self.oom = True
                 return
         out = self.saved.p
-        for i in range(first, self.runs.n):
-            t = self.runs.p[i]
-            while t < self.n and self.cnt[t] > 0:
+        for i in range(first, self.runs.n, 2):
+            for t in range(self.runs.p[i], self.runs.p[i + 1] + 1):
                 if not self.tmark[t]:
                     j = self.cells[self.starts + t]
                     for m in range(self.cnt[t]):
                         out[m] = self.cells[j + m]
                     out += self.cnt[t]
-                t += 1
 
     cdef void _lay_saved(self, Py_ssize_t first) noexcept nogil:
         """Lay the runs listed from ``runs[first]`` on in the middle of their zones, their
@@ -1064,13 +1058,12 @@ cdef class TileEdges:
         cdef const int32_t* src = self.saved.p
         if self.oom:
             return
-        for i in range(first, self.runs.n):
+        for i in range(first, self.runs.n, 2):
             a = self.runs.p[i]
-            b = a
-            total = self.cnt[a]
-            while b + 1 < self.n and self.cnt[b + 1] > 0:
-                b += 1
-                total += self.cnt[b]
+            b = self.runs.p[i + 1]
+            total = 0
+            for t in range(a, b + 1):
+                total += self.cnt[t]
             at = self.entries + 4 * <int> (self.n - 1 - b) + (4 * <int> (b - a + 1) - total) // 2
             for t in range(a, b + 1):
                 starts[t] = at
@@ -1110,11 +1103,11 @@ cdef class TileEdges:
             t0, t1 = a, hi_k  # tiles a .. hi_k ending where hi_k + 1 starts
             at = starts[a] - delta
         else:
-            self.oom |= not push(&self.runs, <int32_t> a)
-            self._save_runs(self.runs.n - 1)
-            self._lay_saved(self.runs.n - 1)
+            self._list_run(a, b)
+            self._save_runs(self.runs.n - 2)
+            self._lay_saved(self.runs.n - 2)
             return
-        self.oom |= not push(&self.runs, <int32_t> a)  # (done: not shifted again)
+        self._list_run(a, b)  # (done: not shifted again)
         old = starts[t0]  # the moved tiles' entries, as they were
         self.saved.n = 0
         while self.saved.cap < starts[t1 + 1] - old:
