@@ -886,8 +886,31 @@ cdef class TileEdges:
                 if a != b:
                     memcpy(self.pending.p + b, self.pending.p + a, 5 * sizeof(int32_t))
                 b += 5
-                self.oom |= not push(&self.hints, old.p[0] if old.n else -1)
+                self.oom |= not push(&self.hints, self._hint(self.pending.p + a, old, leafs,
+                                                             stride, length))
         self.pending.n = b
+
+    cdef int _hint(self, const int32_t* e, const Buf* old, const int32_t* leafs, int stride,
+                   int length) noexcept nogil:
+        """A slot near where new edge ``e`` goes, to search from: an edge of its group among
+        the line's old ones (``old``), else any of them, else the edge nearest its start along
+        the line (edges of one line sort together, each group by where it starts); -1 if the
+        line has none near."""
+        cdef Py_ssize_t i
+        cdef int d, p, u = e[0] if e[4] < 2 else e[1]
+        for i in range(old.n):
+            if (self.sedge[5 * old.p[i] + 4] & 1) == (e[4] & 1):
+                return old.p[i]
+        if old.n:
+            return old.p[0]
+        for d in range(SHIFT_REACH):
+            p = u - d
+            if 0 <= p < length and leafs[p * stride] >= 0:
+                return leafs[p * stride]
+            p = u + d
+            if 0 <= p < length and leafs[p * stride] >= 0:
+                return leafs[p * stride]
+        return -1
 
     # ------------------------------------------------------------ the index
 
