@@ -55,7 +55,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
-from .shapes import Compound, Segment, Shape, check_reach
+from .shapes import Compound, Segment, Shape, _rebuild, check_reach
 from .tile_log import TileLog
 
 #: Characters of a text map that mean "no tile".
@@ -146,6 +146,15 @@ def merged_edges(solid: np.ndarray) -> list[tuple[int, int, int, int, int]]:
     for x in range(cols + 1):
         out += _v_line(pad, x)
     return out
+
+
+def _unpickled(state: dict[str, object]) -> TileMap:
+    """A pickled `TileMap` from its slot values, its grid's read-only view made again."""
+    tm = _rebuild(TileMap, state)
+    view = tm._grid.view()  # type: ignore[attr-defined]
+    view.setflags(write=False)
+    tm._set("_view", view)
+    return tm  # type: ignore[return-value]
 
 
 def _one_sided(p1: tuple[float, float], p2: tuple[float, float], facing: str) -> Segment:
@@ -249,6 +258,13 @@ class TileMap(Compound):
                         origin=origin)  # type: ignore[arg-type]
 
     # -------------------------------------------------------------- identity, not value
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # the read-only view of the grid is made again from the grid (a pickled view would
+        # come back as a copy that digs no longer reach)
+        _, (_, state) = super().__reduce__()  # type: ignore[misc]
+        del state["_view"]
+        return (_unpickled, (state,))
 
     def __eq__(self, other: object) -> bool:
         return self is other
