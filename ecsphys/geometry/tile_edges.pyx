@@ -256,7 +256,9 @@ cdef class TileEdges:
                 double size, double ox, double oy) -> None:
         """Write the edges ``count_edges`` merged into slots ``first .. first + room`` of the
         store and the index into its ``cells`` from ``cells_at`` (``6 * rows * cols + 1``
-        entries: kinds, starts, 4 per tile); the slots' vertex and face rooms must be set."""
+        entries: kinds, starts, 4 per tile); the slots' vertex and face rooms must be set,
+        each slot's right after the one before (2 vertices and 4 faces a slot: ValueError if
+        not). It writes what every slot's leaf shares once; an update writes the rest."""
         cdef Py_ssize_t edges = self.pending.n // 5
         if room < edges or room < 1:
             raise ValueError(f"TileEdges.lay_out: {edges} edges do not fit {room} slots")
