@@ -192,6 +192,7 @@ class TileMap(Compound):
     def __init__(self, grid: object, tile_size: float,
                  origin: Iterable[float] = (0.0, 0.0)) -> None:
         kinds_grid, kinds = _as_grid(grid)
+        kinds_grid = np.ascontiguousarray(kinds_grid)  # (the compiled log writes it row-major)
         size = check_size("TileMap.tile_size", tile_size)
         ox, oy = check_vec("TileMap.origin", origin, MAX_SIZE)
         solid = kinds_grid != 0

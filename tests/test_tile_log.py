@@ -73,6 +73,17 @@ def test_a_bad_write_names_the_tile_and_value_and_changes_nothing(key, kind, err
     assert np.array_equal(m.grid, grid) and m.version == v and m.changes_since(0) == log
 
 
+def test_a_map_of_a_transposed_or_strided_array_digs_as_its_copy():
+    base = np.random.default_rng(0).integers(0, 3, (7, 5))
+    for grid in (base.T, base[::2, ::-1], np.asfortranarray(base)):
+        m = ep.TileMap(grid, 1.0)
+        m[0, 0] = 0 if m[0, 0] else 2
+        want = np.array(grid)
+        want[0, 0] = m[0, 0]
+        assert np.array_equal(m.grid, want) and not np.shares_memory(m.grid, grid)
+        assert sorted(m.edges) == sorted(ep.TileMap(want, 1.0).edges)
+
+
 def test_a_bad_read_raises_as_before():
     m = ep.TileMap(["#."], 1.0)
     with pytest.raises(IndexError, match=r"\(0, 2\)"):
