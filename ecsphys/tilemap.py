@@ -30,9 +30,9 @@ Guarantees:
   Only tiles with an open side can be touched (a tile buried in solid ones is out of reach);
 - tiles change at run time: ``tilemap[row, col] = 0`` digs a tile, ``= kind`` builds one
   (``tilemap[row, col]`` reads it), in constant time with no Python object made (compiled:
-  ``tile_log.pyx``): the map lists the changed tile (``changes_since``), and its own edges
-  (``edges``, ``parts``) merge the four grid lines around it again when they are next asked
-  for. The physics takes the change at its next step, writing again only what
+  ``state/tile_log.pyx``): the map lists the changed tile (``changes_since``), and its
+  own edges (``edges``, ``parts``) merge the four grid lines around it again when they are
+  next asked for. The physics takes the change at its next step, writing again only what
   lies along those lines (``geometry/shape_store.py``): bodies touching a removed
   tile get its ``separate`` (and fall if it held them up), a body whose centre is inside a
   newly built tile is pushed out the short way (to the nearest open side);
@@ -56,7 +56,7 @@ import numpy as np
 
 from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
 from .shapes import Compound, Segment, Shape, _rebuild, check_reach
-from .tile_log import TileLog
+from .state.tile_log import TileLog
 
 #: Characters of a text map that mean "no tile".
 EMPTY_CHARS = frozenset(". ")

@@ -1,5 +1,5 @@
-"""A tile write is compiled (``ecsphys/tile_log.pyx``): ``tilemap[row, col] = kind`` writes the
-kind and logs the tile, and the physics takes the logged tiles at its next step.
+"""A tile write is compiled (``ecsphys/state/tile_log.pyx``): ``tilemap[row, col] = kind``
+writes the kind and logs the tile, and the physics takes the logged tiles at its next step.
 
 What these tests show:
 
@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import ecsphys as ep
-from ecsphys.tile_log import TileLog, _restored
+from ecsphys.state.tile_log import TileLog, _restored
 
 DT = 1 / 60
 

@@ -8,7 +8,7 @@
 #   entries in `cells` from `cells_at` (the layout of shape_data.pxd: `near_next` and
 #   `tile_grid` read it), and `found`, the map's `(first, count, 0)` as the store hands it
 #   out, is set; `take(store, tiles)` takes the tiles the map's `TileLog`
-#   (ecsphys/tile_log.pyx) lists as changed since `version` (the tiles' version it shows,
+#   (ecsphys/state/tile_log.pyx) lists as changed since `version` (the tiles' version it shows,
 #   set by the store), reading its kinds and log in place, and rewrites only the edges on the
 #   grid lines around the changed tiles, the slots they move through, and the index entries
 #   of the tiles along those edges; it returns `found` (the same tuple while the count
@@ -49,7 +49,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
-from ..tile_log cimport TileLog
+from ..state.tile_log cimport TileLog
 
 # the leaf layout of shape_data.pxd (not cimported: shape_data imports the store, which
 # imports this module)
