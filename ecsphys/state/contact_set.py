@@ -60,10 +60,6 @@ class ContactSet:
     tile_kind: np.ndarray | None = None
     #: the pair keys when the maker already has them (else computed once, on first use)
     _keys: np.ndarray | None = field(default=None, repr=False, compare=False)
-    #: set by the narrowphase on the sets it makes: every column (keys, layers, tiles,
-    #: speeds) is there, int64 / float64 / bool and contiguous, so readers take them as they
-    #: are; a set made by hand (or copied with ``dataclasses.replace``) is checked instead
-    _complete: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.speed) == 0 and len(self.a):

@@ -600,9 +600,7 @@ class NarrowphaseSystem(esper.Processor):
             cols = {name: rows.array(name) for name in (
                 "a", "b", "normal", "depth", "point", "toi", "sensor", "speed", "layer_a",
                 "layer_b", "tile", "tile_kind")}
-            made = ContactSet(**cols, _keys=rows.array("keys"))
-            made._complete = True
-            rows.cached_set = made
+            rows.cached_set = ContactSet(**cols, _keys=rows.array("keys"))
         return rows.cached_set
 
     @result.setter
