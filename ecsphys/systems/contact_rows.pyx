@@ -37,6 +37,9 @@ cdef int INT_COLUMNS = 11
 cdef int FLOAT_COLUMNS = 8
 cdef int BYTE_COLUMNS = 2
 
+#: the columns the events' diff fills (`diff_rows`), besides ``kept``
+HISTORY_COLUMNS = ("duration", "steps", "history_layer_a", "history_layer_b")
+
 #: the columns `array` gives: name -> (kind, values per row)
 COLUMNS = {
     "keys": ("i", 1), "a": ("i", 1), "b": ("i", 1), "layer_a": ("i", 1),
@@ -135,8 +138,7 @@ cdef class ContactRows:
         spec = COLUMNS.get(name)
         if spec is None:
             raise ValueError(f"no contact column named {name!r}")
-        if name in ("duration", "steps", "history_layer_a", "history_layer_b", "kept") \
-                and not self.history:
+        if (name in HISTORY_COLUMNS or name == "kept") and not self.history:
             raise ValueError(f"contact column {name!r}: no history yet (the events' diff "
                              f"has not run on these rows)")
         kind, width = spec
@@ -194,8 +196,7 @@ cdef class ContactRows:
         optional). Each is converted to its kind and checked to hold ``n`` rows first."""
         cdef ContactRows out = ContactRows()
         cdef dict ready = {}
-        history = [k for k in ("duration", "steps", "history_layer_a", "history_layer_b")
-                   if k in columns]
+        history = [k for k in HISTORY_COLUMNS if k in columns]
         if history and len(history) != 4:
             raise ValueError(f"contact rows: history columns {history} without the others")
         for name, value in columns.items():
@@ -231,6 +232,33 @@ cdef class ContactRows:
                 memset(out.kept, 0, n)
         out.deepest = deepest
         return out
+
+    @staticmethod
+    def from_contact_set(contacts, layer_a=None, layer_b=None):
+        """Rows (without history) from a `ContactSet`: its columns checked and converted; a
+        set without tiles gets ``-1`` / ``0``, without speeds zeros; ``layer_a`` /
+        ``layer_b``, where given, stand for the set's layers (else its own, zeros where it
+        has none); ``deepest`` from its rows without a sensor."""
+        m = len(contacts)
+        if layer_a is None:
+            layer_a = np.zeros(m, np.int64) if contacts.layer_a is None else contacts.layer_a
+        if layer_b is None:
+            layer_b = np.zeros(m, np.int64) if contacts.layer_b is None else contacts.layer_b
+        speed = getattr(contacts, "speed", None)
+        sensor = np.asarray(contacts.sensor, dtype=np.bool_)
+        depth = np.asarray(contacts.depth, dtype=np.float64)
+        solid = depth[~sensor] if m else depth
+        return ContactRows.from_columns(m, {
+            "keys": contacts.keys, "a": contacts.a, "b": contacts.b,
+            "layer_a": layer_a, "layer_b": layer_b,
+            "tile": np.full(m, -1, dtype=np.int64) if contacts.tile is None else contacts.tile,
+            "tile_kind": (np.zeros(m, dtype=np.int64) if contacts.tile_kind is None
+                          else contacts.tile_kind),
+            "normal": np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
+            "point": np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
+            "depth": depth, "toi": contacts.toi, "sensor": sensor,
+            "speed": np.zeros(m) if speed is None or len(speed) != m else speed,
+        }, float(solid.max()) if len(solid) else -np.inf)
 
 
 cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept nogil:

@@ -327,23 +327,12 @@ class EventsSystem(esper.Processor):
 
     def _rows_of(self, contacts: ContactSet) -> ContactRows:
         """A hand-made `ContactSet` as `ContactRows` (every column checked and converted)."""
-        m = len(contacts)
-        a = np.ascontiguousarray(contacts.a, dtype=np.int64)
-        b = np.ascontiguousarray(contacts.b, dtype=np.int64)
-        layer_a, layer_b = contacts.layer_a, contacts.layer_b
-        if layer_a is None or layer_b is None:  # a set made without layers: the table's
-            looked = self._layers_of(np.concatenate((a, b)))
-            layer_a, layer_b = looked[:m], looked[m:]
-        return ContactRows.from_columns(m, {
-            "keys": contacts.keys, "a": a, "b": b, "layer_a": layer_a, "layer_b": layer_b,
-            "tile": np.full(m, -1, dtype=np.int64) if contacts.tile is None else contacts.tile,
-            "tile_kind": (np.zeros(m, dtype=np.int64) if contacts.tile_kind is None
-                          else contacts.tile_kind),
-            "normal": np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
-            "point": np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
-            "depth": contacts.depth, "toi": contacts.toi,
-            "sensor": np.asarray(contacts.sensor, dtype=np.bool_),
-            "speed": _speeds(contacts, m)})
+        if contacts.layer_a is not None and contacts.layer_b is not None:
+            return ContactRows.from_contact_set(contacts)
+        m = len(contacts)  # a set made without layers: the table's
+        looked = self._layers_of(np.concatenate((np.asarray(contacts.a, dtype=np.int64),
+                                                 np.asarray(contacts.b, dtype=np.int64))))
+        return ContactRows.from_contact_set(contacts, looked[:m], looked[m:])
 
     def _listened(self) -> bool:
         """Whether any handler is registered, here or on esper's bus."""
@@ -474,14 +463,6 @@ def _tiles(tile: np.ndarray) -> list[tuple[int, int] | None]:
     rows = (tile >> 32).tolist()
     cols = (tile & 0xFFFFFFFF).tolist()
     return [None if t < 0 else (r, c) for t, r, c in zip(tile.tolist(), rows, cols, strict=True)]
-
-
-def _speeds(contacts: ContactSet, m: int) -> np.ndarray:
-    """The contacts' approach speeds as a float array (zeros where it has none)."""
-    speed = getattr(contacts, "speed", None)
-    if speed is None or len(speed) != m:
-        return np.zeros(m, dtype=np.float64)
-    return np.asarray(speed, dtype=np.float64)
 
 
 def _filter_mask(entry: HandlerEntry, a: np.ndarray, b: np.ndarray, src: _Pairs,

@@ -607,23 +607,7 @@ class NarrowphaseSystem(esper.Processor):
     def result(self, contacts):
         """Take ``contacts`` (a `ContactSet`, e.g. a restored snapshot's) as the last step's
         rows: the next step's hysteresis reads them."""
-        m = len(contacts)
-        cols = {
-            "keys": contacts.keys, "a": contacts.a, "b": contacts.b,
-            "normal": np.asarray(contacts.normal, dtype=np.float64).reshape(m, 2),
-            "point": np.asarray(contacts.point, dtype=np.float64).reshape(m, 2),
-            "depth": contacts.depth, "toi": contacts.toi, "sensor": contacts.sensor,
-            "speed": contacts.speed if len(contacts.speed) == m else np.zeros(m),
-            "layer_a": np.zeros(m, np.int64) if contacts.layer_a is None else contacts.layer_a,
-            "layer_b": np.zeros(m, np.int64) if contacts.layer_b is None else contacts.layer_b,
-            "tile": np.full(m, -1, np.int64) if contacts.tile is None else contacts.tile,
-            "tile_kind": (np.zeros(m, np.int64) if contacts.tile_kind is None
-                          else contacts.tile_kind),
-        }
-        sensor = np.asarray(contacts.sensor, dtype=np.bool_)
-        depth = np.asarray(contacts.depth, dtype=np.float64)
-        solid = depth[~sensor] if m else depth
-        rows = ContactRows.from_columns(m, cols, float(solid.max()) if len(solid) else -np.inf)
+        rows = ContactRows.from_contact_set(contacts)
         rows.cached_set = contacts
         self.rows = rows
 
