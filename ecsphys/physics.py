@@ -3,10 +3,13 @@
 Guarantees:
 - ``Physics(...)`` registers one esper processor in the esper world that is current when it is
   made; ``esper.process(dt)`` in that world advances it. The processor runs the stages of one
-  step in order (adopt, integrate, broadphase, narrowphase, response, events), as many fixed
-  steps as the frame's ``dt`` holds (an accumulator, capped at ``max_steps_per_frame``), and
-  sets ``alpha`` (in [0, 1)) for interpolated drawing. With ``fixed_dt=None`` it steps once
-  per frame with the frame's ``dt``.
+  step in order (adopt, integrate, broadphase, response, narrowphase, ground, events), as
+  many fixed steps as the frame's ``dt`` holds (an accumulator, capped at
+  ``max_steps_per_frame``), and sets ``alpha`` (in [0, 1)) for interpolated drawing. With
+  ``fixed_dt=None`` it steps once per frame with the frame's ``dt``.
+- A step is three calls: adoption (what the game created, deleted or changed since the last
+  step), one compiled call for every stage from integration to the world's limits
+  (`ecsphys.systems.step`), then the events (the game's handlers).
 - Each Physics has its own body table: several esper worlds, each with its own Physics, never
   see each other's bodies.
 - Bad arguments raise ``ValueError`` / ``TypeError`` naming the argument and the value, and
@@ -40,15 +43,15 @@ from .limits import (
 from .queries.world_queries import WorldQueries
 from .state import snapshot
 from .state.body_table import BodyTable
-from .state.contact_set import ContactSet, pair_keys
+from .state.contact_set import ContactSet
 from .state.snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
 from .systems.events import EventsSystem
-from .systems.ground import ground_pass
-from .systems.integrate import IntegrateSystem, keep_in_limits
+from .systems.integrate import IntegrateSystem
 from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem
 from .systems.response import ResponseSystem
+from .systems.step import Step
 
 
 class PhysicsProcessor(esper.Processor):
@@ -59,17 +62,6 @@ class PhysicsProcessor(esper.Processor):
 
     def process(self, dt: float, *args: Any, **kwargs: Any) -> None:
         self.physics.advance(dt)
-
-
-def _merge_pairs(
-    t: BodyTable, *parts: tuple[np.ndarray, ...],
-) -> tuple[np.ndarray, ...]:
-    """Concatenate pair lists (rows a, rows b, then any per-pair columns: times, speeds...),
-    ordered by entity pair like the broadphase's output."""
-    cols = [np.concatenate(c) for c in zip(*parts, strict=True)]
-    ra, rb = cols[0], cols[1]
-    order = np.argsort(pair_keys(t.entity[ra], t.entity[rb]), kind="stable")
-    return tuple(c[order] for c in cols)
 
 
 def _check_fixed_dt(value: object) -> float | None:
@@ -183,8 +175,8 @@ class Physics:
         self.steps = 0
         self.time = 0.0
         self.last_dt = 0.0
-        #: milliseconds each stage took in the last step (diagnostics)
-        self.timings: dict[str, float] = {}
+        self._t_adopt = 0.0  # when the last step began and ended (see `timings`)
+        self._t_end: float | None = None
         self._adopt = AdoptSystem(self.table, on_clear=self._forget_pairs)
         self._integrate = IntegrateSystem(self.table)
         #: a pair already touching stops only when its shapes are apart by more than this
@@ -200,6 +192,8 @@ class Physics:
         self._narrowphase = NarrowphaseSystem(
             self.table, contact_offset=self.contact_offset,
             separation_offset=self.separation_offset)
+        self._step = Step(self.table, self._broadphase, self._response, self._narrowphase,
+                          self.up, self.floor_max_angle)
         self.handlers = EventHandlers(layers)
         self._events = EventsSystem(self.table, self.handlers)
         #: Register event callbacks (strong references; usable as decorators; optional
@@ -303,51 +297,13 @@ class Physics:
                 esper.switch_world(previous)
 
     def _run_step(self, dt: float) -> None:
-        clock = time.perf_counter
-        t0 = clock()
+        t0 = time.perf_counter()
         esper.clear_dead_entities()
         t = self.table
         self._adopt.process()
         t.refresh_tilemaps()  # tiles dug or built since the last step
-        bp = self._broadphase
-        response = self._response
-        # filter_pair is the game's code inside the step: if it raises, the bodies are put
-        # back as they were, so the step is all or nothing
-        saved = t.motion() if bp.filter_pair is not None else None
-        try:
-            self._integrate.process(dt)  # keeps the start positions in prev_pos first
-            t1 = clock()
-            bp.process()
-            t2 = clock()
-            response.filter_pair = bp.filter_pair
-            if bp.filter_pair is not None:  # its answers may change between steps
-                response.forget_end()
-            response.process(bp.ra, bp.rb, dt, bp)  # moves the bodies (bp: its index)
-        except BaseException:
-            if saved is not None:
-                t.set_motion(saved)
-            raise
-        t3 = clock()
-        # every pair's first impact of the step: the broadphase's pairs, then the extra ones
-        ra, rb = bp.ra, bp.rb
-        extra = response.extra
-        narrow = self._narrowphase
-        if len(extra[0]):  # pairs of bodies pushed beyond their boxes, in order
-            toi, speed, normal, point = response.impacts
-            k = len(ra)
-            ra, rb, toi, speed, normal, point = _merge_pairs(
-                t, (ra, rb, toi[:k], speed[:k], normal[:k], point[:k]),
-                (extra[0], extra[1], toi[k:], speed[k:], normal[k:], point[k:]))
-            narrow.process(ra, rb, toi, speed, normal, point, t.changed)
-        else:  # read where the response left them
-            narrow.process(ra, rb, changed=t.changed, impacts=response.pair_impacts)
-        rows = narrow.rows
-        self._response.note_end(rows.deepest)
-        ground_pass(t, ra, rb, rows, self.up, math.cos(math.radians(self.floor_max_angle)))
-        # impulses, pushes and a rider leaving its platform stay within the valid range
-        keep_in_limits(t)
-        t.pose_version += 1  # queries made from filter_pair during the step look again
-        t4 = clock()
+        rows = self._step.run(dt)  # integrate .. limits: one compiled call
+        self._t_adopt = t0
         self.steps += 1
         self.time += dt
         self.last_dt = dt
@@ -355,12 +311,22 @@ class Physics:
         try:
             self._events.process(rows, t.changed, dt)
         finally:
-            t5 = clock()
-            self.timings = {
-                "adopt+integrate": (t1 - t0) * 1e3, "broadphase": (t2 - t1) * 1e3,
-                "response": (t3 - t2) * 1e3, "narrowphase": (t4 - t3) * 1e3,
-                "events": (t5 - t4) * 1e3, "step": (t5 - t0) * 1e3,
-            }
+            self._t_end = time.perf_counter()
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """Milliseconds each stage took in the last step (diagnostics): ``adopt+integrate``,
+        ``broadphase``, ``response``, ``narrowphase`` (with ground and limits), ``events``
+        and the whole ``step``."""
+        if self._t_end is None:
+            return {}
+        t0, t5 = self._t_adopt, self._t_end
+        _, t1, t2, t3, t4 = self._step.times
+        return {
+            "adopt+integrate": (t1 - t0) * 1e3, "broadphase": (t2 - t1) * 1e3,
+            "response": (t3 - t2) * 1e3, "narrowphase": (t4 - t3) * 1e3,
+            "events": (t5 - t4) * 1e3, "step": (t5 - t0) * 1e3,
+        }
 
     # ------------------------------------------------------------ rules
 

@@ -45,9 +45,7 @@ class Sim:
         self.physics.on_touch(lambda c: self.events.append(("touch", c.a, c.b, c.tile)))
         self.physics.on_separate(lambda c: self.events.append(("separate", c.a, c.b, c.tile)))
         if scan:  # the response without the broadphase: widen looks at every row
-            response = self.physics._response
-            process = response.process
-            response.process = lambda ra, rb, dt=0.0, broadphase=None: process(ra, rb, dt)
+            self.physics._response.widen_by_index = False
 
     def do(self, fn, *args):
         previous = esper.current_world

@@ -22,10 +22,11 @@
 
 from libc.math cimport sqrt
 from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memcpy, memmove
 
 from .boxindex cimport BoxIndex, Buf, buf_free, buf_reserve, sort_keys
 from ..geometry.shape_data cimport TILEMAP, Body, Near, Store, near_init, near_next, store_of
-from ..state.carray cimport c_array, new_array
+from ..state.carray cimport as_c, c_array, new_array
 
 cimport numpy as cnp
 
@@ -40,43 +41,16 @@ __all__ = ["Stage"]
 
 
 cdef class Stage:
-    """The compiled half of ``BroadphaseSystem`` (see the module comment)."""
-
-    cdef object _dyn_arr
-    cdef object _srow_arr
-    cdef const int64_t[::1] dyn
-    cdef const int64_t[::1] srow
-    cdef object _lo_arr
-    cdef object _hi_arr
-    cdef double[:, ::1] lo
-    cdef double[:, ::1] hi
-    # the table's columns, re-read when the table swaps an array
-    cdef object _c_pos
-    cdef object _c_move
-    cdef object _c_lo
-    cdef object _c_hi
-    cdef object _c_layer
-    cdef object _c_mask
-    cdef object _c_ent
-    cdef const double[:, ::1] pos
-    cdef const double[:, ::1] move
-    cdef const double[:, ::1] rlo
-    cdef const double[:, ::1] rhi
-    cdef const int64_t[::1] layer
-    cdef const int64_t[::1] mask
-    cdef const int64_t[::1] ent
-    cdef Buf b_key
-    cdef Buf b_val
-    cdef Buf b_sa
-    cdef Buf b_tmp
-    cdef Rows rows      # for the tile maps (taken each run)
-    cdef Store store
+    """The compiled half of ``BroadphaseSystem`` (see the module comment; its fields are
+    declared in stage.pxd)."""
 
     def __init__(self):
         self.set_rows(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         self._grow(16)
 
     def __dealloc__(self):
+        buf_free(&self.b_ra)
+        buf_free(&self.b_rb)
         buf_free(&self.b_key)
         buf_free(&self.b_val)
         buf_free(&self.b_sa)
@@ -178,7 +152,7 @@ cdef class Stage:
             hi[2 * j] = (pos[r] + rhi[r]) + reach
             hi[2 * j + 1] = (pos[r + 1] + rhi[r + 1]) + reach
 
-    cdef inline bint _passes(self, int64_t a, int64_t b) noexcept nogil:
+    cdef bint _passes(self, int64_t a, int64_t b) noexcept nogil:
         return (self.layer[a] & self.mask[b]) != 0 and (self.layer[b] & self.mask[a]) != 0
 
     cdef Py_ssize_t _statics(self, const int64_t* sk, const int64_t* sl, Py_ssize_t ns,
@@ -224,6 +198,39 @@ cdef class Stage:
 
     def run(self, index, table, double contact_offset, bint check_layers):
         """``(ra, rb, box_pairs)`` of this step (see the module comment)."""
+        self.run_c(index, table, contact_offset, check_layers)
+        ra, rb = self.pairs()
+        return ra, rb, self.box_pairs
+
+    def pairs(self):
+        """The last run's pairs ``(ra, rb)`` as fresh int64 arrays."""
+        cdef Py_ssize_t n = self.npairs, unused
+        ra = new_array(n, -1, b'i')
+        rb = new_array(n, -1, b'i')
+        if n:
+            memcpy(<int64_t*> c_array(ra, b'i', &unused), self.pa, n * sizeof(int64_t))
+            memcpy(<int64_t*> c_array(rb, b'i', &unused), self.pb, n * sizeof(int64_t))
+        return ra, rb
+
+    def set_pairs(self, ra, rb):
+        """Put ``(ra, rb)`` (a subset of the last run's pairs, in the same order: what the
+        game's ``filter_pair`` kept) in place of the last run's pairs."""
+        cdef Py_ssize_t na, nb
+        ra_ = as_c(ra, b'i')
+        rb_ = as_c(rb, b'i')
+        cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)
+        cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &nb)
+        if na != nb or na > self.npairs:
+            raise ValueError(f"set_pairs takes two lists of the same length, at most "
+                             f"{self.npairs}, got {na} and {nb}")
+        if na:
+            memmove(self.pa, a, na * sizeof(int64_t))
+            memmove(self.pb, b, na * sizeof(int64_t))
+        self.npairs = na
+
+    cdef int run_c(self, object index, object table, double contact_offset,
+                   bint check_layers) except -1:
+        """This step's pairs into ``pa``, ``pb`` (``npairs`` of them) and ``box_pairs``."""
         cdef Py_ssize_t k = self.dyn.shape[0], nd, ns, cs, nkeep, o
         cdef int r = 0
         cdef BoxIndex bx
@@ -267,15 +274,19 @@ cdef class Stage:
         if cs < 0:
             raise MemoryError("broadphase: out of memory")
         sa = <int64_t*>self.b_sa.p  # the static pairs' rows: a at sa, b at sa + ns
-        ra = new_array(nkeep + cs, -1, b'i')
-        rb = new_array(nkeep + cs, -1, b'i')
-        cdef Py_ssize_t unused
-        cdef int64_t* pra = <int64_t*> c_array(ra, b'i', &unused)
-        cdef int64_t* prb = <int64_t*> c_array(rb, b'i', &unused)
+        self.pa = <int64_t*> buf_reserve(&self.b_ra, (nkeep + cs + 1) * sizeof(int64_t))
+        self.pb = <int64_t*> buf_reserve(&self.b_rb, (nkeep + cs + 1) * sizeof(int64_t))
+        if self.pa == NULL or self.pb == NULL:
+            self.npairs = 0
+            raise MemoryError("broadphase: out of memory")
+        o = 0
         if nkeep + cs:
             with nogil:
-                o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, pra, prb)
-        return ra, rb, nd + ns
+                o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, self.pa,
+                                 self.pb)
+        self.npairs = o
+        self.box_pairs = nd + ns
+        return 0
 
     cdef Py_ssize_t _merge2(self, const int64_t* di, const int64_t* dj, Py_ssize_t nd,
                             Py_ssize_t cs, bint check, const int64_t* ta, const int64_t* tb,

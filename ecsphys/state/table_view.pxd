@@ -1,7 +1,7 @@
 # The C view of the body table (ecsphys/body_table.py): pointers into its NumPy columns.
 #
-# Guarantees: `rows_of(table)` gives pointers valid until the table adds a row, grows or
-# replaces a shape (no Python runs between taking them and the end of the compiled call);
+# Guarantees: `rows_of(table)` gives pointers valid until the table grows its columns, adds a
+# row or replaces a shape (no Python runs between taking them and the end of the compiled call);
 # `row_body` is the shape of a row placed at a position, as the geometry routines read it.
 
 from libc.math cimport sqrt
@@ -37,6 +37,11 @@ cdef struct Rows:
     double* floor_v                  # n * 2
     int64_t* floor_entity
     int* carrier                     # the row of the moving platform it stands on, or -1
+    # the motion columns (n * 2 each)
+    double* pos
+    double* vel
+    double* prev                     # prev_pos: the position at the start of the step
+    double* move                     # this step's displacement
 
 cdef enum:
     GROUND_FLOOR = 1

@@ -51,6 +51,10 @@ cdef Rows _take_rows(object t) except *:
     cdef double[:, ::1] floor_v = t.floor_v
     cdef int64_t[::1] floor_entity = t.floor_entity
     cdef int[::1] carrier = t.carrier
+    cdef double[:, ::1] pos = t.pos
+    cdef double[:, ::1] vel = t.vel
+    cdef double[:, ::1] prev = t.prev_pos
+    cdef double[:, ::1] move = t.move
     cdef Rows r
     r.n = t.n
     r.leaf0 = &leaf0[0]
@@ -78,4 +82,8 @@ cdef Rows _take_rows(object t) except *:
     r.floor_v = &floor_v[0, 0]
     r.floor_entity = &floor_entity[0]
     r.carrier = &carrier[0]
+    r.pos = &pos[0, 0]
+    r.vel = &vel[0, 0]
+    r.prev = &prev[0, 0]
+    r.move = &move[0, 0]
     return r

@@ -22,12 +22,14 @@ Guarantees:
 - a pair is kept only if each side's layer is in the other's mask, and then only if the
   optional ``filter_pair(entity_a, entity_b)`` hook (a Python call per pair: slower) agrees;
 - output: rows ``ra``, ``rb`` with ``entity[ra] < entity[rb]``, sorted by that entity pair,
-  unique (fresh arrays each step).
+  unique (fresh arrays each step, made when first read: the compiled step reads the pairs
+  in the stage's C memory).
 
-How it stays cheap: one compiled call a step (``broadphase.stage.Stage.run``) computes the
-swept boxes, runs the index, applies the layer filter and puts the pairs in entity order. The
-dynamic boxes go to the index in entity order, so its sorted dynamic pairs (``di < dj``) already
-come out sorted by entity pair; only the few dynamic-static pairs are sorted and merged in.
+How it stays cheap: one compiled pass a step (``broadphase.stage.Stage``, run from the compiled
+step after `BroadphaseSystem.prepare`, or by ``process``) computes the swept boxes, runs the
+index, applies the layer filter and puts the pairs in entity order. The dynamic boxes go to
+the index in entity order, so its sorted dynamic pairs (``di < dj``) already come out sorted by
+entity pair; only the few dynamic-static pairs are sorted and merged in.
 ``filter_pair`` is the only per-pair Python call, and only when set. What depends only on the
 table's layout (the dynamic rows in entity order, whether every layer passes every mask) is
 kept until ``table.layout_version`` changes; the static rows are kept by the static ids.
@@ -88,8 +90,8 @@ class BroadphaseSystem(esper.Processor):
         self.contact_offset = contact_offset
         self.filter_pair: PairFilter | None = None
         self._static_version = -1
-        self.ra = np.zeros(0, dtype=np.int64)
-        self.rb = np.zeros(0, dtype=np.int64)
+        self._ra: np.ndarray | None = np.zeros(0, dtype=np.int64)
+        self._rb: np.ndarray | None = np.zeros(0, dtype=np.int64)
         #: pairs whose boxes overlapped before the layer filter (diagnostics)
         self.box_pairs = 0
         self._layout: tuple[int, int] | None = None
@@ -137,6 +139,20 @@ class BroadphaseSystem(esper.Processor):
         return self._dyn
 
     def process(self, dt: float = 0.0) -> None:
+        """This step's pairs into ``ra``, ``rb`` (the compiled step does the same through
+        `prepare`, the stage and `pairs_from_stage`)."""
+        self.prepare()
+        t = self.table
+        ra, rb, self.box_pairs = self._stage.run(
+            self.index, t, self.contact_offset, not self._all_layers_pass)
+        if self.filter_pair is not None and len(ra):
+            ra, rb = game_rules(t, ra, rb, self.filter_pair, check_layers=False)
+            self._stage.set_pairs(ra, rb)
+        self._ra, self._rb = ra, rb
+
+    def prepare(self) -> None:
+        """Before the stage runs: the dynamic rows of a new layout, the static index brought
+        up to date (see the module notes)."""
         t = self.table
         layout = (t.layout_version, t.n)
         if layout != self._layout:
@@ -150,11 +166,42 @@ class BroadphaseSystem(esper.Processor):
         t.static_all = False
         self._static_version = t.static_version
         self.runs += 1
-        ra, rb, self.box_pairs = self._stage.run(
-            self.index, t, self.contact_offset, not self._all_layers_pass)
-        if self.filter_pair is not None and len(ra):
-            ra, rb = game_rules(t, ra, rb, self.filter_pair, check_layers=False)
-        self.ra, self.rb = ra, rb
+
+    def after_stage(self) -> None:
+        """After the compiled step ran the stage: the box pairs noted, ``filter_pair`` asked
+        (a Python call per pair) and the pairs it kept put back in the stage."""
+        stage = self._stage
+        self.box_pairs = stage.box_pairs
+        self._ra = self._rb = None
+        if self.filter_pair is not None and stage.npairs:
+            ra, rb = stage.pairs()
+            ra, rb = game_rules(self.table, ra, rb, self.filter_pair, check_layers=False)
+            stage.set_pairs(ra, rb)
+            self._ra, self._rb = ra, rb
+
+    @property
+    def ra(self) -> np.ndarray:
+        """The first rows of this step's pairs (fresh arrays each step; see the module)."""
+        if self._ra is None:
+            self._ra, self._rb = self._stage.pairs()
+        return self._ra
+
+    @property
+    def rb(self) -> np.ndarray:
+        """The second rows of this step's pairs."""
+        if self._rb is None:
+            self._ra, self._rb = self._stage.pairs()
+        return self._rb
+
+    @property
+    def stage(self) -> Stage:
+        """The compiled half (the compiled step runs it)."""
+        return self._stage
+
+    @property
+    def check_layers(self) -> bool:
+        """Whether some pair needs the layer test in this layout."""
+        return not self._all_layers_pass
 
     # ------------------------------------------------------------ static ids
 

@@ -105,31 +105,37 @@ def ground_pass(t, ra, rb, ContactRows rows, up, double cos_floor):
     the floor's largest angle."""
     ra_ = as_c(ra, b'i')
     rb_ = as_c(rb, b'i')
-    vel_ = t.vel
     cdef Py_ssize_t na, nb, nv
     cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)
     cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &nb)
+    if na != nb:
+        raise ValueError(f"ra and rb need the same length, got {na} and {nb}")
+    c_array(t.vel, b'f', &nv)
+    if 2 * t.n > nv:
+        raise ValueError(f"the table's velocities hold {nv // 2} rows, not {t.n}")
+    cdef Rows r = rows_of(t)
+    ground_rows(&r, a, b, na, rows, up[0], up[1], cos_floor)
+
+
+cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
+                     ContactRows rows, double upx, double upy, double cos_floor) except -1:
+    """`ground_pass` on the C rows ``w`` and the step's ``na`` pairs ``a``, ``b``."""
     cdef Py_ssize_t m = rows.n
     cdef const int64_t* k = rows.index
     cdef const double* nrm = rows.normal
     cdef const double* dep = rows.depth
     cdef const unsigned char* sen = rows.sensor
-    cdef double* vel = <double*> c_array(vel_, b'f', &nv)
-    if na != nb:
-        raise ValueError(f"ra and rb need the same length, got {na} and {nb}")
     cdef Py_ssize_t j
     for j in range(m):  # the contacts' pairs are the step's pairs
         if not 0 <= k[j] < na:
             raise IndexError(f"contact {j}: pair index {k[j]} outside the {na} pairs")
     cdef Pass g
-    g.rows = rows_of(t)
-    g.vel = vel
-    g.upx = up[0]
-    g.upy = up[1]
+    g.rows = w[0]
+    g.vel = w.vel
+    g.upx = upx
+    g.upy = upy
     g.cos_floor = cos_floor
-    cdef int n = t.n
-    if 2 * n > nv:
-        raise ValueError(f"the table's velocities hold {nv // 2} rows, not {n}")
+    cdef int n = w.n
     cdef int* old = <int*> malloc((n + 1) * sizeof(int))
     g.best = <double*> malloc((n + 1) * sizeof(double))
     if old == NULL or g.best == NULL:
@@ -138,34 +144,32 @@ def ground_pass(t, ra, rb, ContactRows rows, up, double cos_floor):
         raise MemoryError()
     cdef Py_ssize_t i
     cdef int r, f, p, ia, ib
-    cdef const Rows* w = &g.rows
-    try:
-        with nogil:
-            for r in range(n):
-                old[r] = w.carrier[r]
-                w.carrier[r] = -1
-                w.ground[r] = 0
-                w.floor_n[2 * r] = w.floor_n[2 * r + 1] = 0.0
-                w.floor_v[2 * r] = w.floor_v[2 * r + 1] = 0.0
-                w.floor_entity[r] = -1
-                g.best[r] = -2.0
-            for i in range(m):
-                if sen[i]:
-                    continue
-                p = <int> k[i]
-                ia = <int> a[p]
-                ib = <int> b[p]
-                _side(&g, ia, ib, nrm[2 * i], nrm[2 * i + 1], dep[i])
-                _side(&g, ib, ia, -nrm[2 * i], -nrm[2 * i + 1], dep[i])
-            for r in range(n):
-                f = old[r]
-                if f == w.carrier[r]:
-                    continue
-                if f >= 0 and f < n:  # left it: a world velocity again
-                    g.vel[2 * r] += g.vel[2 * f]
-                    g.vel[2 * r + 1] += g.vel[2 * f + 1]
-                if w.carrier[r] >= 0:  # landed on one: a velocity relative to it
-                    _land(g.vel, r, w.carrier[r])
-    finally:
-        free(old)
-        free(g.best)
+    with nogil:
+        for r in range(n):
+            old[r] = w.carrier[r]
+            w.carrier[r] = -1
+            w.ground[r] = 0
+            w.floor_n[2 * r] = w.floor_n[2 * r + 1] = 0.0
+            w.floor_v[2 * r] = w.floor_v[2 * r + 1] = 0.0
+            w.floor_entity[r] = -1
+            g.best[r] = -2.0
+        for i in range(m):
+            if sen[i]:
+                continue
+            p = <int> k[i]
+            ia = <int> a[p]
+            ib = <int> b[p]
+            _side(&g, ia, ib, nrm[2 * i], nrm[2 * i + 1], dep[i])
+            _side(&g, ib, ia, -nrm[2 * i], -nrm[2 * i + 1], dep[i])
+        for r in range(n):
+            f = old[r]
+            if f == w.carrier[r]:
+                continue
+            if f >= 0 and f < n:  # left it: a world velocity again
+                g.vel[2 * r] += g.vel[2 * f]
+                g.vel[2 * r + 1] += g.vel[2 * f + 1]
+            if w.carrier[r] >= 0:  # landed on one: a velocity relative to it
+                _land(g.vel, r, w.carrier[r])
+    free(old)
+    free(g.best)
+    return 0

@@ -49,25 +49,13 @@ cdef inline void _axis(double* p, double* v, double* m, double a, double dt) noe
     v[0] = w
 
 
-cdef int _columns(object t, int n, double** pos, double** vel, double** prev,
-                  double** move) except -1:
-    """Pointers to the table's position and velocity columns (and, where asked, its start
-    positions and moves), each checked to hold ``n`` rows. The table keeps the arrays alive
-    through the compiled pass that uses them."""
+cdef int _check_motion(object t, int n) except -1:
+    """Each of the table's motion columns (pos, vel, prev_pos, move) holds ``n`` rows."""
     cdef Py_ssize_t count
-    names = ("pos", "vel", "prev_pos", "move")
-    cdef double** out[4]
-    out[0] = pos
-    out[1] = vel
-    out[2] = prev
-    out[3] = move
-    cdef int k
-    for k in range(4):
-        if out[k] == NULL:
-            continue
-        out[k][0] = <double*> c_array(getattr(t, names[k]), b'f', &count)
+    for name in ("pos", "vel", "prev_pos", "move"):
+        c_array(getattr(t, name), b'f', &count)
         if count < 2 * n:
-            raise ValueError(f"the table's {names[k]} column holds {count // 2} rows, not {n}")
+            raise ValueError(f"the table's {name} column holds {count // 2} rows, not {n}")
     return 0
 
 
@@ -82,24 +70,40 @@ class IntegrateSystem(esper.Processor):
         cdef int n = t.n
         if n == 0:
             return
+        _check_motion(t, n)
         cdef Rows r = rows_of(t)
-        cdef double* pos
-        cdef double* prev
-        cdef double* vel
-        cdef double* move
-        _columns(t, n, &pos, &vel, &prev, &move)
-        cdef int i
         with nogil:
-            for i in range(n):
-                prev[2 * i] = pos[2 * i]
-                prev[2 * i + 1] = pos[2 * i + 1]
-                if r.kind[i] == STATIC:
-                    move[2 * i] = 0.0
-                    move[2 * i + 1] = 0.0
-                    continue
-                _axis(&pos[2 * i], &vel[2 * i], &move[2 * i], r.acc[2 * i], dt)
-                _axis(&pos[2 * i + 1], &vel[2 * i + 1], &move[2 * i + 1], r.acc[2 * i + 1],
-                      dt)
+            integrate_rows(&r, n, dt)
+
+
+cdef void integrate_rows(Rows* r, int n, double dt) noexcept nogil:
+    """Stage 1 over rows ``0 .. n``: each start position kept in ``prev``; each body's
+    velocity integrated and its desired move written (a static body's move is zero)."""
+    cdef int i
+    for i in range(n):
+        r.prev[2 * i] = r.pos[2 * i]
+        r.prev[2 * i + 1] = r.pos[2 * i + 1]
+        if r.kind[i] == STATIC:
+            r.move[2 * i] = 0.0
+            r.move[2 * i + 1] = 0.0
+            continue
+        _axis(&r.pos[2 * i], &r.vel[2 * i], &r.move[2 * i], r.acc[2 * i], dt)
+        _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)
+
+
+cdef void limit_motion(double* pos, double* vel, int n) noexcept nogil:
+    """Every velocity component within MAX_SPEED and every position within MAX_COORD, over
+    rows ``0 .. n`` of the position and velocity columns."""
+    cdef int i
+    for i in range(2 * n):
+        if pos[i] > MAX_COORD:
+            pos[i] = MAX_COORD
+        elif pos[i] < -MAX_COORD:
+            pos[i] = -MAX_COORD
+        if vel[i] > MAX_SPEED:
+            vel[i] = MAX_SPEED
+        elif vel[i] < -MAX_SPEED:
+            vel[i] = -MAX_SPEED
 
 
 def keep_in_limits(table) -> None:
@@ -108,17 +112,12 @@ def keep_in_limits(table) -> None:
     cdef int n = table.n
     if n == 0:
         return
-    cdef double* pos
-    cdef double* vel
-    _columns(table, n, &pos, &vel, NULL, NULL)
-    cdef int i
+    cdef Py_ssize_t npos, nvel
+    cdef double* pos = <double*> c_array(table.pos, b'f', &npos)
+    cdef double* vel = <double*> c_array(table.vel, b'f', &nvel)
+    if npos < 2 * n:
+        raise ValueError(f"the table's pos column holds {npos // 2} rows, not {n}")
+    if nvel < 2 * n:
+        raise ValueError(f"the table's vel column holds {nvel // 2} rows, not {n}")
     with nogil:
-        for i in range(2 * n):
-            if pos[i] > MAX_COORD:
-                pos[i] = MAX_COORD
-            elif pos[i] < -MAX_COORD:
-                pos[i] = -MAX_COORD
-            if vel[i] > MAX_SPEED:
-                vel[i] = MAX_SPEED
-            elif vel[i] < -MAX_SPEED:
-                vel[i] = -MAX_SPEED
+        limit_motion(pos, vel, n)

@@ -509,33 +509,16 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     q.approach = approach if with_speed and k else NULL
     q.inormal = inormal if with_impacts and k else NULL
     q.ipoint = ipoint if with_impacts and k else NULL
-    cdef Py_ssize_t i, cap, tested
-    cdef double deepest = -INFINITY
+    if columns:
+        return contact_rows_of(&q, &r, &s)
+    cdef Py_ssize_t cap, tested
     with nogil:
         cap = room(&q, &r, &s)
     cdef Out o
-    cdef ContactRows rows
     cdef double* floats
-    o.columns = columns
+    o.columns = False
     o.n = 0
-    if columns:
-        rows = ContactRows()
-        rows.reserve(cap)
-        o.index = rows.index
-        o.normal = rows.normal
-        o.point = rows.point
-        o.depth = rows.depth
-        o.toi = rows.toi
-        o.speed = rows.speed
-        o.keys = rows.keys
-        o.ea = rows.ea
-        o.eb = rows.eb
-        o.la = rows.la
-        o.lb = rows.lb
-        o.tile = rows.tile
-        o.tile_kind = rows.tile_kind
-        o.sensor = rows.sensor
-    else:
+    if True:
         index_ = new_array(cap, -1, b'i')
         normal_ = new_array(cap, 2, b'f')
         point_ = new_array(cap, 2, b'f')
@@ -550,14 +533,42 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
             o.speed = floats + 2 * cap
     with nogil:
         tested = touching(&o, &q, &r, &s)
-        if columns:
-            for i in range(o.n):
-                if not o.sensor[i] and o.depth[i] > deepest:
-                    deepest = o.depth[i]
     cdef Py_ssize_t found = o.n
-    if not columns:
-        return index_[:found], normal_[:found], floats_[0, :found], point_[:found], tested
-    rows.n = found
+    return index_[:found], normal_[:found], floats_[0, :found], point_[:found], tested
+
+
+cdef ContactRows contact_rows_of(const In* q, const Rows* r, const Store* s):
+    """The touching rows of the pairs ``q`` as new `ContactRows` (with ``deepest`` and
+    ``tested``)."""
+    cdef Py_ssize_t i, cap, tested
+    cdef double deepest = -INFINITY
+    with nogil:
+        cap = room(q, r, s)
+    cdef ContactRows rows = ContactRows()
+    rows.reserve(cap)
+    cdef Out o
+    o.columns = True
+    o.n = 0
+    o.index = rows.index
+    o.normal = rows.normal
+    o.point = rows.point
+    o.depth = rows.depth
+    o.toi = rows.toi
+    o.speed = rows.speed
+    o.keys = rows.keys
+    o.ea = rows.ea
+    o.eb = rows.eb
+    o.la = rows.la
+    o.lb = rows.lb
+    o.tile = rows.tile
+    o.tile_kind = rows.tile_kind
+    o.sensor = rows.sensor
+    with nogil:
+        tested = touching(&o, q, r, s)
+        for i in range(o.n):
+            if not o.sensor[i] and o.depth[i] > deepest:
+                deepest = o.depth[i]
+    rows.n = o.n
     rows.deepest = deepest
     rows.tested = tested
     return rows
@@ -569,7 +580,7 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
 SEPARATION_FACTOR = 2.0
 
 
-class NarrowphaseSystem(esper.Processor):
+cdef class NarrowphaseSystem:
     """Stages 3 and 5: the exact contacts of the candidate pairs at the end of the step.
 
     The step's touching rows stay in C memory (``rows``, a `ContactRows`); ``result`` builds
@@ -591,6 +602,7 @@ class NarrowphaseSystem(esper.Processor):
         #: the last step's touching rows (see `ContactRows`)
         self.rows = ContactRows()
         self._last = None
+        self._pairs_of = None
 
     @property
     def result(self):
@@ -634,6 +646,8 @@ class NarrowphaseSystem(esper.Processor):
         if self._last is None:
             return None
         ra, rb, prev, met = self._last
+        if ra is None:  # the compiled step's: the broadphase's pairs of that step
+            ra, rb = self._pairs_of.ra, self._pairs_of.rb
         if isinstance(prev, ContactRows):
             prev = prev.array("keys")
         if isinstance(met, Impacts):
@@ -678,6 +692,41 @@ class NarrowphaseSystem(esper.Processor):
             t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
             toi, normal, point, speed, columns=True, prev_tiles=prev_tiles,
             prev_rows=prev_rows, impacts=impacts)
+
+    cdef int step_rows(self, const int64_t* a, const int64_t* b, Py_ssize_t k, object changed,
+                       Impacts impacts, object pairs_of) except -1:
+        """`process` for the compiled step: the pairs ``a``, ``b`` (``k`` of them, those
+        ``pairs_of.ra`` / ``.rb`` give as arrays) with the response's ``impacts``."""
+        cdef ContactRows prev = self.rows
+        if changed and prev.n and self.separation_offset > self.contact_offset:
+            ra, rb = pairs_of.ra, pairs_of.rb  # entities changed: through the arrays
+            self.process(ra, rb, changed=changed, impacts=impacts)
+            return 0
+        t = self.table
+        cdef Rows r = rows_of(t)
+        cdef Store s = store_of(t.store)
+        if impacts.n < k:
+            raise ValueError(f"impacts hold {impacts.n} pairs, not {k}")
+        cdef bint keep = prev.n > 0 and self.separation_offset > self.contact_offset
+        cdef In q
+        q.a = a if k else NULL
+        q.b = b if k else NULL
+        q.k = k
+        q.pos = r.pos
+        q.vel = r.vel if r.n else NULL
+        q.tol = self.contact_offset
+        q.keep_tol = self.separation_offset
+        q.keys = prev.keys if keep else NULL
+        q.tiles = prev.tile if keep else NULL
+        q.pn = prev.n if keep else 0
+        q.when = impacts.toi if k else NULL
+        q.approach = impacts.speed if k else NULL
+        q.inormal = impacts.normal if k else NULL
+        q.ipoint = impacts.point if k else NULL
+        self._last = (None, None, prev if keep else None, impacts)
+        self._pairs_of = pairs_of
+        self.rows = contact_rows_of(&q, &r, &s)
+        return 0
 
     def reset(self):
         """Forget the last step's contacts (no hysteresis for them in the next step)."""

@@ -75,11 +75,10 @@ Python orchestrates: ``ResponseSystem.process`` is one compiled call per step (t
 ``filter_pair`` is set and a body leaves its box); buffers are kept between steps.
 """
 
-import math
 
 import numpy as np
 
-from libc.math cimport INFINITY, fabs, isinf, sqrt
+from libc.math cimport INFINITY, M_PI, cos, fabs, isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcmp, memcpy, memset
@@ -1454,8 +1453,11 @@ cdef int run(Ctx* c) except -1 nogil:
     return 0
 
 
-class ResponseSystem:
-    """Stage 4 of the step: turns desired moves into safe moves and adjusts velocities."""
+cdef class ResponseSystem:
+    """Stage 4 of the step: turns desired moves into safe moves and adjusts velocities.
+
+    Its fields are declared in response.pxd; ``respond`` is the compiled step's entry,
+    ``process`` the same for arrays."""
 
     def __init__(self, table, max_slides=4, skin=1e-4, contact_offset=0.01, up=(0.0, 1.0),
                  floor_max_angle=45.0, floor_snap=0.1, bounce_threshold=0.5):
@@ -1478,12 +1480,15 @@ class ResponseSystem:
         self.filter_pair = None
         #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
         #: of impact), for the narrowphase: bodies pushed further than their own move
-        self.extra = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+        self.extra = _NO_EXTRA
         #: per pair (the broadphase's, then ``extra``): the first impact of the last step, in
         #: C memory for the narrowphase (see `Impacts`)
         self.pair_impacts = Impacts()
         self._buffers = _Buffers()
         self.pushed_apart = False  # whether the last step looked for overlaps
+        #: bodies pushed beyond their swept boxes are looked up in the broadphase's index
+        #: (False: among every row, the same pairs; for tests and diagnostics)
+        self.widen_by_index = True
 
     @property
     def impacts(self):
@@ -1496,8 +1501,12 @@ class ResponseSystem:
         """Learn from the deepest contact between solid bodies at the end of a step whether
         any two overlap (the narrowphase tested every pair that can touch), so the next step
         can skip looking for overlaps to push apart if nothing moved or changed in between."""
+        self.note_end_c(deepest)
+
+    cdef int note_end_c(self, double deepest) except -1:
         cdef _Buffers buf = self._buffers
         buf.note_clean(self.table, not deepest > OVERLAP_TOL)
+        return 0
 
     def forget_end(self):
         """Look for overlaps to push apart in the next step whatever `note_end` learnt."""
@@ -1512,15 +1521,33 @@ class ResponseSystem:
         (ra, rb) in this step; bodies pushed beyond their boxes are then looked up in its
         index (a compiled one whose boxes grew by at least this ``contact_offset``; otherwise,
         or without it, among every row: the same pairs)."""
+        ra_ = as_c(ra, b'i')
+        rb_ = as_c(rb, b'i')
+        cdef Py_ssize_t na, nb
+        cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)
+        cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &nb)
+        if na != nb:
+            raise ValueError(f"ra and rb need the same length, got {na} and {nb}")
+        t = self.table
+        cdef Py_ssize_t npos, nmove, nvel
+        c_array(t.pos, b'f', &npos)
+        c_array(t.move, b'f', &nmove)
+        c_array(t.vel, b'f', &nvel)
+        if npos < 2 * t.n or nmove < 2 * t.n or nvel < 2 * t.n:
+            raise ValueError(f"the table's pos, move and vel columns need {t.n} rows")
+        self.respond(a if na else NULL, b if na else NULL, <int> na, dt, broadphase)
+
+    cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
+                     object broadphase) except -1:
+        """`process` on C pairs ``a``, ``b`` (``np0`` of them)."""
         t = self.table
         cdef int n = t.n
-        cdef int np0 = len(ra)
         cdef _Buffers buf = self._buffers
         cdef BoxIndex index = None
-        cdef Py_ssize_t ndyn = 0, nsrow = 0, na, nb, npos, nmove, nvel, unused
+        cdef Py_ssize_t ndyn = 0, nsrow = 0
         cdef const int64_t* vdyn = NULL
         cdef const int64_t* vsrow = NULL
-        if broadphase is not None:
+        if broadphase is not None and self.widen_by_index:
             bx = broadphase.index
             dyn_rows = broadphase.dynamic_rows
             if (isinstance(bx, BoxIndex) and (<BoxIndex> bx).n_last == len(dyn_rows)
@@ -1532,22 +1559,12 @@ class ResponseSystem:
                 vsrow = <const int64_t*> c_array(srow_, b'i', &nsrow)
         buf.rows(n)
         buf.pairs(np0 + 16)
-        ra_ = as_c(ra, b'i')
-        rb_ = as_c(rb, b'i')
-        pos_ = t.pos
-        move_ = t.move
-        vel_ = t.vel
-        cdef const int64_t* a = <const int64_t*> c_array(ra_, b'i', &na)
-        cdef const int64_t* b = <const int64_t*> c_array(rb_, b'i', &nb)
-        cdef double* pos_col = <double*> c_array(pos_, b'f', &npos)
-        cdef double* move_col = <double*> c_array(move_, b'f', &nmove)
-        cdef double* vel_col = <double*> c_array(vel_, b'f', &nvel)
-        if na != np0 or nb != np0:
-            raise ValueError(f"ra and rb need the same length, got {na} and {nb}")
-        if npos < 2 * n or nmove < 2 * n or nvel < 2 * n:
-            raise ValueError(f"the table's pos, move and vel columns need {n} rows")
         cdef Ctx c
         buf.into(&c)
+        c.rows = rows_of(t)
+        cdef double* pos_col = c.rows.pos
+        cdef double* move_col = c.rows.move
+        cdef double* vel_col = c.rows.vel
         c.n = n
         c.np0 = np0
         c.npairs = 0
@@ -1559,15 +1576,15 @@ class ResponseSystem:
         c.max_slides = self.max_slides
         fp = self.filter_pair
         c.filter_pair = NULL if fp is None else <PyObject*> fp
-        c.upx = self.up[0]
-        c.upy = self.up[1]
-        c.cos_floor = math.cos(math.radians(self.floor_max_angle))
+        up = self.up
+        c.upx = up[0]
+        c.upy = up[1]
+        c.cos_floor = cos(self.floor_max_angle * (M_PI / 180.0))
         c.snap = self.floor_snap
         c.bounce = self.bounce_threshold
         c.offset = self.contact_offset
         c.vel = vel_col
         c.start = pos_col
-        c.rows = rows_of(t)
         c.store = store_of(t.store)
         if index is not None:
             c.index = <void*> index
@@ -1633,7 +1650,7 @@ class ResponseSystem:
                     c.mark[i] = 0
                 if c.index != NULL:
                     c.grow_limit = 2.0 * mean_extent(&c.rows, n)
-                build_edges(&c, a if np0 else NULL, b if np0 else NULL)
+                build_edges(&c, a, b)
                 if pushed:
                     push_apart(&c)
                     for i in range(n):
@@ -1669,3 +1686,4 @@ class ResponseSystem:
             self.extra = (extra_a, extra_b, impacts.arrays(np0)[0])
         else:
             self.extra = _NO_EXTRA
+        return 0

@@ -1,0 +1,63 @@
+# The broadphase stage's step, compiled (see stage.pyx for the guarantees): what the compiled
+# step (`systems/step.pyx`) calls and reads.
+
+cimport cython
+from libc.stdint cimport int64_t
+
+from .boxindex cimport Buf
+from ..geometry.shape_data cimport Store
+from ..state.table_view cimport Rows
+
+
+@cython.final
+cdef class Stage:
+    cdef object _dyn_arr
+    cdef object _srow_arr
+    cdef const int64_t[::1] dyn
+    cdef const int64_t[::1] srow
+    cdef object _lo_arr
+    cdef object _hi_arr
+    cdef double[:, ::1] lo
+    cdef double[:, ::1] hi
+    # the table's columns, re-read when the table swaps an array
+    cdef object _c_pos
+    cdef object _c_move
+    cdef object _c_lo
+    cdef object _c_hi
+    cdef object _c_layer
+    cdef object _c_mask
+    cdef object _c_ent
+    cdef const double[:, ::1] pos
+    cdef const double[:, ::1] move
+    cdef const double[:, ::1] rlo
+    cdef const double[:, ::1] rhi
+    cdef const int64_t[::1] layer
+    cdef const int64_t[::1] mask
+    cdef const int64_t[::1] ent
+    cdef Buf b_key
+    cdef Buf b_val
+    cdef Buf b_sa
+    cdef Buf b_tmp
+    cdef Rows rows      # for the tile maps (taken each run)
+    cdef Store store
+    # the last run's pairs (rows a, b; npairs of them) and its box pairs before the layers
+    cdef Buf b_ra
+    cdef Buf b_rb
+    cdef int64_t* pa
+    cdef int64_t* pb
+    cdef readonly Py_ssize_t npairs
+    cdef readonly Py_ssize_t box_pairs
+
+    cdef bint _near_edges(self, int64_t tile_row, Py_ssize_t k) noexcept nogil
+    cdef void _bind(self, table)
+    cdef void _swept(self, Py_ssize_t k, double offset) noexcept nogil
+    cdef bint _passes(self, int64_t a, int64_t b) noexcept nogil
+    cdef Py_ssize_t _statics(self, const int64_t* sk, const int64_t* sl, Py_ssize_t ns,
+                             bint check) noexcept nogil
+    cdef Py_ssize_t _count(self, const int64_t* di, const int64_t* dj,
+                           Py_ssize_t nd) noexcept nogil
+    cdef Py_ssize_t _merge2(self, const int64_t* di, const int64_t* dj, Py_ssize_t nd,
+                            Py_ssize_t cs, bint check, const int64_t* ta, const int64_t* tb,
+                            int64_t* ra, int64_t* rb) noexcept nogil
+    cdef int run_c(self, object index, object table, double contact_offset,
+                   bint check_layers) except -1

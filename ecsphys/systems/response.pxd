@@ -1,0 +1,30 @@
+# Stage 4 of the step, the sphere slide (see response.pyx for the guarantees): what the compiled
+# step (`systems/step.pyx`) calls.
+
+from libc.stdint cimport int64_t
+
+from .impacts cimport Impacts
+
+
+cdef class ResponseSystem:
+    cdef public object table
+    cdef public object up                  # (x, y): "up" of a body without acceleration
+    cdef public double floor_max_angle     # degrees
+    cdef public double floor_snap
+    cdef public double bounce_threshold
+    cdef public int max_slides
+    cdef public double skin
+    cdef public double contact_offset
+    cdef public int passes                 # diagnostics of the last step
+    cdef public int widened
+    cdef public int far
+    cdef public object filter_pair         # the game's pair veto, or None
+    cdef public object extra               # pairs found beyond the swept boxes (ra, rb, toi)
+    cdef public Impacts pair_impacts       # every pair's first impact of the last step
+    cdef public bint pushed_apart          # the last step looked for overlaps
+    cdef public bint widen_by_index        # False: widen looks at every row (tests)
+    cdef object _buffers                   # a _Buffers: C arrays kept between steps
+
+    cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
+                     object broadphase) except -1
+    cdef int note_end_c(self, double deepest) except -1
