@@ -6,6 +6,15 @@ from libc.stdint cimport int64_t
 from .impacts cimport Impacts
 
 
+cdef struct IndexView:
+    # the broadphase's index for the rows pushed beyond their swept boxes (widen)
+    void* index             # a BoxIndex, or NULL: widen looks at every row
+    const int64_t* dyn      # its dynamic id -> row
+    Py_ssize_t ndyn
+    const int64_t* srow     # its static id -> row (a free id: a row >= the table's rows)
+    Py_ssize_t nsrow
+
+
 cdef class ResponseSystem:
     cdef public object table
     cdef public object up                  # (x, y): "up" of a body without acceleration
@@ -26,5 +35,5 @@ cdef class ResponseSystem:
     cdef object _buffers                   # a _Buffers: C arrays kept between steps
 
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
-                     object broadphase) except -1
+                     const IndexView* iv) except -1
     cdef int note_end_c(self, double deepest) except -1

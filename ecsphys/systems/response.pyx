@@ -368,18 +368,13 @@ cdef class _Buffers:
         self.end_version = None
         if not clean:
             return 0
-        cdef int n = t.n
+        cdef Rows r = rows_of(t)
+        cdef int n = r.n
         self.end_pos = <double*> _grow(self.end_pos, (2 * n + 2) * sizeof(double))
         self.end_ent = <int64_t*> _grow(self.end_ent, (n + 1) * sizeof(int64_t))
-        cdef Py_ssize_t npos, nent
-        pos_, ent_ = t.pos, t.entity
-        cdef const double* pos = <const double*> c_array(pos_, b'f', &npos)
-        cdef const int64_t* ent = <const int64_t*> c_array(ent_, b'i', &nent)
-        if npos < 2 * n or nent < n:
-            raise ValueError(f"the table's pos and entity columns need {n} rows")
         if n:
-            memcpy(self.end_pos, pos, 2 * n * sizeof(double))
-            memcpy(self.end_ent, ent, n * sizeof(int64_t))
+            memcpy(self.end_pos, r.pos, 2 * n * sizeof(double))
+            memcpy(self.end_ent, r.entity, n * sizeof(int64_t))
         self.end_n = n
         self.end_version = True
         return 0
@@ -394,14 +389,12 @@ cdef class _Buffers:
         clean, self.end_version = self.end_version, None
         if clean is None:
             return -1
-        cdef int n = t.n, i, count = 0, r
-        cdef Py_ssize_t npos, nent, nrows
-        pos_, ent_ = t.pos, t.entity
-        cdef const double* pos = <const double*> c_array(pos_, b'f', &npos)
-        cdef const int64_t* ent = <const int64_t*> c_array(ent_, b'i', &nent)
+        cdef Rows view = rows_of(t)
+        cdef int n = view.n, i, count = 0, r
+        cdef Py_ssize_t nrows
+        cdef const double* pos = view.pos
+        cdef const int64_t* ent = view.entity
         cdef const int64_t* rows = <const int64_t*> c_array(touched, b'i', &nrows)
-        if npos < 2 * n or nent < n:
-            raise ValueError(f"the table's pos and entity columns need {n} rows")
         cdef int m = self.end_n
         with nogil:
             for i in range(n):
@@ -1535,28 +1528,30 @@ cdef class ResponseSystem:
         c_array(t.vel, b'f', &nvel)
         if npos < 2 * t.n or nmove < 2 * t.n or nvel < 2 * t.n:
             raise ValueError(f"the table's pos, move and vel columns need {t.n} rows")
-        self.respond(a if na else NULL, b if na else NULL, <int> na, dt, broadphase)
-
-    cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
-                     object broadphase) except -1:
-        """`process` on C pairs ``a``, ``b`` (``np0`` of them)."""
-        t = self.table
-        cdef int n = t.n
-        cdef _Buffers buf = self._buffers
-        cdef BoxIndex index = None
-        cdef Py_ssize_t ndyn = 0, nsrow = 0
-        cdef const int64_t* vdyn = NULL
-        cdef const int64_t* vsrow = NULL
-        if broadphase is not None and self.widen_by_index:
+        cdef IndexView iv
+        iv.index = NULL
+        iv.dyn = iv.srow = NULL
+        iv.ndyn = iv.nsrow = 0
+        if broadphase is not None:
             bx = broadphase.index
             dyn_rows = broadphase.dynamic_rows
             if (isinstance(bx, BoxIndex) and (<BoxIndex> bx).n_last == len(dyn_rows)
                     and broadphase.contact_offset >= self.contact_offset):
-                index = <BoxIndex> bx
                 dyn_ = as_c(dyn_rows, b'i')
                 srow_ = as_c(broadphase.static_rows, b'i')
-                vdyn = <const int64_t*> c_array(dyn_, b'i', &ndyn)
-                vsrow = <const int64_t*> c_array(srow_, b'i', &nsrow)
+                iv.index = <void*> bx
+                iv.dyn = <const int64_t*> c_array(dyn_, b'i', &iv.ndyn)
+                iv.srow = <const int64_t*> c_array(srow_, b'i', &iv.nsrow)
+        self.respond(a if na else NULL, b if na else NULL, <int> na, dt, &iv)
+
+    cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
+                     const IndexView* iv) except -1:
+        """`process` on C pairs ``a``, ``b`` (``np0`` of them); ``iv``: the broadphase's
+        index for widen (``index`` NULL, or ``widen_by_index`` False: widen looks at every
+        row, the same pairs)."""
+        t = self.table
+        cdef int n = t.n
+        cdef _Buffers buf = self._buffers
         buf.rows(n)
         buf.pairs(np0 + 16)
         cdef Ctx c
@@ -1586,12 +1581,12 @@ cdef class ResponseSystem:
         c.vel = vel_col
         c.start = pos_col
         c.store = store_of(t.store)
-        if index is not None:
-            c.index = <void*> index
-            c.ndyn = ndyn
-            c.dyn = vdyn if ndyn else NULL
-            c.nsrow = nsrow
-            c.srow = vsrow if nsrow else NULL
+        if iv.index != NULL and self.widen_by_index:
+            c.index = iv.index
+            c.ndyn = iv.ndyn
+            c.dyn = iv.dyn if iv.ndyn else NULL
+            c.nsrow = iv.nsrow
+            c.srow = iv.srow if iv.nsrow else NULL
         # rows the table says were added, re-shaped or changed since the last step
         touched = t.touched
         row_of = t.row_of

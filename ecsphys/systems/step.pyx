@@ -28,13 +28,14 @@ from libc.math cimport M_PI, cos
 from libc.stdint cimport int64_t
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
+from ..broadphase.boxindex cimport BoxIndex
 from ..broadphase.stage cimport Stage
 from ..state.carray cimport as_c, c_array
 from ..state.table_view cimport Rows, rows_of
 from .ground cimport ground_rows
 from .integrate cimport integrate_rows, limit_motion
 from .narrowphase cimport NarrowphaseSystem
-from .response cimport ResponseSystem
+from .response cimport IndexView, ResponseSystem
 
 cimport numpy as cnp
 
@@ -67,6 +68,8 @@ cdef class Step:
     cdef ResponseSystem response
     cdef NarrowphaseSystem narrowphase
     cdef double upx, upy, cos_floor
+    cdef BoxIndex index      # the broadphase's index, if compiled and its boxes reach far
+                             # enough for widen (else None: widen looks at every row)
     #: when the last run started and each stage ended (see the module comment)
     cdef readonly tuple times
 
@@ -82,6 +85,9 @@ cdef class Step:
         # (the same bits as math.cos(math.radians(angle)))
         self.cos_floor = cos(floor_max_angle * (M_PI / 180.0))
         self.times = (0.0, 0.0, 0.0, 0.0, 0.0)
+        index = broadphase.index
+        if isinstance(index, BoxIndex) and broadphase.contact_offset >= response.contact_offset:
+            self.index = <BoxIndex> index
 
     def run(self, double dt):
         """Integrate, broadphase, response, narrowphase, ground and limits for ``dt``."""
@@ -91,6 +97,7 @@ cdef class Step:
         cdef ResponseSystem response = self.response
         cdef double c0 = _now(), c1, c2, c3, c4
         cdef Rows r = rows_of(t)
+        cdef IndexView iv
         fp = bp.filter_pair
         # filter_pair is the game's code inside the step: if it raises, the bodies are put
         # back as they were, so the step is all or nothing
@@ -106,7 +113,16 @@ cdef class Step:
             response.filter_pair = fp
             if fp is not None:  # its answers may change between steps
                 response.forget_end()
-            response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, bp)
+            iv.index = NULL
+            iv.dyn = iv.srow = NULL
+            iv.ndyn = iv.nsrow = 0
+            if self.index is not None and self.index.n_last == stage.dyn.shape[0]:
+                iv.index = <void*> self.index
+                iv.ndyn = stage.dyn.shape[0]
+                iv.dyn = &stage.dyn[0] if iv.ndyn else NULL
+                iv.nsrow = bp._slots  # (static ids beyond are free: FREE_ROW)
+                iv.srow = &stage.srow[0] if iv.nsrow else NULL
+            response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv)
         except BaseException:
             if saved is not None:
                 t.set_motion(saved)
