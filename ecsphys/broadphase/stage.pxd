@@ -60,4 +60,4 @@ cdef class Stage:
                             Py_ssize_t cs, bint check, const int64_t* ta, const int64_t* tb,
                             int64_t* ra, int64_t* rb) noexcept nogil
     cdef int run_c(self, object index, object table, double contact_offset,
-                   bint check_layers) except -1
+                   bint check_layers, const Rows* rows, const Store* store) except -1

@@ -198,7 +198,9 @@ cdef class Stage:
 
     def run(self, index, table, double contact_offset, bint check_layers):
         """``(ra, rb, box_pairs)`` of this step (see the module comment)."""
-        self.run_c(index, table, contact_offset, check_layers)
+        cdef Rows rows = rows_of(table)
+        cdef Store store = store_of(table.store)
+        self.run_c(index, table, contact_offset, check_layers, &rows, &store)
         ra, rb = self.pairs()
         return ra, rb, self.box_pairs
 
@@ -229,8 +231,9 @@ cdef class Stage:
         self.npairs = na
 
     cdef int run_c(self, object index, object table, double contact_offset,
-                   bint check_layers) except -1:
-        """This step's pairs into ``pa``, ``pb`` (``npairs`` of them) and ``box_pairs``."""
+                   bint check_layers, const Rows* rows, const Store* store) except -1:
+        """This step's pairs into ``pa``, ``pb`` (``npairs`` of them) and ``box_pairs``;
+        ``rows`` and ``store``: the table's C rows and shapes now."""
         cdef Py_ssize_t k = self.dyn.shape[0], nd, ns, cs, nkeep, o
         cdef int r = 0
         cdef BoxIndex bx
@@ -244,8 +247,8 @@ cdef class Stage:
         cdef const int64_t[::1] vsl
         cdef int64_t* sa
         self._bind(table)
-        self.rows = rows_of(table)
-        self.store = store_of(table.store)
+        self.rows = rows[0]
+        self.store = store[0]
         with nogil:
             self._swept(k, contact_offset)
         if isinstance(index, BoxIndex):

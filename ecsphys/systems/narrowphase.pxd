@@ -3,6 +3,8 @@
 
 from libc.stdint cimport int64_t
 
+from ..geometry.shape_data cimport Store
+from ..state.table_view cimport Rows
 from .contact_rows cimport ContactRows
 from .impacts cimport Impacts
 
@@ -16,4 +18,5 @@ cdef class NarrowphaseSystem:
     cdef object _pairs_of                 # where the compiled step's pairs are as arrays
 
     cdef int step_rows(self, const int64_t* a, const int64_t* b, Py_ssize_t k, object changed,
-                       Impacts impacts, object pairs_of) except -1
+                       Impacts impacts, object pairs_of, const Rows* r,
+                       const Store* s) except -1

@@ -694,17 +694,16 @@ cdef class NarrowphaseSystem:
             prev_rows=prev_rows, impacts=impacts)
 
     cdef int step_rows(self, const int64_t* a, const int64_t* b, Py_ssize_t k, object changed,
-                       Impacts impacts, object pairs_of) except -1:
+                       Impacts impacts, object pairs_of, const Rows* r,
+                       const Store* s) except -1:
         """`process` for the compiled step: the pairs ``a``, ``b`` (``k`` of them, those
-        ``pairs_of.ra`` / ``.rb`` give as arrays) with the response's ``impacts``."""
+        ``pairs_of.ra`` / ``.rb`` give as arrays) with the response's ``impacts``; ``r``
+        and ``s``: the table's C rows and shapes now."""
         cdef ContactRows prev = self.rows
         if changed and prev.n and self.separation_offset > self.contact_offset:
             ra, rb = pairs_of.ra, pairs_of.rb  # entities changed: through the arrays
             self.process(ra, rb, changed=changed, impacts=impacts)
             return 0
-        t = self.table
-        cdef Rows r = rows_of(t)
-        cdef Store s = store_of(t.store)
         if impacts.n < k:
             raise ValueError(f"impacts hold {impacts.n} pairs, not {k}")
         cdef bint keep = prev.n > 0 and self.separation_offset > self.contact_offset
@@ -725,7 +724,7 @@ cdef class NarrowphaseSystem:
         q.ipoint = impacts.point if k else NULL
         self._last = (None, None, prev if keep else None, impacts)
         self._pairs_of = pairs_of
-        self.rows = contact_rows_of(&q, &r, &s)
+        self.rows = contact_rows_of(&q, r, s)
         return 0
 
     def reset(self):

@@ -3,6 +3,8 @@
 
 from libc.stdint cimport int64_t
 
+from ..geometry.shape_data cimport Store
+from ..state.table_view cimport Rows
 from .impacts cimport Impacts
 
 
@@ -35,5 +37,5 @@ cdef class ResponseSystem:
     cdef object _buffers                   # a _Buffers: C arrays kept between steps
 
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
-                     const IndexView* iv) except -1
+                     const IndexView* iv, const Rows* rows, const Store* store) except -1
     cdef int note_end_c(self, double deepest) except -1

@@ -405,7 +405,7 @@ cdef class _Buffers:
                 r = <int> rows[i]
                 if 0 <= r < n:
                     self.fresh[r] = 1
-        for r, box in regions:
+        for r, box in regions or ():
             if 0 <= r < n and not self.fresh[r]:
                 self.fresh[r] = 2
                 self.region[4 * r] = box[0]
@@ -1542,21 +1542,23 @@ cdef class ResponseSystem:
                 iv.index = <void*> bx
                 iv.dyn = <const int64_t*> c_array(dyn_, b'i', &iv.ndyn)
                 iv.srow = <const int64_t*> c_array(srow_, b'i', &iv.nsrow)
-        self.respond(a if na else NULL, b if na else NULL, <int> na, dt, &iv)
+        cdef Rows rows = rows_of(t)
+        cdef Store store = store_of(t.store)
+        self.respond(a if na else NULL, b if na else NULL, <int> na, dt, &iv, &rows, &store)
 
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
-                     const IndexView* iv) except -1:
+                     const IndexView* iv, const Rows* rows, const Store* store) except -1:
         """`process` on C pairs ``a``, ``b`` (``np0`` of them); ``iv``: the broadphase's
         index for widen (``index`` NULL, or ``widen_by_index`` False: widen looks at every
-        row, the same pairs)."""
+        row, the same pairs); ``rows`` and ``store``: the table's C rows and shapes now."""
         t = self.table
-        cdef int n = t.n
+        cdef int n = rows.n
         cdef _Buffers buf = self._buffers
         buf.rows(n)
         buf.pairs(np0 + 16)
         cdef Ctx c
         buf.into(&c)
-        c.rows = rows_of(t)
+        c.rows = rows[0]
         cdef double* pos_col = c.rows.pos
         cdef double* move_col = c.rows.move
         cdef double* vel_col = c.rows.vel
@@ -1580,7 +1582,7 @@ cdef class ResponseSystem:
         c.offset = self.contact_offset
         c.vel = vel_col
         c.start = pos_col
-        c.store = store_of(t.store)
+        c.store = store[0]
         if iv.index != NULL and self.widen_by_index:
             c.index = iv.index
             c.ndyn = iv.ndyn
@@ -1595,7 +1597,7 @@ cdef class ResponseSystem:
             touched.clear()
         else:
             trows = _NO_ROWS
-        cdef list regions = []
+        regions = None
         if t.tile_regions:  # tile maps whose tiles changed: where
             regions = [(row_of[e], box) for e, box in t.tile_regions.items() if e in row_of]
             t.tile_regions.clear()

@@ -31,6 +31,7 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 from ..broadphase.boxindex cimport BoxIndex
 from ..broadphase.stage cimport Stage
 from ..state.carray cimport as_c, c_array
+from ..geometry.shape_data cimport Store, store_of
 from ..state.table_view cimport Rows, rows_of
 from .ground cimport ground_rows
 from .integrate cimport integrate_rows, limit_motion
@@ -90,13 +91,18 @@ cdef class Step:
             self.index = <BoxIndex> index
 
     def run(self, double dt):
-        """Integrate, broadphase, response, narrowphase, ground and limits for ``dt``."""
+        """Integrate, broadphase, response, narrowphase, ground and limits for ``dt``;
+        returns the step's `ContactRows`."""
         t = self.table
         bp = self.broadphase
         cdef Stage stage = self.stage
         cdef ResponseSystem response = self.response
+        cdef NarrowphaseSystem narrow = self.narrowphase
         cdef double c0 = _now(), c1, c2, c3, c4
+        # the C views, taken again after the game's code ran (filter_pair may query the
+        # world, which may add shapes to the store)
         cdef Rows r = rows_of(t)
+        cdef Store s = store_of(t.store)
         cdef IndexView iv
         fp = bp.filter_pair
         # filter_pair is the game's code inside the step: if it raises, the bodies are put
@@ -107,12 +113,14 @@ cdef class Step:
                 integrate_rows(&r, r.n, dt)  # keeps the start positions in prev first
             c1 = _now()
             bp.prepare()
-            stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers)
+            stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers, &r, &s)
             bp.after_stage()
             c2 = _now()
-            response.filter_pair = fp
             if fp is not None:  # its answers may change between steps
                 response.forget_end()
+                r = rows_of(t)
+                s = store_of(t.store)
+            response.filter_pair = fp
             iv.index = NULL
             iv.dyn = iv.srow = NULL
             iv.ndyn = iv.nsrow = 0
@@ -122,14 +130,16 @@ cdef class Step:
                 iv.dyn = &stage.dyn[0] if iv.ndyn else NULL
                 iv.nsrow = bp._slots  # (static ids beyond are free: FREE_ROW)
                 iv.srow = &stage.srow[0] if iv.nsrow else NULL
-            response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv)
+            response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv, &r, &s)
         except BaseException:
             if saved is not None:
                 t.set_motion(saved)
             raise
         c3 = _now()
+        if fp is not None:
+            r = rows_of(t)
+            s = store_of(t.store)
         # every pair's first impact of the step: the broadphase's pairs, then the extra ones
-        cdef NarrowphaseSystem narrow = self.narrowphase
         cdef Py_ssize_t k = stage.npairs, na
         cdef const int64_t* a = stage.pa
         cdef const int64_t* b = stage.pb
@@ -140,10 +150,9 @@ cdef class Step:
             a = <const int64_t*> c_array(ra, b'i', &na)
             b = <const int64_t*> c_array(rb, b'i', &k)
         else:  # read where the response left them
-            narrow.step_rows(a, b, k, t.changed, response.pair_impacts, bp)
+            narrow.step_rows(a, b, k, t.changed, response.pair_impacts, bp, &r, &s)
         rows = narrow.rows
         response.note_end_c(narrow.rows.deepest)
-        r = rows_of(t)
         ground_rows(&r, a, b, k, narrow.rows, self.upx, self.upy, self.cos_floor)
         # impulses, pushes and a rider leaving its platform stay within the valid range
         with nogil:
