@@ -16,19 +16,30 @@ Guarantees:
   scene in every round, right after its own ecsphys run (spawn, plain rain, pymunk tree,
   pymunk hash, repeat), and shows the ratio of the medians (``spawn / rain``: what creating and
   deleting a body every step costs ecsphys) in its row and in the notes under the table;
+- ``pile`` and ``rock`` start from the rain settled into a pile (40 simulated seconds, or
+  ``--settle SECONDS``) in each engine, pymunk with sleeping on: each engine and N is settled
+  once in the whole run (`benchmarks.scenes.SettledPile`, shared by ``pile`` and ``rock``;
+  the settling steps show in the progress line and are never timed), and every run starts
+  from that state (ecsphys restores its snapshot; pymunk, whose space cannot be copied
+  asleep, settles again only when a rock was dropped into its pile or the pile was not all
+  asleep); ``pile`` times 120 steps of the resting pile; ``rock`` drops a rock on it (untimed)
+  and times the step of the impact and the 30 after it;
 - the full plan has rain at 10, 100, 1,000 ... 50,000 bodies; the small rains run thousands
   of steps (about 0.5 s of ecsphys steps per run), the big ones 120; spawn at 1,000, 10,000
   and 50,000 (a body created and one deleted every step), shooter with crowds of 1,000,
-  5,000 and 10,000 (10 bullets fired a step); ``--quick`` has a small spawn and shooter;
+  5,000 and 10,000 (10 bullets fired a step), pile at 1,000 and 10,000, rock at 1,000 and
+  10,000 (at 10,000 against pymunk's spatial hash only: each pymunk rock run after the first
+  settles 10,000 bodies again, three minutes each); ``--quick`` has a small spawn and shooter
+  and the pile and rock at 1,000;
 - writes ``benchmarks/results/last_run.md`` (the table), ``last_run.json`` (every run's
   numbers; ``--replot last_run.json`` draws the plot again) and ``benchmarks/results/rain.png``
   (rain: ms per step against N, log-log, ecsphys and pymunk's better broadphase, and the ratio
-  ecsphys / pymunk below); ``--quick``, ``--scenes`` and ``--n`` runs write ``quick_run.md`` /
-  ``partial_run.md`` (and ``.json``, ``*_rain.png``) instead, so a partial run never overwrites the
-  full one (``--name`` picks another name).
+  ecsphys / pymunk below); ``--quick``, ``--scenes``, ``--n`` and ``--settle`` runs write
+  ``quick_run.md`` / ``partial_run.md`` (and ``.json``, ``*_rain.png``) instead, so a partial
+  run never overwrites the full one (``--name`` picks another name).
 
     python -m benchmarks [--quick] [--scenes rain,crowd] [--n 1000,10000] [--runs 3] [--no-plot]
-                         [--name NAME]
+                         [--name NAME] [--settle SECONDS]
     python -m benchmarks --replot benchmarks/results/last_run.json
 """
 
@@ -37,11 +48,12 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import platform
 import statistics
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import scenes as S
@@ -60,6 +72,8 @@ class Case:
     engines: tuple[str, ...] = S.ENGINES
     #: a scene ecsphys also runs at this N in every round (its ms under ``baseline_key``)
     baseline: str | None = None
+    #: pile, rock: simulated seconds the rain settles (once per engine and N) before the runs
+    settle: float = 0.0
 
     @property
     def baseline_key(self) -> str:
@@ -106,7 +120,9 @@ def cases(quick: bool, only: list[str] | None) -> list[Case]:
                 Case("rain", 10_000, 10, 30), Case("events", 1_000, 10, 30),
                 Case("crowd", 2_000, 10, 30), Case("bullets", 500, 0, 30),
                 Case("spawn", 1_000, 10, 100, baseline="rain"),
-                Case("shooter", 1_000, 10, 30)]
+                Case("shooter", 1_000, 10, 30),
+                Case("pile", 1_000, 60, 120, settle=S.SETTLE_S),
+                Case("rock", 1_000, 60, 31, settle=S.SETTLE_S)]
     else:
         plan = [Case("rain", 10, 300, 4_000), Case("rain", 100, 200, 1_200)]
         plan += [Case("rain", n, 30, 120) for n in (1_000, 5_000, 10_000, 20_000)]
@@ -119,6 +135,11 @@ def cases(quick: bool, only: list[str] | None) -> list[Case]:
                  Case("spawn", 10_000, 30, 300, baseline="rain"),
                  Case("spawn", 50_000, 30, 120, ("ecsphys", "pymunk-hash"), baseline="rain")]
         plan += [Case("shooter", n, 30, 120) for n in (1_000, 5_000, 10_000)]
+        # the settled pile: 60 untimed steps after each run's start from the settled state,
+        # then 120 timed; the rock: the step of its impact and the 30 after it
+        plan += [Case("pile", n, 60, 120, settle=S.SETTLE_S) for n in (1_000, 10_000)]
+        plan += [Case("rock", 1_000, 60, 31, settle=S.SETTLE_S),
+                 Case("rock", 10_000, 60, 31, ("ecsphys", "pymunk-hash"), settle=S.SETTLE_S)]
     if only:
         plan = [c for c in plan if c.scene in only]
     return plan
@@ -145,17 +166,56 @@ class Progress:
         sys.stderr.write("\n")
 
 
+Piles = dict[tuple[str, int, float, int], S.SettledPile]
+
+
+def settled(case: Case, engine: str, progress: Progress, seed: int,
+            piles: Piles) -> S.SettledPile:
+    """The case's settled pile in ``engine`` from ``piles``, settled now if it is not there
+    (the settling steps counted in the progress line)."""
+    key = (engine, case.n, case.settle, seed)
+    if key not in piles:
+        piles[key] = S.SettledPile(engine, case.n, seed, case.settle,
+                                   report=_settle_report(f"{case.scene} N={case.n:,} {engine}",
+                                                         progress))
+    pile = piles[key]
+    pile.report = _settle_report(f"{case.scene} N={case.n:,} {engine}", progress)
+    return pile
+
+
+def _settle_report(label: str, progress: Progress) -> object:
+    last = [0]
+
+    def report(done: int, total: int) -> None:
+        if done < last[0]:  # settling again
+            last[0] = 0
+        progress.update(f"{label} settle {done}/{total} steps", done - last[0])
+        last[0] = done
+
+    return report
+
+
 def one_run(case: Case, engine: str, progress: Progress, seed: int,
-            scene_name: str | None = None) -> tuple[float, dict]:
+            scene_name: str | None = None, piles: Piles | None = None) -> tuple[float, dict]:
     """Build, warm up and time one run (of ``scene_name``, default the case's scene); returns
-    (ms per step, stats)."""
+    (ms per step, stats). A settled case (``pile``, ``rock``) starts from its `SettledPile`
+    in ``piles`` (settled there on first use) instead of a new build; ``rock`` drops its rock
+    after the warm-up, untimed."""
     name = scene_name or case.scene
     label = f"{name} N={case.n} {engine}"
     progress.update(label)
-    scene = S.build(name, engine, case.n, seed)
+    if case.settle or name in S.SETTLED:
+        pile = settled(case, engine, progress, seed, piles if piles is not None else {})
+        scene = pile.window()
+        progress.update(label)
+    else:
+        pile = None
+        scene = S.build(name, engine, case.n, seed)
     try:
         S.run(scene, case.warmup)
         progress.update(label, case.warmup)
+        if name == "rock":
+            scene.drop_rock()
         total = 0.0
         gc.collect()
         gc.disable()
@@ -173,13 +233,37 @@ def one_run(case: Case, engine: str, progress: Progress, seed: int,
         progress.update(label, case.steps % 10)
         return total * 1000.0 / case.steps, scene.stats()
     finally:
-        scene.close()
+        if pile is None or piles is None:  # a settled scene belongs to its pile
+            scene.close()
+
+
+def settle_steps(plan: list[Case], runs: int) -> int:
+    """About how many settling steps the plan takes: each engine and N of a settled case once,
+    and for pymunk once more for each rock run after the first (see `S.SettledPile`)."""
+    keys = {(e, c.n, c.settle) for c in plan if c.settle or c.scene in S.SETTLED
+            for e in c.engines}
+    once = sum(round(settle / S.DT) for _, _, settle in keys)
+    again = sum((runs - 1) * round(c.settle / S.DT) for c in plan if c.scene == "rock"
+                for e in c.engines if e != "ecsphys")
+    return once + again
 
 
 def run_all(plan: list[Case], runs: int) -> list[Result]:
     """Each case ``runs`` times, the engines alternating within each round (and ecsphys on the
-    case's baseline scene right after ecsphys on the case)."""
-    progress = Progress(sum((c.warmup + c.steps) * c.runs_per_round() * runs for c in plan))
+    case's baseline scene right after ecsphys on the case); the settled piles made on the way
+    are released at the end."""
+    progress = Progress(sum((c.warmup + c.steps) * c.runs_per_round() * runs for c in plan)
+                        + settle_steps(plan, runs))
+    piles: Piles = {}
+    try:
+        return _run_cases(plan, runs, progress, piles)
+    finally:
+        for pile in piles.values():
+            pile.close()
+        progress.close()
+
+
+def _run_cases(plan: list[Case], runs: int, progress: Progress, piles: Piles) -> list[Result]:
     results = []
     for case in plan:
         res = Result(case)
@@ -192,7 +276,8 @@ def run_all(plan: list[Case], runs: int) -> list[Result]:
                 if key in res.errors:
                     continue
                 try:
-                    ms, stats = one_run(case, engine, progress, seed=0, scene_name=scene_name)
+                    ms, stats = one_run(case, engine, progress, seed=0, scene_name=scene_name,
+                                        piles=piles)
                 except NotImplementedError as exc:
                     res.errors[key] = str(exc)
                     progress.update(f"{scene_name} {engine}: {exc}",
@@ -201,7 +286,6 @@ def run_all(plan: list[Case], runs: int) -> list[Result]:
                 res.ms.setdefault(key, []).append(ms)
                 res.stats[key] = stats
         results.append(res)
-    progress.close()
     return results
 
 
@@ -223,7 +307,11 @@ def _fmt_stats(stats: dict[str, float | int] | None) -> str:
         return "–"
     parts = []
     for key, value in stats.items():
-        parts.append(f"{key} {value:.1f}" if isinstance(value, float) else f"{key} {value}")
+        if isinstance(value, float):  # small speeds keep three significant digits
+            text = f"{value:.1f}" if abs(value) >= 1.0 or value == 0.0 else f"{value:.3g}"
+        else:
+            text = f"{value}"
+        parts.append(f"{key} {text}")
     return ", ".join(parts)
 
 
@@ -258,6 +346,16 @@ def table(results: list[Result], runs: int) -> str:
     if notes:
         lines += ["", "ecsphys on a scene against its plain baseline at the same N (builds "
                   "alternating in each round; the ratio of the medians):", "", *notes]
+    settles = sorted({r.case.settle for r in results if r.case.scene in S.SETTLED})
+    if settles:
+        lines += ["", f"pile, rock: the rain settled {' / '.join(f'{t:g}' for t in settles)} "
+                  "simulated s in each engine first (untimed; pymunk with sleep_time_threshold "
+                  f"{S.SLEEP_TIME}, ecsphys with its defaults). did: asleep = pymunk bodies "
+                  "asleep after the run (asleep_before: when the rock was dropped; pymunk counts "
+                  "no contacts of sleeping bodies), vmax = the "
+                  "fastest ball of the pile (units/s), hit_step = the timed step in which the "
+                  "rock first touched the pile, rock_fell = how far it fell (units), rock_out = "
+                  "1 if it left the box."]
     return "\n".join(lines)
 
 
@@ -347,7 +445,8 @@ def save_json(results: list[Result], runs: int, path: Path) -> None:
     and for comparing runs)."""
     rows = [{"scene": r.case.scene, "n": r.case.n, "warmup": r.case.warmup,
              "steps": r.case.steps, "engines": list(r.case.engines),
-             "baseline": r.case.baseline, "ms": r.ms, "stats": r.stats, "errors": r.errors}
+             "baseline": r.case.baseline, "settle": r.case.settle, "ms": r.ms,
+             "stats": r.stats, "errors": r.errors}
             for r in results]
     lines = ",\n  ".join(json.dumps(row) for row in rows)  # one case a line
     path.write_text(f'{{"runs": {runs}, "results": [\n  {lines}\n]}}\n')
@@ -358,7 +457,7 @@ def load_json(path: Path) -> list[Result]:
     out = []
     for row in json.loads(path.read_text())["results"]:
         case = Case(row["scene"], row["n"], row["warmup"], row["steps"], tuple(row["engines"]),
-                    row.get("baseline"))
+                    row.get("baseline"), row.get("settle", 0.0))
         out.append(Result(case, row["ms"], row["stats"], row["errors"]))
     return out
 
@@ -391,12 +490,15 @@ def main(argv: list[str] | None = None) -> int:
                         ",".join(S.SCENES))
     parser.add_argument("--n", default="", help="comma-separated N: only the plan's cases "
                         "at these N (with --scenes: spawn,shooter --n 1000,10000)")
+    parser.add_argument("--settle", type=float, default=None, metavar="SECONDS",
+                        help=f"pile, rock: simulated seconds the rain settles before the runs "
+                        f"(default {S.SETTLE_S:g}; shorter for a smoke test)")
     parser.add_argument("--no-plot", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results")
     parser.add_argument("--name", default=None, help="results file names: NAME.md, NAME.json "
                         "and NAME_rain.png (default: last_run.md, last_run.json and rain.png "
                         "for the full plan, quick_run for --quick, partial_run for a --scenes "
-                        "or --n subset)")
+                        "or --n subset or a --settle)")
     parser.add_argument("--replot", type=Path, default=None, metavar="JSON",
                         help="only draw the plot of a saved run (NAME.json) and exit")
     args = parser.parse_args(argv)
@@ -406,11 +508,15 @@ def main(argv: list[str] | None = None) -> int:
     runs = args.runs or (1 if args.quick else 3)
     only = [s for s in args.scenes.split(",") if s] or None
     sizes = {int(v.replace("_", "")) for v in args.n.split(",") if v}
-    partial = only or sizes
+    if args.settle is not None and not (math.isfinite(args.settle) and args.settle >= 0):
+        parser.error(f"--settle must be a finite number of seconds >= 0, got {args.settle}")
+    partial = only or sizes or args.settle is not None
     name = args.name or ("quick_run" if args.quick else "partial_run" if partial else "last_run")
     md_path = args.out / f"{name}.md"
     png_path = _png_for(md_path)
     plan = [c for c in cases(args.quick, only) if not sizes or c.n in sizes]
+    if args.settle is not None:
+        plan = [replace(c, settle=args.settle) if c.settle else c for c in plan]
     results = run_all(plan, runs)
     text = table(results, runs)
     print(text)

@@ -14,7 +14,13 @@ Guarantees:
   touch and separate callbacks so far (events scene), bodies escaped from the box (rain),
   bullets that passed through a wall (bullets), progress of the agents (crowd), bodies
   spawned and deleted and bodies in the engine (spawn), bullets fired, hits, expired and in
-  flight (shooter).
+  flight (shooter), the fastest body of the pile and (pymunk) how many of its bodies sleep
+  (pile, rock), when the rock first touched the pile, how far it fell and whether it left
+  the box (rock);
+- `SettledPile` steps the ``pile`` layout for the settling time in one engine once and keeps
+  that state: every `SettledPile.window` starts from it (ecsphys: ``physics.restore`` of a
+  snapshot; pymunk: ``space.copy()`` of the settled space, which wakes the bodies, so a window
+  begins with untimed steps in which pymunk's pile falls asleep again).
 Scenes:
 - ``rain``: N circles of radius 1 on a jittered grid of spacing 2.5 inside a box of four static
   walls, random velocities up to 5, gravity (0, -9.8), dt 1/60 (ecsphys: ACTIVE, sphere slide);
@@ -36,6 +42,14 @@ Scenes:
   collision begin) is deleted at the start of the next step, as is one 2 s old or outside
   the arena; the bullets' places and directions come from one generator per seed, drawn in
   the same order in both engines;
+- ``pile``: the ``rain`` layout settled into a pile (`SettledPile`, 40 simulated seconds by
+  default) in both engines, pymunk with sleeping on (``space.sleep_time_threshold = 0.5``,
+  its idle speed the default ``|gravity| * dt``), ecsphys with its defaults; the steps of
+  the resting pile are timed;
+- ``rock``: the settled pile hit by a rock (a circle of radius 4 and mass 20) placed 0.1 above
+  the highest ball under the middle of the box, falling at 14 units/s (about a 10-unit
+  drop), so it strikes the pile in its first step: that step and the 30 after it are timed
+  (pymunk's pile is asleep until the rock wakes it);
 - ``overlap`` (for ``bench_first_step``, not in the runner's plan): ``rain``'s box, bodies and
   density with the bodies placed uniformly at random instead of on the grid, so most start
   overlapping (86% of them, two overlaps each on average, some nearly concentric).
@@ -80,8 +94,15 @@ SHOT_LIFETIME = 120  # steps (2 s)
 SHOT_RANGE = 15.0  # from the firing line to the front of the crowd
 SHOT_LAYER = 2  # bullets' layer / pymunk category; they collide with layer 1 only
 SHOT_TYPE = 1  # pymunk collision_type of a bullet
+SETTLE_S = 40.0  # pile, rock: simulated seconds the rain settles before anything is timed
+SLEEP_TIME = 0.5  # pile, rock: pymunk's sleep_time_threshold (seconds idle before sleeping)
+ROCK_RADIUS = 4.0
+ROCK_MASS = 20.0
+ROCK_SPEED = 14.0  # downwards, about what a 10-unit fall under gravity gives
+ROCK_GAP = 0.1  # between the rock and the highest ball under it when it is dropped
 ENGINES = ("ecsphys", "pymunk", "pymunk-hash")
-SCENES = ("rain", "events", "crowd", "bullets", "spawn", "shooter")
+SCENES = ("rain", "events", "crowd", "bullets", "spawn", "shooter", "pile", "rock")
+SETTLED = ("pile", "rock")  # the scenes that start from a `SettledPile`
 LAYOUTS = (*SCENES, "overlap")
 
 _worlds = itertools.count()
@@ -271,9 +292,9 @@ def overlapping_pairs(pos: np.ndarray, radius: float, deeper_than: float = 0.0
 
 
 def layout(name: str, n: int, seed: int = 0) -> Layout:
-    """The layout of scene ``name`` (``events`` is ``rain``'s; ``spawn`` is ``rain``'s with a
-    place to spawn at)."""
-    if name in ("rain", "events"):
+    """The layout of scene ``name`` (``events``, ``pile`` and ``rock`` are ``rain``'s; ``spawn``
+    is ``rain``'s with a place to spawn at)."""
+    if name in ("rain", "events", *SETTLED):
         out = rain_layout(n, seed)
         out.name = name
         return out
@@ -337,6 +358,13 @@ class Scene:
         self._hit: set[Any] = set()  # bodies in a bullet's touch / begin during the step
         self._doomed: list[Any] = []  # bullets to delete at the start of the next step
         self._batch: list[list[float]] = []  # bullets to fire at the start of the next step
+        # rock: the rock (entity / pymunk body) once dropped, where it started, the step (1 =
+        # the first after the drop) it first touched something, pymunk's sleepers at the drop
+        self.rock: Any = None
+        self.rock_start_y = 0.0
+        self.rock_steps = 0
+        self.hit_step = 0
+        self.asleep_at_drop: int | None = None
         if lay.name == "shooter":
             self._shot_rng = np.random.default_rng([lay.extra["seed"], 1])
 
@@ -370,6 +398,52 @@ class Scene:
         """The positions of the bullets in flight, in the order of ``shots``."""
         raise NotImplementedError
 
+    def speeds(self) -> np.ndarray:  # pragma: no cover - abstract
+        """The dynamic bodies' speeds now (the rock not included), shape (N,)."""
+        raise NotImplementedError
+
+    def asleep(self) -> int | None:
+        """How many of the dynamic bodies (the rock not included) sleep; None in an engine
+        that does not sleep bodies."""
+        return None
+
+    def _add_rock(self, x: float, y: float, vy: float) -> Any:  # pragma: no cover - abstract
+        """Add the rock at (x, y) moving at (0, vy), ready for the next step; return it."""
+        raise NotImplementedError
+
+    def rock_position(self) -> tuple[float, float]:  # pragma: no cover - abstract
+        """Where the rock is now."""
+        raise NotImplementedError
+
+    def _rock_touching(self) -> bool:  # pragma: no cover - abstract
+        """Whether the rock touches anything after the last step."""
+        raise NotImplementedError
+
+    def drop_rock(self) -> None:
+        """Add the rock over the middle of the box, ``ROCK_GAP`` above the height where it
+        would first touch a ball, falling at ``ROCK_SPEED``: it strikes the pile in the next
+        step. ``ValueError`` if the box has no room for it (under about 40 balls)."""
+        if self.rock is not None:
+            raise ValueError("drop_rock: this scene already has its rock")
+        assert self.layout.box is not None
+        x0, y0, x1, y1 = self.layout.box
+        reach = ROCK_RADIUS + self.layout.radius
+        mid = (x0 + x1) / 2
+        p = self.positions()
+        dx = np.abs(p[:, 0] - mid)
+        under = dx < reach
+        # the rock's centre height at which it would touch each ball under it
+        meet = p[under, 1] + np.sqrt(reach * reach - dx[under] ** 2)
+        y = float(meet.max()) + ROCK_GAP if under.any() else y0 + ROCK_RADIUS
+        if x1 - x0 < 4 * ROCK_RADIUS or y + ROCK_RADIUS > y1:
+            raise ValueError(f"drop_rock: the box {self.layout.box} has no room for a rock of "
+                             f"radius {ROCK_RADIUS} at height {y:.1f} (N={self.n})")
+        self.asleep_at_drop = self.asleep()
+        self.rock = self._add_rock(mid, y, -ROCK_SPEED)
+        self.rock_start_y = y
+        self.rock_steps = 0
+        self.hit_step = 0
+
     def before_step(self) -> None:
         """Game-side work before a step (untimed): the crowd's steering; the shooter's
         steering and the places and velocities of the bullets the step fires."""
@@ -400,8 +474,13 @@ class Scene:
 
     def after_step(self) -> None:
         """Bookkeeping after a step (untimed): bullets seen outside their box; the shooter's
-        bullets that touched something, are 2 s old or left the arena, to be deleted."""
+        bullets that touched something, are 2 s old or left the arena, to be deleted; the
+        first step in which the rock touched something."""
         name = self.layout.name
+        if self.rock is not None:
+            self.rock_steps += 1
+            if not self.hit_step and self._rock_touching():
+                self.hit_step = self.rock_steps
         if name == "bullets":
             self.escaped_ever |= self._outside()
         elif name == "shooter":
@@ -453,6 +532,18 @@ class Scene:
         if name == "shooter":
             out.update(fired=self.fired, hits=self.hits, expired=self.expired,
                        flying=len(self.shots))
+        if name in SETTLED:
+            if self.rock is not None and self.asleep_at_drop is not None:
+                out["asleep_before"] = self.asleep_at_drop
+            if (asleep := self.asleep()) is not None:
+                out["asleep"] = asleep
+            out["vmax"] = round(float(self.speeds().max()), 4) if self.n else 0.0
+        if self.rock is not None:
+            x, y = self.rock_position()
+            x0, y0, x1, y1 = self.layout.box or (-math.inf, -math.inf, math.inf, math.inf)
+            inside = math.isfinite(x) and math.isfinite(y) and x0 < x < x1 and y0 < y < y1
+            out.update(hit_step=self.hit_step, rock_fell=round(self.rock_start_y - y, 2),
+                       rock_out=int(not inside))
         return out
 
     def close(self) -> None:
@@ -570,6 +661,45 @@ class EcsScene(Scene):
     def contacts(self) -> int:
         return len(self.physics.contact_set.a)
 
+    def speeds(self) -> np.ndarray:
+        v = self.physics.table.vel[self._rows()]
+        return np.hypot(v[:, 0], v[:, 1])
+
+    def _add_rock(self, x: float, y: float, vy: float) -> Any:
+        previous = esper.current_world
+        esper.switch_world(self.world)
+        try:
+            rock = esper.create_entity(
+                ep.Position(x, y), ep.Velocity(0.0, vy),
+                ep.Collider(ep.ACTIVE, mass=ROCK_MASS, slide=self.layout.slide),
+                ep.Geometry(ep.Circle(ROCK_RADIUS)),
+                ep.AccelerationMap(gravity=self.layout.gravity))
+        finally:
+            esper.switch_world(previous)
+        self.physics.sync()  # adopted now, outside the timed steps (pymunk's space.add too)
+        return rock
+
+    def rock_position(self) -> tuple[float, float]:
+        t = self.physics.table
+        x, y = t.pos[t.row_of[self.rock]]
+        return float(x), float(y)
+
+    def _rock_touching(self) -> bool:
+        return bool(self.physics.touching(self.rock))
+
+    def remove_rock(self) -> None:
+        """Delete the rock (if any) and forget it: the world holds the pile alone again."""
+        if self.rock is None:
+            return
+        previous = esper.current_world
+        esper.switch_world(self.world)
+        try:
+            esper.delete_entity(self.rock, immediate=True)
+        finally:
+            esper.switch_world(previous)
+        self.physics.sync()
+        self.rock = None
+
     def _step(self) -> None:
         self.physics.step(DT)
 
@@ -585,13 +715,41 @@ class PymunkScene(Scene):
 
     engine = "pymunk"
 
-    def __init__(self, lay: Layout, spatial_hash: bool = False) -> None:
+    def __init__(self, lay: Layout, spatial_hash: bool = False,
+                 space: pymunk.Space | None = None) -> None:
+        """The scene of ``lay``, built in a new space, or given its ``space`` (a copy of one
+        this class built from ``lay``, stepped: `SettledPile`)."""
         super().__init__(lay)
         if spatial_hash:
             self.engine = "pymunk-hash"
+        if space is None:
+            space = self._build(lay)
+        self.space = space
+        self.bodies: list[pymunk.Body] = [b for b in space.bodies
+                                          if b.body_type == pymunk.Body.DYNAMIC]
+        statics = space.static_body.shapes
+        r = lay.radius
+        if spatial_hash:
+            space.use_spatial_hash(2.0 * r * 2.0 if lay.name != "crowd" else 1.0,
+                                   max(10_000, 2 * (len(self.bodies) + len(statics))))
+        if lay.name == "events":
+            space.on_collision(begin=self._begin, separate=self._separate)
+        self._last: tuple[pymunk.Body, pymunk.Shape] | None = None  # spawn: the step before
+        self._spawn_moment = pymunk.moment_for_circle(1.0, 0, SPAWN_RADIUS)
+        self._shot_moment = pymunk.moment_for_circle(SHOT_MASS, 0, SHOT_RADIUS)
+        #: bullets: layer SHOT_LAYER, colliding with layer 1 only (not with each other)
+        self._shot_filter = pymunk.ShapeFilter(categories=SHOT_LAYER, mask=1)
+        self._shapes: dict[pymunk.Body, pymunk.Shape] = {}  # each bullet's shape
+        if lay.name == "shooter":
+            space.on_collision(SHOT_TYPE, None, begin=self._shot_begin)
+
+    @staticmethod
+    def _build(lay: Layout) -> pymunk.Space:
+        """A new space holding ``lay``'s statics and dynamic bodies, in the layout's order."""
         space = pymunk.Space()
         space.gravity = lay.gravity
-        self.space = space
+        if lay.name in SETTLED:
+            space.sleep_time_threshold = SLEEP_TIME
         statics: list[pymunk.Shape] = []
         if lay.tiles_as == "tilemap":  # the same outline as the TileMap: its merged edges
             grid, (ox, oy) = lay.tile_grid()
@@ -612,7 +770,6 @@ class PymunkScene(Scene):
         space.add(*statics)
         r = lay.radius
         moment = pymunk.moment_for_circle(1.0, 0, r)
-        self.bodies: list[pymunk.Body] = []
         items: list[Any] = []
         for (x, y), (vx, vy) in zip(lay.dynamic_pos.tolist(), lay.dynamic_vel.tolist(),
                                     strict=True):
@@ -622,22 +779,9 @@ class PymunkScene(Scene):
             shape = pymunk.Circle(body, r)
             shape.friction = 0.0
             shape.elasticity = lay.restitution
-            self.bodies.append(body)
             items += (body, shape)
         space.add(*items)
-        if spatial_hash:
-            space.use_spatial_hash(2.0 * r * 2.0 if lay.name != "crowd" else 1.0,
-                                   max(10_000, 2 * (len(self.bodies) + len(statics))))
-        if lay.name == "events":
-            space.on_collision(begin=self._begin, separate=self._separate)
-        self._last: tuple[pymunk.Body, pymunk.Shape] | None = None  # spawn: the step before
-        self._spawn_moment = pymunk.moment_for_circle(1.0, 0, SPAWN_RADIUS)
-        self._shot_moment = pymunk.moment_for_circle(SHOT_MASS, 0, SHOT_RADIUS)
-        #: bullets: layer SHOT_LAYER, colliding with layer 1 only (not with each other)
-        self._shot_filter = pymunk.ShapeFilter(categories=SHOT_LAYER, mask=1)
-        self._shapes: dict[pymunk.Body, pymunk.Shape] = {}  # each bullet's shape
-        if lay.name == "shooter":
-            space.on_collision(SHOT_TYPE, None, begin=self._shot_begin)
+        return space
 
     def _begin(self, arbiter: pymunk.Arbiter, space: pymunk.Space, data: Any) -> None:
         self.touches += 1
@@ -702,6 +846,32 @@ class PymunkScene(Scene):
     def contacts(self) -> int:
         return len(self.space._get_arbiters())
 
+    def speeds(self) -> np.ndarray:
+        v = np.array([tuple(b.velocity) for b in self.bodies], dtype=np.float64)
+        return np.hypot(v[:, 0], v[:, 1]) if len(v) else np.zeros(0)
+
+    def asleep(self) -> int | None:
+        return sum(b.is_sleeping for b in self.bodies)
+
+    def _add_rock(self, x: float, y: float, vy: float) -> Any:
+        rock = pymunk.Body(ROCK_MASS, pymunk.moment_for_circle(ROCK_MASS, 0, ROCK_RADIUS))
+        rock.position = (x, y)
+        rock.velocity = (0.0, vy)
+        shape = pymunk.Circle(rock, ROCK_RADIUS)
+        shape.friction = 0.0
+        shape.elasticity = self.layout.restitution
+        self.space.add(rock, shape)
+        return rock
+
+    def rock_position(self) -> tuple[float, float]:
+        x, y = self.rock.position
+        return float(x), float(y)
+
+    def _rock_touching(self) -> bool:
+        touching: list[pymunk.Arbiter] = []
+        self.rock.each_arbiter(touching.append)
+        return bool(touching)
+
     def _step(self) -> None:
         self.space.step(DT)
 
@@ -716,6 +886,76 @@ def build(name: str, engine: str, n: int, seed: int = 0) -> Scene:
     if engine == "pymunk-hash":
         return PymunkScene(lay, spatial_hash=True)
     raise ValueError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+
+
+class SettledPile:
+    """The ``pile`` layout settled for ``settle`` simulated seconds in one engine, kept so that
+    every timed window starts from that settled state without settling again where it can.
+
+    ``window()`` returns a scene at the settled state, its counters at zero. ecsphys: the one
+    scene, its last rock deleted and the snapshot taken after settling restored (the same
+    bits as settling again). pymunk cannot copy a sleeping space (``space.copy()`` wakes every
+    body and drops the contacts' warm starts, and the copied pile slumps), so the settled space
+    itself is handed out: again as it is while nothing in it can have moved (every body was
+    asleep when it was handed out, and no rock was dropped into it), else the layout is built
+    and settled again (pymunk is deterministic: the same pile). ``report(done, total)`` is
+    called every 30 settling steps (a progress line); ``settles`` counts the settlings.
+    """
+
+    def __init__(self, engine: str, n: int, seed: int = 0, settle: float = SETTLE_S,
+                 report: Any = None) -> None:
+        if isinstance(settle, bool) or not isinstance(settle, (int, float)) \
+                or not math.isfinite(settle) or settle < 0:
+            raise ValueError(f"settle must be a finite number of seconds >= 0, got {settle!r}")
+        if engine not in ENGINES:
+            raise ValueError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+        self.engine = engine
+        self.n = n
+        self.seed = seed
+        self.settle = float(settle)
+        #: how many steps of DT one settling takes
+        self.steps = round(self.settle / DT)
+        self.report = report
+        self.settles = 0
+        #: wall-clock seconds of the last settling
+        self.seconds = 0.0
+        self._scene = self._settled()
+        self._saved: Any = None
+        if isinstance(self._scene, EcsScene):
+            self._saved = self._scene.physics.snapshot()
+        self._handed: tuple[Scene, bool] | None = None  # pymunk: (scene, all asleep then)
+
+    def _settled(self) -> Scene:
+        scene = build("pile", self.engine, self.n, self.seed)
+        t0 = time.perf_counter()
+        for k in range(self.steps):
+            scene.step()
+            if self.report is not None and (k % 30 == 29 or k == self.steps - 1):
+                self.report(k + 1, self.steps)
+        self.seconds = time.perf_counter() - t0
+        self.settles += 1
+        return scene
+
+    def window(self) -> Scene:
+        """A scene at the settled state, its counters at zero (see the class notes)."""
+        scene = self._scene
+        if isinstance(scene, EcsScene):
+            scene.remove_rock()
+            scene.physics.restore(self._saved)
+            Scene.__init__(scene, scene.layout)  # the counters, not the engine
+            return scene
+        if self._handed is not None:
+            last, asleep = self._handed
+            if last.rock is not None or not asleep:
+                scene = self._scene = self._settled()
+        out = PymunkScene(scene.layout, spatial_hash=self.engine == "pymunk-hash",
+                          space=scene.space)
+        self._handed = (out, out.asleep() == out.n)
+        return out
+
+    def close(self) -> None:
+        """Release the engine's objects."""
+        self._scene.close()
 
 
 def run(scene: Scene, steps: int) -> None:

@@ -254,3 +254,95 @@ def test_runner_times_spawn_against_plain_rain_in_the_same_rounds(tmp_path):
     again = runner.load_json(tmp_path / "run.json")
     assert [r.case for r in again] == plan
     assert [r.ms for r in again] == [r.ms for r in results]
+
+
+def test_settled_pile_windows_start_from_the_settled_state_in_ecsphys():
+    pile = S.SettledPile("ecsphys", 50, settle=2.0)
+    try:
+        first = pile.window()
+        start = first.positions()
+        S.run(first, 10)
+        first.drop_rock()
+        S.run(first, 5)
+        assert first.stats()["hit_step"] == 1
+        again = pile.window()  # the rock deleted, the snapshot restored
+        assert again.rock is None and again.steps == 0 and again.body_count() == 50
+        np.testing.assert_array_equal(again.positions(), start)
+        assert pile.settles == 1 and pile.steps == 120
+    finally:
+        pile.close()
+
+
+@pytest.mark.parametrize("engine", ["pymunk", "pymunk-hash"])
+def test_settled_pile_in_pymunk_sleeps_and_settles_again_after_a_rock(engine):
+    pile = S.SettledPile(engine, 50, settle=8.0)  # 50 balls are all asleep by 6 s
+    try:
+        first = pile.window()
+        start = first.positions()
+        assert first.asleep() == 50
+        S.run(first, 30)
+        second = pile.window()  # nothing moved in a sleeping pile: no settling again
+        assert pile.settles == 1
+        np.testing.assert_array_equal(second.positions(), start)
+        second.drop_rock()
+        assert second.asleep_at_drop == 50
+        S.run(second, 5)
+        stats = second.stats()
+        assert stats["hit_step"] == 1 and stats["asleep"] < 50  # the rock woke the pile
+        third = pile.window()  # settled again, to the same bits
+        assert pile.settles == 2 and third.rock is None and third.asleep() == 50
+        np.testing.assert_array_equal(third.positions(), start)
+    finally:
+        pile.close()
+
+
+def test_rock_needs_room_and_settle_must_be_a_time():
+    pile = S.SettledPile("pymunk", 10, settle=0.5)
+    with pytest.raises(ValueError, match="no room for a rock"):
+        pile.window().drop_rock()
+    with pytest.raises(ValueError, match="settle"):
+        S.SettledPile("pymunk", 10, settle=-1.0)
+    with pytest.raises(ValueError, match="settle"):
+        S.SettledPile("pymunk", 10, settle=float("nan"))
+
+
+def test_runner_times_the_pile_and_the_rock_after_an_untimed_settle(tmp_path):
+    from benchmarks import __main__ as runner
+
+    full = runner.cases(False, ["pile", "rock"])
+    assert {(c.scene, c.n) for c in full} == {(s, n) for s in ("pile", "rock")
+                                              for n in (1_000, 10_000)}
+    assert all(c.settle == S.SETTLE_S for c in full)
+    assert {c.steps for c in full if c.scene == "rock"} == {31}  # the impact and 30 after
+    n = 50
+    plan = [runner.Case("pile", n, 5, 20, settle=2.0), runner.Case("rock", n, 5, 31, settle=2.0)]
+    # each engine settles once; pymunk again for the second rock run (rock dropped in it)
+    assert runner.settle_steps(plan, 2) == 3 * 120 + 2 * 120
+    results = runner.run_all(plan, 2)
+    pile, rock = results
+    for res in results:
+        assert all(len(res.ms[e]) == 2 and min(res.ms[e]) > 0 for e in S.ENGINES)
+        for engine in S.ENGINES:
+            stats = res.stats[engine]
+            assert stats["escaped"] == 0
+            assert 0.0 <= stats["vmax"] < 50.0
+            assert ("asleep" in stats) == (engine != "ecsphys")
+            if engine != "ecsphys":
+                assert isinstance(stats["asleep"], int) and 0 <= stats["asleep"] <= n
+    for engine in S.ENGINES:
+        stats = rock.stats[engine]
+        assert stats["hit_step"] == 1  # the first timed step is the impact
+        assert stats["rock_out"] == 0
+        assert 0.0 < stats["rock_fell"] < 12.0  # fell onto the pile, not through the floor
+        if engine != "ecsphys":
+            assert 0 <= stats["asleep_before"] <= n
+    text = runner.table(results, 2)
+    assert f"| pile | {n} |" in text and f"| rock | {n} |" in text
+    row = next(line for line in text.splitlines() if line.startswith(f"| rock | {n} |"))
+    assert "hit_step 1" in row and "rock_out 0" in row and "asleep_before" in row
+    assert "vmax" in next(line for line in text.splitlines()
+                          if line.startswith(f"| pile | {n} |"))
+    assert "settled 2 simulated s" in text
+    runner.save_json(results, 2, tmp_path / "run.json")
+    again = runner.load_json(tmp_path / "run.json")
+    assert [r.case for r in again] == plan
