@@ -56,7 +56,7 @@ import numpy as np
 
 from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
 from .shapes import Compound, Segment, Shape, _rebuild, check_reach
-from .state.tile_log import TileLog
+from .state.tile_log import TileLog, tilemap_getitem, tilemap_setitem
 
 #: Characters of a text map that mean "no tile".
 EMPTY_CHARS = frozenset(". ")
@@ -323,19 +323,11 @@ class TileMap(Compound):
                              f"{rows}x{cols} grid")
         return int(row), int(col)
 
-    def __getitem__(self, key: tuple[int, int]) -> int:
-        kind = self._tiles.get(key)  # compiled: -1 for anything but (int, int) in the grid
-        if kind < 0:
-            row, col = self._index(key)
-            kind = self._grid.item(row, col)
-        return kind  # type: ignore[no-any-return]
-
-    def __setitem__(self, key: tuple[int, int], kind: int) -> None:
-        """Dig (``0``) or build (a kind above 0) tile ``(row, col)``; the physics takes the
-        change at its next step (see the module docstring)."""
-        if not self._tiles.set(key, kind):  # compiled: False for anything but plain ints
-            row, col = self._index(key)
-            self._tiles.put(row, col, self._checked_kind(row, col, kind))
+    # ``tilemap[row, col]`` reads a tile, ``tilemap[row, col] = kind`` digs (0) or builds one
+    # (see the module docstring): compiled, with no Python frame for plain int keys, falling
+    # back to ``_index`` / ``_checked_kind`` for anything else
+    __getitem__ = tilemap_getitem
+    __setitem__ = tilemap_setitem
 
     @staticmethod
     def _checked_kind(row: int, col: int, kind: object) -> int:

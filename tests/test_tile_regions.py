@@ -22,6 +22,10 @@ def _world() -> tuple[ep.Physics, ep.TileMap, int]:
 
 def test_the_changed_tiles_box_grown_by_a_tile_relative_to_the_map(world):
     physics, tm, ent = _world()
+    # a body whose box (y 6.5 .. 9.5) reaches down into the boxes below (up to y = 7)
+    esper.create_entity(ep.Position(15.0, 8.0), ep.Collider(ep.ACTIVE),
+                        ep.Geometry(ep.Circle(1.5)))
+    physics.step()
     t = physics.table
     tm[8, 3] = 0
     tm[9, 5] = 0
@@ -37,13 +41,33 @@ def test_the_changed_tiles_box_grown_by_a_tile_relative_to_the_map(world):
     assert t.tile_regions == {}
 
 
+def test_a_change_no_body_reaches_notes_no_box(world):
+    physics, tm, ent = _world()  # the map's world bottom-left is (6, 1)
+    ball = esper.create_entity(ep.Position(9.0, 8.0), ep.Collider(ep.ACTIVE),
+                               ep.Geometry(ep.Circle(1.0)))  # x 8 .. 10, y 7 .. 9
+    physics.step()
+    t = physics.table
+    tm[8, 12] = 0  # columns 11 .. 13 -> world x 28 .. 34: no body's box reaches it
+    t.refresh_tilemaps()
+    assert t.tile_regions == {} and ent not in t.touched
+    tm[7, 2] = 0  # columns 1 .. 3, rows up 1 .. 3 -> world x 8 .. 14, y 3 .. 9: the
+    t.refresh_tilemaps()  # ball's box touches it (edges included)
+    assert t.tile_regions[ent] == [3.0, -1.0, 9.0, 5.0]
+    tm[8, 15] = 0  # a later change far away still widens the box noted for the step
+    t.refresh_tilemaps()
+    assert t.tile_regions[ent] == [3.0, -3.0, 35.0, 5.0]
+    physics.step()
+    assert t.tile_regions == {}
+    assert esper.component_for_entity(ball, ep.Position).xy == (9.0, 8.0)
+
+
 def test_many_changes_at_once_touch_the_whole_map(world):
     physics, tm, ent = _world()
     t = physics.table
     for col in range(10):
         tm[7, col] = 0
-    t.refresh_tilemaps()  # a few changes: listed one by one
-    assert ent not in t.touched and ent in t.tile_regions
+    t.refresh_tilemaps()  # a few changes: listed one by one (no body near them: no box)
+    assert ent not in t.touched and t.tile_regions == {}
     physics.step()
     for k in range(300):  # more than the map lists one by one
         tm[7 + k % 3, k % 20] = (k // 60) % 2

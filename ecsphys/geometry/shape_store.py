@@ -105,7 +105,7 @@ class ShapeStore:
 
         Raises ``TypeError`` for anything that is not a shape."""
         if isinstance(shape, TileMap):
-            return self._tilemap(shape)
+            return self.take_tiles(shape)
         found = self._ranges.get(shape)
         if found is not None:
             return found
@@ -142,10 +142,11 @@ class ShapeStore:
 
     # ---------------------------------------------------------------- packing
 
-    def _tilemap(self, tm: TileMap) -> tuple[int, int, int]:
-        """The range of tile map ``tm``: its changed tiles taken in place (compiled, see
-        ``tile_edges``), or the whole map laid out again (a fresh region for its leaves only
-        when it outgrew its room, or left most of a large one unused). The same tuple as
+    def take_tiles(self, tm: TileMap) -> tuple[int, int, int]:
+        """The range of tile map ``tm`` (``intern(tm)`` without the look at what the shape
+        is, for the step's refresh of its maps): its changed tiles taken in place (compiled,
+        see ``tile_edges``), or the whole map laid out again (a fresh region for its leaves
+        only when it outgrew its room, or left most of a large one unused). The same tuple as
         before while the range stays."""
         room = self._maps.get(id(tm))
         if room is not None:

@@ -27,7 +27,9 @@ Guarantees:
   overlapping, only their pairs (and those of rows that moved) are looked at for overlaps;
   a tile map whose tiles changed goes to ``tile_regions`` instead, with the box of the
   changed tiles grown by a tile, and only its pairs with bodies that reach into that box
-  are looked at (the whole map when it changed more than 256 tiles since);
+  are looked at (the whole map when it changed more than 256 tiles since); a box no other
+  row's box reaches into when the step takes the change is not noted at all (none of the
+  map's pairs would be looked at for it; the step's positions are those rows' positions);
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -53,6 +55,7 @@ from ..geometry.shape_store import ShapeStore
 from ..ground import NEW
 from ..shapes import Shape
 from ..tilemap import TileMap
+from .table_view import note_tile_region
 
 _STATIC, _ACTIVE = int(STATIC), int(ColliderKind.ACTIVE)
 #: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
@@ -427,18 +430,19 @@ class BodyTable:
         writes a map's changed tiles in place, so its rows keep their leaf range and
         ``layout_version`` changes only when the range does (the map outgrew its room). The
         changed tiles' box, and a tile around them (a body near a changed tile is looked at
-        with the map), goes to ``tile_regions`` (the whole map is ``touched`` instead when the
-        map no longer lists its changes one by one, or lists many)."""
+        with the map), goes to ``tile_regions`` if another row's box reaches into it
+        (compiled: ``table_view.note_tile_region``); the whole map is ``touched`` instead
+        when the map no longer lists its changes one by one, or lists many."""
         for entity, (tm, seen) in self.tilemaps.items():
             tiles = tm._tiles
             if tiles.version == seen:
                 continue
-            found = self.store.intern(tm)  # the same tuple while the range stays
+            found = self.store.take_tiles(tm)  # the same tuple while the range stays
             if found is not self._tile_ranges.get(entity):
                 self._write_range(entity, found)
             self.tilemaps[entity] = (tm, tiles.version)
-            if not tiles.note_region(self.tile_regions, entity, seen, _REGION_CHANGES_MAX,
-                                     tm.tile_size, tm.origin):
+            if not note_tile_region(self, tiles, entity, self.row_of[entity], seen,
+                                    _REGION_CHANGES_MAX, tm.tile_size, tm.origin):
                 self.touched.add(entity)
 
     def _write_range(self, entity: int, found: tuple[int, int, int]) -> None:

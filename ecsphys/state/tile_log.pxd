@@ -15,5 +15,9 @@ cdef class TileLog:
     cdef int32_t* log
     cdef Py_ssize_t cap, limit
 
+    cdef bint _set(self, key, kind) except -1
+    cdef long _get(self, key) except -2
     cdef int _write(self, Py_ssize_t row, Py_ssize_t col, int32_t kind) except -1
     cdef bint _box(self, Py_ssize_t since, Py_ssize_t most, Py_ssize_t* box) noexcept
+    cdef bint _region(self, Py_ssize_t since, Py_ssize_t most, double tile_size, double ox,
+                      double oy, double* out) noexcept

@@ -52,6 +52,9 @@ cdef class TileLog:
     def set(self, key, kind) -> bool:
         """Set tile ``key`` = ``(row, col)`` to ``kind``; False (nothing changed) when the key
         is not two ints in the grid or the kind not an int from 0 to 2**31 - 1."""
+        return self._set(key, kind)
+
+    cdef bint _set(self, key, kind) except -1:
         cdef long row, col, value
         cdef int over = 0
         if type(key) is not tuple or len(<tuple> key) != 2:
@@ -111,6 +114,9 @@ cdef class TileLog:
     def get(self, key) -> int:
         """The kind of tile ``key`` = ``(row, col)``; -1 when the key is not two ints in the
         grid."""
+        return self._get(key)
+
+    cdef long _get(self, key) except -2:
         cdef long row, col
         cdef int over = 0
         if type(key) is not tuple or len(<tuple> key) != 2:
@@ -151,21 +157,29 @@ cdef class TileLog:
         whose grid's bottom-left corner is at ``origin``; False, nothing written, when
         `changed_box` answers None (the log does not reach back, or lists more than
         ``most`` changes since)."""
+        cdef double r[4]
+        if not self._region(since, most, tile_size, origin[0], origin[1], r):
+            return False
+        old = regions.get(key)
+        if old is not None:
+            r[0] = min(r[0], <double> old[0])
+            r[1] = min(r[1], <double> old[1])
+            r[2] = max(r[2], <double> old[2])
+            r[3] = max(r[3], <double> old[3])
+        regions[key] = [r[0], r[1], r[2], r[3]]
+        return True
+
+    cdef bint _region(self, Py_ssize_t since, Py_ssize_t most, double tile_size, double ox,
+                      double oy, double* out) noexcept:
+        """The box of `note_region` (before it is grown by one already noted) into out[0:4];
+        False when `changed_box` answers None."""
         cdef Py_ssize_t box[4]
         if not self._box(since, most, box):
             return False
-        cdef double ox = origin[0], oy = origin[1]
-        cdef double x0 = ox + (box[1] - 1) * tile_size
-        cdef double y0 = oy + (self.rows - 2 - box[2]) * tile_size
-        cdef double x1 = ox + (box[3] + 2) * tile_size
-        cdef double y1 = oy + (self.rows + 1 - box[0]) * tile_size
-        old = regions.get(key)
-        if old is not None:
-            x0 = min(x0, <double> old[0])
-            y0 = min(y0, <double> old[1])
-            x1 = max(x1, <double> old[2])
-            y1 = max(y1, <double> old[3])
-        regions[key] = [x0, y0, x1, y1]
+        out[0] = ox + (box[1] - 1) * tile_size
+        out[1] = oy + (self.rows - 2 - box[2]) * tile_size
+        out[2] = ox + (box[3] + 2) * tile_size
+        out[3] = oy + (self.rows + 1 - box[0]) * tile_size
         return True
 
     cdef bint _box(self, Py_ssize_t since, Py_ssize_t most, Py_ssize_t* box) noexcept:
@@ -187,6 +201,29 @@ cdef class TileLog:
             box[1] = c if c < box[1] else box[1]
             box[3] = c if c > box[3] else box[3]
         return True
+
+
+def tilemap_getitem(tm, key) -> int:
+    """The kind of tile ``key`` = ``(row, col)`` of `TileMap` ``tm`` (its ``__getitem__``:
+    compiled, so reading a tile makes no Python frame); a key that is not two plain ints in
+    the grid goes to ``tm._index`` (IndexError / TypeError naming it)."""
+    cdef TileLog tiles = tm._tiles
+    cdef long kind = tiles._get(key)
+    if kind >= 0:
+        return kind
+    row, col = tm._index(key)
+    return tm._grid.item(row, col)
+
+
+def tilemap_setitem(tm, key, kind) -> None:
+    """Dig (``0``) or build (a kind above 0) tile ``key`` = ``(row, col)`` of `TileMap`
+    ``tm`` (its ``__setitem__``: compiled, no Python frame); the physics takes the change at
+    its next step. Anything but plain ints goes through ``tm._index`` and
+    ``tm._checked_kind`` (IndexError / TypeError / ValueError naming the tile and value)."""
+    cdef TileLog tiles = tm._tiles
+    if not tiles._set(key, kind):
+        row, col = tm._index(key)
+        tiles.put(row, col, tm._checked_kind(row, col, kind))
 
 
 def _restored(kinds, version, base, log) -> TileLog:
