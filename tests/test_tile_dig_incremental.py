@@ -273,7 +273,7 @@ def _scene(name: str, grid: np.ndarray, bodies: int, fresh: bool, spacing: float
            for i in range(bodies)]
     if fresh:
         store = physics.table.store
-        store._tilemap = lambda m: ShapeStore._lay_out(store, m, store._maps.get(id(m)))
+        store.take_tiles = lambda m: ShapeStore._lay_out(store, m, store._maps.get(id(m)))
     return physics, tm, ids, events
 
 
