@@ -33,9 +33,14 @@ Guarantees:
   leaf: kind, width, height, first word, words per row; scale, centre, half extents);
 - arrays only grow while shapes are added (``clear()`` empties the store); the compiled code
   holds raw pointers into them only for the length of one call.
+- arrays of 1 MB or more (a big tile map's) are mapped on their own and backed by huge pages
+  where the system has them (Linux), so the scattered writes of a dug tile do not each wait
+  for a page-table walk; smaller ones are plain NumPy arrays.
 """
 
 from __future__ import annotations
+
+import mmap
 
 import numpy as np
 
@@ -48,6 +53,24 @@ LI_STRIDE = 5  # kind, nv, nf, v0, f0
 LF_STRIDE = 9  # radius, cx, cy, hx, hy, x0, y0, x1, y1
 TILEMAP = 6  # the kind of a tile map's header leaf (shape_data.pxd)
 _HASH_MASK = (1 << 63) - 1
+#: arrays at least this big get a mapping of their own, backed by huge pages where the system
+#: has them (``_zeros``)
+_HUGE_BYTES = 1 << 20
+
+
+def _zeros(shape: int | tuple[int, ...], dtype: type) -> np.ndarray:
+    """A zeroed array; one of ``_HUGE_BYTES`` or more is mapped on its own and the system
+    asked to back it with huge pages (Linux: ``MADV_HUGEPAGE``). A dug tile rewrites a few
+    leaves at scattered places of a big map's range, and with small pages each place costs
+    a walk of the page tables as well as the cache miss (the step right after a dig is
+    when they are cold)."""
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape)) * dt.itemsize
+    if n < _HUGE_BYTES or not hasattr(mmap, "MADV_HUGEPAGE"):
+        return np.zeros(shape, dtype=dt)
+    mapped = mmap.mmap(-1, n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # zero-filled
+    mapped.madvise(mmap.MADV_HUGEPAGE)
+    return np.frombuffer(mapped, dtype=dt).reshape(shape)  # (writable; the array keeps it)
 
 
 class _MapRoom:
@@ -212,7 +235,7 @@ class ShapeStore:
         at = self.ncells
         if at + cells > len(self.cells):
             self.version += 1
-            new = np.zeros(max(at + cells, 2 * len(self.cells)), dtype=np.intc)
+            new = _zeros(max(at + cells, 2 * len(self.cells)), dtype=np.intc)
             new[:at] = self.cells[:at]
             self.cells = new
         self.ncells += cells
@@ -235,13 +258,13 @@ class ShapeStore:
             cap = max(leaves, 2 * len(self.leaf_i))
             for name in ("leaf_i", "leaf_f", "leaf_h"):
                 old = getattr(self, name)
-                new = np.zeros((cap, *old.shape[1:]), dtype=old.dtype)
+                new = _zeros((cap, *old.shape[1:]), dtype=old.dtype)
                 new[: self.leaves] = old[: self.leaves]
                 setattr(self, name, new)
         for name, need, used in (("verts", verts, self.nverts), ("faces", faces, self.nfaces)):
             old = getattr(self, name)
             if need > len(old):
-                new = np.zeros((max(need, 2 * len(old)), old.shape[1]), dtype=old.dtype)
+                new = _zeros((max(need, 2 * len(old)), old.shape[1]), dtype=old.dtype)
                 new[:used] = old[:used]
                 setattr(self, name, new)
 

@@ -29,19 +29,25 @@
 #   with no free slot beside it moves at most SHIFT_REACH others, or a window of slots is
 #   spread again, rarely); never per edge or tile of the whole map.
 #
-# Data: `solid` is the grid with a ring of empty tiles, rows from the bottom; `hleaf[y * cols +
-# x]` is the slot of the edge over unit x of horizontal grid line y (-1: none), `vleaf[y *
-# (cols + 1) + x]` the same for unit y of vertical line x (both by rows of tiles, as the
-# index reads them); `cnt[k]` how many of tile k's sides carry an edge; `sedge` each slot's
-# edge (x0, y0, x1, y1, facing; facing -1: a copy) and `skey` its order key (a
-# copy: the key of the edge it copies, so keys never decrease along the slots; between two
-# live edges the copies of the left one come first). The index: tile k (rows from the bottom)
-# has a zone of 4 entries, zones laid from the top of the entry area down (tile 0 highest); a
-# run of consecutive tiles with edges is laid in order somewhere within its tiles' zones (in
-# the middle when laid anew; a run whose tiles gain or lose edges moves the fewer of its
-# tiles), so each run ends at or above where the next one starts, and a tile with no edge
-# is skipped by a start at or above the next tile's (`start[k + 1] <= start[k]` reads as
-# empty).
+# Data (laid out so that one change reads and writes few cache lines: the map's arrays are far
+# larger than the caches, and an update is a handful of scattered reads otherwise each
+# waiting for memory): `grid` holds a `Cell` per tile with a ring of empty tiles around,
+# rows from the bottom (`_cell(up, col)`, up and col from -1): the tile's solidity, the slot
+# of the edge over its bottom unit (unit col of horizontal grid line up; -1: none) and over
+# its left unit (unit up of vertical line col), so the four sides of a tile are in its cell
+# and the ones above and to the right; `tst[k]` is how many of tile k's sides carry an edge,
+# and TILE_LISTED once tile k is listed in `dirty`; `srec` is each slot's edge as one int64
+# record (`_rec`: its grid line and group, where it starts and ends, and COPY for a slot
+# that copies the live edge of that record), whose order key (`rec_key`, the record less
+# its ends: line, group, start) never decreases along the slots; between two live edges
+# the copies of the left one come first. The big arrays sit on huge pages where the system
+# has them (Linux), so the update's reads are not each held up by a page-table walk. The
+# index: tile k (rows from the bottom) has a zone of 4 entries, zones laid from the top of
+# the entry area down (tile 0 highest); a run of consecutive tiles with edges is laid in
+# order somewhere within its tiles' zones (in the middle when laid anew; a run whose tiles
+# gain or lose edges moves the fewer of its tiles), so each run ends at or above where the
+# next one starts, and a tile with no edge is skipped by a start at or above the next
+# tile's (`start[k + 1] <= start[k]` reads as empty).
 
 cimport cython
 from libc.math cimport fabs
@@ -50,6 +56,37 @@ from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcpy, memset
 
 from ..state.tile_log cimport TileLog
+
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* Memory for one of a map's big arrays: on Linux, a block of whole 2 MB pages the kernel
+       is asked to back with huge pages (freed with free()); elsewhere, or below 1 MB,
+       plain malloc. */
+    static void* ecsphys_big_alloc(size_t size) {
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        if (size >= ((size_t) 1 << 20)) {
+            void* p = NULL;
+            size_t huge = ((size_t) 1 << 21);
+            size = (size + huge - 1) & ~(huge - 1);
+            if (posix_memalign(&p, huge, size) != 0) return NULL;
+            madvise(p, size, MADV_HUGEPAGE);
+            return p;
+        }
+    #endif
+        return malloc(size ? size : 1);
+    }
+    #if defined(__GNUC__) || defined(__clang__)
+    #define ECSPHYS_PREFETCH(p) __builtin_prefetch((const void*) (p), 1, 3)
+    #else
+    #define ECSPHYS_PREFETCH(p) ((void) 0)
+    #endif
+    """
+    void* big_alloc "ecsphys_big_alloc" (size_t size) noexcept nogil
+    void prefetch "ECSPHYS_PREFETCH" (const void* p) noexcept nogil
 
 # the leaf layout of shape_data.pxd (not cimported: shape_data imports the store, which
 # imports this module)
@@ -68,11 +105,34 @@ cdef enum:
     UNIT_BITS = 14       # a changed unit: its grid line above these bits (sides <= 16384)
     UNIT_MASK = (1 << 14) - 1
     PLACED = -2          # a new edge's hint once it took the slot of one that went
+    TILE_COUNT = 7       # tst[k]: how many of the tile's sides carry an edge (0 .. 4)
+    TILE_LISTED = 0x80   # tst[k]: the tile is listed in dirty
+
+# an edge record (int64): COPY | end << 1 | start << 16 | (line * 2 + group) << 31; the
+# group is 0 for the edges of a line that open up / left, 1 for those that open down / right
+cdef enum:
+    COPY = 1
+    REC_UNIT = 0x7FFF    # start and end: 15 bits (sides <= 16384)
+
+
+cdef struct Cell:
+    # a tile of the padded grid: the slots of the edges over its bottom and left units
+    # (-1: none), and whether it is solid
+    int32_t bottom
+    int32_t left
+    uint8_t solid
 
 
 cdef struct Buf:
     # a growable array of int32
     int32_t* p
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef struct Buf64:
+    # a growable array of int64 (edge records)
+    int64_t* p
     Py_ssize_t n
     Py_ssize_t cap
 
@@ -95,12 +155,49 @@ cdef bint _grow(Buf* b) noexcept nogil:
     return True
 
 
-cdef inline int64_t edge_key(const int32_t* e, int rows) noexcept nogil:
+cdef inline bint push64(Buf64* b, int64_t v) noexcept nogil:
+    if b.n == b.cap and not _grow64(b):
+        return False
+    b.p[b.n] = v
+    b.n += 1
+    return True
+
+
+cdef bint _grow64(Buf64* b) noexcept nogil:
+    cdef Py_ssize_t cap = 2 * b.cap + 64
+    cdef int64_t* q = <int64_t*> realloc(b.p, cap * sizeof(int64_t))
+    if q == NULL:
+        return False
+    b.p = q
+    b.cap = cap
+    return True
+
+
+cdef inline int64_t _rec(int line, int group, int a, int b) noexcept nogil:
+    """The record of the edge over units a .. b of a grid line (of its ``group``)."""
+    return ((<int64_t> (line * 2 + group) << 31) | (<int64_t> a << 16) | (<int64_t> b << 1))
+
+
+cdef inline int64_t rec_key(int64_t r) noexcept nogil:
     """The order of an edge in a fresh layout: its grid line, its group on the line, where
-    it starts."""
-    if e[4] < 2:
-        return ((<int64_t> e[1] * 2 + (e[4] & 1)) << 32) | e[0]
-    return ((<int64_t> (rows + 1 + e[0]) * 2 + (e[4] & 1)) << 32) | e[1]
+    it starts (a copy's: the edge's it copies)."""
+    return r >> 16
+
+
+cdef inline int rec_line(int64_t r) noexcept nogil:
+    return <int> (r >> 32)
+
+
+cdef inline int rec_group(int64_t r) noexcept nogil:
+    return <int> ((r >> 31) & 1)
+
+
+cdef inline int rec_start(int64_t r) noexcept nogil:
+    return <int> ((r >> 16) & REC_UNIT)
+
+
+cdef inline int rec_end(int64_t r) noexcept nogil:
+    return <int> ((r >> 1) & REC_UNIT)
 
 
 cdef inline int64_t edge_hash(const int32_t* e) noexcept nogil:
@@ -142,10 +239,6 @@ cdef int _by_value(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
-cdef inline bint _same(const int32_t* a, const int32_t* b) noexcept nogil:
-    return a[0] == b[0] and a[1] == b[1] and a[2] == b[2] and a[3] == b[3] and a[4] == b[4]
-
-
 @cython.nonecheck(False)  # its nogil methods run on self, never None (debug builds)
 cdef class TileEdges:
     """One tile map as one shape store holds it (see the module comment)."""
@@ -161,19 +254,18 @@ cdef class TileEdges:
     cdef readonly long moved, spread
     cdef Py_ssize_t n
     cdef int nlines
-    cdef uint8_t* solid
-    cdef uint8_t* cnt
-    cdef uint8_t* tmark      # tile listed in dirty
-    cdef int32_t* hleaf
-    cdef int32_t* vleaf
-    cdef int32_t* sedge
-    cdef int64_t* skey
+    cdef int w               # cells a row of the padded grid (cols + 2)
+    cdef Cell* grid
+    cdef uint8_t* tst        # per tile: its count of edges, TILE_LISTED
+    cdef int64_t* srec       # per slot: its edge record
     cdef Buf dirty           # tiles whose list may have changed
     cdef Buf lines           # the changed units: line << UNIT_BITS | unit
-    cdef Buf pending         # edges: 5 ints each (a fresh layout's, or an update's new ones)
+    cdef Buf64 pending       # edge records (a fresh layout's, or an update's new ones)
     cdef Buf gone            # slots of the edges an update removes
+    cdef Buf64 gone_rec      # and their records (their units are let go last)
     cdef Buf hints           # per new edge of an update, a slot near where it goes
     cdef Buf scratch
+    cdef Buf64 window        # the edges of a window of slots spread again
     cdef Buf runs            # an update's runs of tiles laid again, and their tiles' entries
     cdef Buf saved
     cdef bint oom
@@ -203,31 +295,27 @@ cdef class TileEdges:
         self.cols = cols
         self.n = <Py_ssize_t> rows * cols
         self.nlines = rows + cols + 2
+        self.w = cols + 2
         self.store_version = -1
-        self.solid = <uint8_t*> malloc((rows + 2) * (cols + 2))
-        self.cnt = <uint8_t*> malloc(self.n)
-        self.tmark = <uint8_t*> malloc(self.n)
-        self.hleaf = <int32_t*> malloc((rows + 1) * cols * sizeof(int32_t))
-        self.vleaf = <int32_t*> malloc((cols + 1) * rows * sizeof(int32_t))
-        if (self.solid == NULL or self.cnt == NULL or self.tmark == NULL
-                or self.hleaf == NULL or self.vleaf == NULL):
+        cdef size_t gsize = (<size_t> (rows + 2) * (cols + 2) * sizeof(Cell) + 63) & ~(<size_t> 63)
+        self.grid = <Cell*> big_alloc(gsize + self.n)
+        self.tst = <uint8_t*> self.grid + gsize if self.grid != NULL else NULL
+        if self.grid == NULL or self.tst == NULL:
             raise MemoryError(f"TileEdges: no memory for a {rows} x {cols} map")
-        memset(self.tmark, 0, self.n)
+        memset(self.grid, 0, <size_t> (rows + 2) * (cols + 2) * sizeof(Cell))
+        memset(self.tst, 0, self.n)
 
     def __dealloc__(self):
-        free(self.solid)
-        free(self.cnt)
-        free(self.tmark)
-        free(self.hleaf)
-        free(self.vleaf)
-        free(self.sedge)
-        free(self.skey)
+        free(self.grid)
+        free(self.srec)
         free(self.dirty.p)
         free(self.lines.p)
         free(self.pending.p)
         free(self.gone.p)
+        free(self.gone_rec.p)
         free(self.hints.p)
         free(self.scratch.p)
+        free(self.window.p)
         free(self.runs.p)
         free(self.saved.p)
 
@@ -250,7 +338,7 @@ cdef class TileEdges:
             for line in range(self.nlines):
                 self._merge(line, &self.pending)
         self._raise_oom()
-        return <int> (self.pending.n // 5)
+        return <int> self.pending.n
 
     def lay_out(self, store, const int[:, ::1] grid, int first, int room, int cells_at,
                 double size, double ox, double oy) -> None:
@@ -259,18 +347,17 @@ cdef class TileEdges:
         entries: kinds, starts, 4 per tile); the slots' vertex and face rooms must be set,
         each slot's right after the one before (2 vertices and 4 faces a slot: ValueError if
         not). It writes what every slot's leaf shares once; an update writes the rest."""
-        cdef Py_ssize_t edges = self.pending.n // 5
+        cdef Py_ssize_t edges = self.pending.n
         if room < edges or room < 1:
             raise ValueError(f"TileEdges.lay_out: {edges} edges do not fit {room} slots")
         self._check_grid(grid)
-        cdef int32_t* sedge = <int32_t*> realloc(self.sedge, room * 5 * sizeof(int32_t))
-        if sedge == NULL:
-            raise MemoryError("TileEdges: no memory for the slots")
-        self.sedge = sedge
-        cdef int64_t* skey = <int64_t*> realloc(self.skey, room * sizeof(int64_t))
-        if skey == NULL:
-            raise MemoryError("TileEdges: no memory for the slots")
-        self.skey = skey
+        if room != self.room or self.srec == NULL:
+            free(self.srec)
+            self.srec = NULL
+            self.room = 0
+            self.srec = <int64_t*> big_alloc(<size_t> room * sizeof(int64_t))
+            if self.srec == NULL:
+                raise MemoryError("TileEdges: no memory for the slots")
         self.room = room
         self.first = first
         self.kinds = cells_at
@@ -328,10 +415,12 @@ cdef class TileEdges:
 
     cdef void _mark(self, TileLog tiles, Py_ssize_t start, Py_ssize_t end) except *:
         """Take the kinds of the tiles ``tiles.log[start:end]`` names; list the units of the
-        grid lines around those whose solidity changed."""
-        cdef Py_ssize_t k, row, col, u, p, i
+        grid lines around those whose solidity changed, and ask the memory for what the
+        update will read around them."""
+        cdef Py_ssize_t k, row, col, u, i
         cdef int32_t kind
         cdef uint8_t sol
+        cdef Cell* c
         for i in range(start, end):
             k = tiles.log[i]
             if not 0 <= k < self.n:
@@ -343,16 +432,57 @@ cdef class TileEdges:
             u = self.rows - 1 - row
             self.cells[self.kinds + u * self.cols + col] = kind
             sol = kind != 0
-            p = (u + 1) * (self.cols + 2) + col + 1
-            if self.solid[p] != sol:  # its four sides: units of four grid lines
-                self.solid[p] = sol
+            c = self._cell(<int> u, <int> col)
+            if c.solid != sol:  # its four sides: units of four grid lines
+                c.solid = sol
                 self._mark_unit(<int> u, <int> col)
                 self._mark_unit(<int> u + 1, <int> col)
                 self._mark_unit(self.rows + 1 + <int> col, <int> u)
                 self._mark_unit(self.rows + 2 + <int> col, <int> u)
+                if end - start <= 4:
+                    self._prefetch(<int> u, <int> col)
 
     cdef inline void _mark_unit(self, int line, int unit) noexcept:
         self.oom |= not push(&self.lines, (line << UNIT_BITS) | unit)
+
+    cdef void _prefetch(self, int u, int col) noexcept nogil:
+        """Ask the memory at once for what an update around tile (u, col) reads first: the
+        cells, counts and index of the tiles around it, the records of the slots named on
+        its sides, and those slots' leaves (each read would otherwise wait for the one
+        before: the map's arrays are far larger than the caches)."""
+        cdef int r, s, d, j
+        cdef int32_t named[8]
+        cdef Cell* c
+        for r in range(u - 2, u + 3):
+            if -1 <= r <= self.rows:
+                prefetch(self._cell(r, col - 1))
+                prefetch(self._cell(r, col + 1))
+            if 0 <= r < self.rows:
+                prefetch(self.tst + r * self.cols + col)
+                prefetch(self.cells + self.starts + r * self.cols + col)
+                prefetch(self.cells + self.entries + 4 * (self.n - 1 - r * self.cols - col))
+        c = self._cell(u, col)
+        named[0] = c.bottom
+        named[1] = self._cell(u + 1, col).bottom
+        named[2] = c.left
+        named[3] = self._cell(u, col + 1).left
+        named[4] = self._cell(u, col - 1).bottom
+        named[5] = self._cell(u, col + 1).bottom
+        named[6] = self._cell(u - 1, col).left
+        named[7] = self._cell(u + 1, col).left
+        for j in range(8):
+            s = named[j]
+            if s < 0:
+                continue
+            for d in range(-2, 3, 2):
+                if 0 <= s + d < self.room:
+                    prefetch(self.srec + s + d)
+                    prefetch(self.lf + (self.first + s + d) * LF_STRIDE + LF_BOUNDS)
+                    prefetch(self.lf + (self.first + s + d) * LF_STRIDE + LF_STRIDE - 1)
+                    prefetch(self.lh + self.first + s + d)
+                    prefetch(self.verts + 2 * (self.v0 + 2 * (s + d)))
+                    prefetch(self.faces + 3 * (self.f0 + 4 * (s + d)))
+                    prefetch(self.faces + 3 * (self.f0 + 4 * (s + d)) + 11)
 
     cdef void _check_grid(self, const int[:, ::1] grid) except *:
         if grid.shape[0] != self.rows or grid.shape[1] != self.cols:
@@ -389,12 +519,13 @@ cdef class TileEdges:
         self.store_version = version
 
     cdef void _take_solid(self, const int[:, ::1] grid) noexcept:
-        cdef int w = self.cols + 2
         cdef int row, col
-        memset(self.solid, 0, (self.rows + 2) * w)
+        cdef Py_ssize_t i
+        for i in range(<Py_ssize_t> (self.rows + 2) * self.w):
+            self.grid[i].solid = 0
         for row in range(self.rows):
             for col in range(self.cols):
-                self.solid[(self.rows - row) * w + col + 1] = grid[row, col] != 0
+                self._cell(self.rows - 1 - row, col).solid = grid[row, col] != 0
 
     cdef void _write_kinds(self, const int[:, ::1] grid) noexcept:
         cdef int row, col
@@ -403,9 +534,31 @@ cdef class TileEdges:
             for col in range(self.cols):
                 kinds[(self.rows - 1 - row) * self.cols + col] = grid[row, col]
 
+    # ------------------------------------------------------------ cells and tiles
+
+    cdef inline Cell* _cell(self, int up, int col) noexcept nogil:
+        """The cell of tile (up, col), rows from the bottom; up and col from -1 (the ring)."""
+        return self.grid + (up + 1) * self.w + col + 1
+
+    cdef inline Cell* _tile_cell(self, Py_ssize_t k) noexcept nogil:
+        cdef int u = <int> (k // self.cols)
+        return self._cell(u, <int> (k - <Py_ssize_t> u * self.cols))
+
+    cdef inline int _cnt(self, Py_ssize_t k) noexcept nogil:
+        return self.tst[k] & TILE_COUNT
+
+    cdef inline void _set_cnt(self, Py_ssize_t k, int c) noexcept nogil:
+        self.tst[k] = <uint8_t> ((self.tst[k] & TILE_LISTED) | c)
+
+    cdef inline int32_t* _unit(self, int line, int p) noexcept nogil:
+        """The slot of the edge over unit p of a grid line (its cell's bottom or left)."""
+        if line <= self.rows:
+            return &self._cell(line, p).bottom
+        return &self._cell(p, line - self.rows - 1).left
+
     # ------------------------------------------------------------ merging a grid line
 
-    cdef void _merge(self, int line, Buf* out) noexcept nogil:
+    cdef void _merge(self, int line, Buf64* out) noexcept nogil:
         """The merged edges of a grid line, in the order of a fresh layout, onto ``out``:
         horizontal line y (0 .. rows) then vertical line x at ``rows + 1 + x``."""
         cdef int length = self.cols if line <= self.rows else self.rows
@@ -421,25 +574,36 @@ cdef class TileEdges:
                     i += 1
                 self._push_run(out, line, a, i, st)
 
-    cdef void _push_run(self, Buf* out, int line, int a, int b, int st) noexcept nogil:
+    cdef inline void _push_run(self, Buf64* out, int line, int a, int b, int st) noexcept nogil:
         """The edge over units a .. b of a grid line whose units have status ``st``."""
-        cdef int x = line - self.rows - 1
-        if line <= self.rows:
-            self._push_edge(out, a, line, b, line, st - 1)
-        else:
-            self._push_edge(out, x, a, x, b, st + 1)
+        self.oom |= not push64(out, _rec(line, st - 1, a, b))
 
-    cdef void _push_edge(self, Buf* out, int x0, int y0, int x1, int y1, int f) noexcept nogil:
-        cdef bint ok = push(out, x0) and push(out, y0) and push(out, x1) and push(out, y1)
-        self.oom |= not (ok and push(out, f))
+    cdef inline void _edge(self, int64_t r, int32_t* e) noexcept nogil:
+        """Record ``r`` as the edge's grid numbers (x0, y0, x1, y1, facing: 0 up, 1 down,
+        2 left, 3 right), y up from the bottom of the map."""
+        cdef int line = rec_line(r), g = rec_group(r), a = rec_start(r), b = rec_end(r)
+        if line <= self.rows:
+            e[0] = a
+            e[1] = line
+            e[2] = b
+            e[3] = line
+            e[4] = g
+        else:
+            e[0] = line - self.rows - 1
+            e[1] = a
+            e[2] = line - self.rows - 1
+            e[3] = b
+            e[4] = 2 + g
 
     # ------------------------------------------------------------ leaves
 
-    cdef void _write_leaf(self, int slot, const int32_t* e) noexcept nogil:
-        """Slot ``slot`` holds edge ``e``: a one-sided segment whose first face points to the
-        open side (as shape_store wrote them from the edge array). What every slot's leaf
-        shares (its kind and counts, no radius, centre or half extents) was written by
-        ``lay_out`` and is not written again."""
+    cdef void _write_leaf(self, int slot, int64_t r) noexcept nogil:
+        """Slot ``slot`` holds the edge of record ``r``: a one-sided segment whose first face
+        points to the open side (as shape_store wrote them from the edge array). What every
+        slot's leaf shares (its kind and counts, no radius, centre or half extents) was
+        written by ``lay_out`` and is not written again."""
+        cdef int32_t e[5]
+        self._edge(r, e)
         cdef int i = self.first + slot
         cdef double* lf = self.lf + i * LF_STRIDE
         cdef double* v = self.verts + 2 * (self.v0 + 2 * slot)
@@ -498,72 +662,79 @@ cdef class TileEdges:
         memcpy(self.faces + 3 * (self.f0 + 4 * dst), self.faces + 3 * (self.f0 + 4 * src),
                12 * sizeof(double))
 
-    cdef void _point(self, const int32_t* e, int32_t slot) noexcept nogil:
-        """The units of edge ``e`` name ``slot`` (-1: no edge); the tiles beside it are
-        listed for their index entries."""
-        cdef int x, y
-        if e[4] < 2:
-            y = e[1]
-            for x in range(e[0], e[2]):
-                self.hleaf[y * self.cols + x] = slot
-                if y > 0:
-                    self._touch((y - 1) * self.cols + x)
-                if y < self.rows:
-                    self._touch(y * self.cols + x)
+    cdef void _point(self, int64_t r, int32_t slot) noexcept nogil:
+        """The units of the edge of record ``r`` name ``slot`` (-1: no edge); the tiles beside
+        it are listed for their index entries."""
+        cdef int line = rec_line(r), a = rec_start(r), b = rec_end(r), x, y
+        cdef Cell* c
+        if line <= self.rows:
+            y = line
+            c = self._cell(y, a)
+            for x in range(a, b):
+                if c.bottom != slot:
+                    c.bottom = slot
+                    if y > 0:
+                        self._touch((y - 1) * self.cols + x)
+                    if y < self.rows:
+                        self._touch(y * self.cols + x)
+                c += 1
         else:
-            x = e[0]
-            for y in range(e[1], e[3]):
-                self.vleaf[y * (self.cols + 1) + x] = slot
-                if x > 0:
-                    self._touch(y * self.cols + x - 1)
-                if x < self.cols:
-                    self._touch(y * self.cols + x)
+            x = line - self.rows - 1
+            c = self._cell(a, x)
+            for y in range(a, b):
+                if c.left != slot:
+                    c.left = slot
+                    if x > 0:
+                        self._touch(y * self.cols + x - 1)
+                    if x < self.cols:
+                        self._touch(y * self.cols + x)
+                c += self.w
 
     cdef inline void _touch(self, Py_ssize_t k) noexcept nogil:
-        if not self.tmark[k]:
-            self.tmark[k] = 1
+        if not self.tst[k] & TILE_LISTED:
+            self.tst[k] |= TILE_LISTED
             self.oom |= not push(&self.dirty, <int32_t> k)
 
     cdef inline bint _alive(self, int s) noexcept nogil:
-        return self.sedge[5 * s + 4] >= 0
+        return not self.srec[s] & COPY
 
-    cdef void _set_live(self, int s, const int32_t* e, int64_t key) noexcept nogil:
-        memcpy(self.sedge + 5 * s, e, 5 * sizeof(int32_t))
-        self.skey[s] = key
-        self._write_leaf(s, e)
-        self._point(self.sedge + 5 * s, s)
+    cdef inline int64_t _key(self, int s) noexcept nogil:
+        return rec_key(self.srec[s])
+
+    cdef void _set_live(self, int s, int64_t r) noexcept nogil:
+        self.srec[s] = r
+        self._write_leaf(s, r)
+        self._point(r, s)
 
     cdef void _set_copy(self, int s, int src) noexcept nogil:
         """Dead slot ``s`` copies live slot ``src``."""
-        self.sedge[5 * s + 4] = -1
-        self.skey[s] = self.skey[src]
+        self.srec[s] = self.srec[src] | COPY
         self._copy_leaf(s, src)
 
     cdef void _move(self, int dst, int src) noexcept nogil:
         """The live edge of slot ``src`` to the free slot ``dst`` (``src`` left free)."""
         self.moved += 1
-        memcpy(self.sedge + 5 * dst, self.sedge + 5 * src, 5 * sizeof(int32_t))
-        self.skey[dst] = self.skey[src]
+        self.srec[dst] = self.srec[src]
         self._copy_leaf(dst, src)
-        self._point(self.sedge + 5 * dst, dst)
-        self.sedge[5 * src + 4] = -1
+        self._point(self.srec[dst], dst)
+        self.srec[src] |= COPY
 
     # ------------------------------------------------------------ slots
 
     cdef void _lay_slots(self) noexcept nogil:
         """The pending edges spread over the room (the first in slot 0), each free slot a
         copy of the live edge before it."""
-        cdef Py_ssize_t edges = self.pending.n // 5, i
+        cdef Py_ssize_t edges = self.pending.n, i
         cdef int s, last = -1
-        memset(self.hleaf, 0xFF, (self.rows + 1) * self.cols * sizeof(int32_t))
-        memset(self.vleaf, 0xFF, (self.cols + 1) * self.rows * sizeof(int32_t))
+        cdef Cell* c = self.grid
+        for i in range(<Py_ssize_t> (self.rows + 2) * self.w):
+            c[i].bottom = -1
+            c[i].left = -1
         for s in range(self.room):
-            self.sedge[5 * s + 4] = -1
-            self.skey[s] = 0
+            self.srec[s] = COPY
         for i in range(edges):
             s = <int> ((i * self.room) // edges)
-            self._set_live(s, self.pending.p + 5 * i, edge_key(self.pending.p + 5 * i,
-                                                               self.rows))
+            self._set_live(s, self.pending.p[i])
         self.live = <int> edges
         for s in range(self.room):
             if self._alive(s):
@@ -572,7 +743,7 @@ cdef class TileEdges:
                 self._set_copy(s, last)
         # the tiles were listed while the edges were placed: the whole index is laid anew
         for i in range(self.dirty.n):
-            self.tmark[self.dirty.p[i]] = 0
+            self.tst[self.dirty.p[i]] &= ~TILE_LISTED
         self.dirty.n = 0
 
     cdef int _lower_bound(self, int64_t key, int hint) noexcept nogil:
@@ -580,10 +751,10 @@ cdef class TileEdges:
         hint) outwards by doubling steps, then by halving."""
         cdef int lo = 0, hi = self.room, mid, probe, step = 1
         if 0 <= hint < self.room:
-            if self.skey[hint] < key:  # every slot up to lo - 1 is below key
+            if self._key(hint) < key:  # every slot up to lo - 1 is below key
                 lo = hint + 1
                 probe = hint + 1
-                while probe < self.room and self.skey[probe] < key:
+                while probe < self.room and self._key(probe) < key:
                     lo = probe + 1
                     step *= 2
                     probe = hint + step
@@ -591,14 +762,14 @@ cdef class TileEdges:
             else:  # every slot from hi on is not below key
                 hi = hint
                 probe = hint - 1
-                while probe >= 0 and self.skey[probe] >= key:
+                while probe >= 0 and self._key(probe) >= key:
                     hi = probe
                     step *= 2
                     probe = hint - step
                 lo = probe + 1 if probe >= 0 else 0
         while lo < hi:
             mid = (lo + hi) >> 1
-            if self.skey[mid] < key:
+            if self._key(mid) < key:
                 lo = mid + 1
             else:
                 hi = mid
@@ -608,17 +779,17 @@ cdef class TileEdges:
         """The live edge of slot ``x`` goes (its units already name no slot): its slot and
         its copies copy the live edges beside it (those before ``x`` the one before, the
         others the one after)."""
-        cdef int64_t key = self.skey[x]
+        cdef int64_t key = self._key(x)
         cdef int p = x - 1, q = x + 1, a = x, b = x, s
-        self.sedge[5 * x + 4] = -1
+        self.srec[x] |= COPY
         self.live -= 1
         while p >= 0 and not self._alive(p):
             p -= 1
         while q < self.room and not self._alive(q):
             q += 1
-        while a - 1 > p and self.skey[a - 1] == key:
+        while a - 1 > p and self._key(a - 1) == key:
             a -= 1
-        while b + 1 < q and self.skey[b + 1] == key:
+        while b + 1 < q and self._key(b + 1) == key:
             b += 1
         if p < 0 and q >= self.room:
             return  # no live edge left: the copies are never read (the count is 0)
@@ -628,15 +799,15 @@ cdef class TileEdges:
             else:
                 self._set_copy(s, q)
 
-    cdef void _insert(self, const int32_t* e, int hint) noexcept nogil:
-        """A new live edge in its place among the live ones (see the module comment),
-        searched from slot ``hint``."""
-        cdef int64_t key = edge_key(e, self.rows)
+    cdef void _insert(self, int64_t r, int hint) noexcept nogil:
+        """A new live edge (record ``r``) in its place among the live ones (see the module
+        comment), searched from slot ``hint``."""
+        cdef int64_t key = rec_key(r)
         cdef int p = self._lower_bound(key, hint), s
         cdef int q = p, b = p - 1
         if self.live == 0:
             s = p if p < self.room else self.room - 1
-            self._set_live(s, e, key)
+            self._set_live(s, r)
             self.live = 1
             for b in range(self.room):
                 if b != s:
@@ -651,16 +822,16 @@ cdef class TileEdges:
         elif q - 1 > b:  # every free slot between copies the edge before: take the last
             s = q - 1
         else:
-            s = self._make_room(b, q, e, key)
+            s = self._make_room(b, q, r, key)
             if s < 0:
                 return
-        self._set_live(s, e, key)
+        self._set_live(s, r)
         self.live += 1
 
-    cdef int _make_room(self, int b, int q, const int32_t* e, int64_t key) noexcept nogil:
+    cdef int _make_room(self, int b, int q, int64_t r, int64_t key) noexcept nogil:
         """No free slot between live slots ``b`` and ``q = b + 1`` (either may be beyond the
         room): move the edges up to the nearest free slot by one, or spread a window again
-        with ``e`` in it (then -1)."""
+        with ``r`` in it (then -1)."""
         cdef int d, s, left = -1, right = -1
         d = b - 1
         while d >= 0 and b - d <= SHIFT_REACH:
@@ -682,15 +853,15 @@ cdef class TileEdges:
             for s in range(right - 1, q - 1, -1):
                 self._move(s + 1, s)
             return q
-        self._spread(q if q < self.room else b, e, key)
+        self._spread(q if q < self.room else b, r, key)
         return -1
 
-    cdef void _spread(self, int at, const int32_t* e, int64_t key) noexcept nogil:
-        """Spread the live edges of a window around slot ``at``, and ``e``, evenly over it
+    cdef void _spread(self, int at, int64_t r, int64_t key) noexcept nogil:
+        """Spread the live edges of a window around slot ``at``, and ``r``, evenly over it
         (the window grows until an eighth of it is free; it starts and ends next to a live
         edge or at the room's ends, so every copy in it or beside it is written again)."""
         cdef int half = WINDOW // 2, lo, hi, s, m, i, j, w, last
-        cdef Buf* tmp = &self.scratch
+        cdef Buf64* tmp = &self.window
         cdef bint placed = False
         self.spread += 1
         while True:
@@ -708,19 +879,16 @@ cdef class TileEdges:
                 break
             half *= 2
         tmp.n = 0
-        for s in range(lo, hi):  # the window's edges and e, in order
+        for s in range(lo, hi):  # the window's edges and r, in order
             if not self._alive(s):
                 continue
-            if not placed and self.skey[s] > key:
-                for i in range(5):
-                    self.oom |= not push(tmp, e[i])
+            if not placed and self._key(s) > key:
+                self.oom |= not push64(tmp, r)
                 placed = True
-            for i in range(5):
-                self.oom |= not push(tmp, self.sedge[5 * s + i])
-            self.sedge[5 * s + 4] = -1
+            self.oom |= not push64(tmp, self.srec[s])
+            self.srec[s] |= COPY
         if not placed:
-            for i in range(5):
-                self.oom |= not push(tmp, e[i])
+            self.oom |= not push64(tmp, r)
         if self.oom:
             return
         m += 1
@@ -730,7 +898,7 @@ cdef class TileEdges:
             s = lo + <int> ((<int64_t> i * w) // m)
             for j in range(last + 1, s):
                 self._set_copy(j, last)
-            self._set_live(s, tmp.p + 5 * i, edge_key(tmp.p + 5 * i, self.rows))
+            self._set_live(s, tmp.p[i])
             last = s
         for j in range(last + 1, hi):
             self._set_copy(j, last)
@@ -744,6 +912,7 @@ cdef class TileEdges:
         cdef int line
         self.pending.n = 0
         self.gone.n = 0
+        self.gone_rec.n = 0
         self.hints.n = 0
         _sort(self.lines.p, self.lines.n)
         while i < self.lines.n and not self.oom:
@@ -757,29 +926,62 @@ cdef class TileEdges:
         if self.oom:
             return True
         removed = self.gone.n
-        added = self.pending.n // 5
+        added = self.pending.n
         if not _fits(self.live - removed + added, self.room):
             self._forget_tiles()
             return False
-        for i in range(removed):  # the units of the edges that go name no slot
-            self._point(self.sedge + 5 * self.gone.p[i], -1)
         for i in range(added):  # a new edge that sorts where one that goes is takes its slot
-            self._replace(self.pending.p + 5 * i, &self.hints.p[i])
+            self._replace(self.pending.p[i], &self.hints.p[i])
         for i in range(removed):
             if self.gone.p[i] >= 0:
                 self._remove(self.gone.p[i])
         for i in range(added):
             if self.hints.p[i] != PLACED:
-                self._insert(self.pending.p + 5 * i, self.hints.p[i])
+                self._insert(self.pending.p[i], self.hints.p[i])
+        for i in range(removed):  # last, the units of the edges that went and no edge took
+            self._let_go(self.gone_rec.p[i])
         self.pending.n = 0
         self._finish_tiles()
         return True
 
-    cdef void _replace(self, const int32_t* e, int32_t* hint) noexcept nogil:
-        """If new edge ``e`` sorts between the live edges beside one that goes (a slot of
-        ``gone``), it takes that slot and its copies (the slot leaves ``gone``; ``hint`` is
-        set to PLACED): no slot is searched for, none moves, no copy is written twice."""
-        cdef int64_t key = edge_key(e, self.rows), old
+    cdef void _let_go(self, int64_t r) noexcept nogil:
+        """The units of the edge of record ``r`` (gone) that still name its slot and that
+        the slot's edge now does not cover name no slot (the tiles beside them are listed);
+        units another edge took keep it."""
+        cdef int line = rec_line(r), a = rec_start(r), b = rec_end(r), p, s
+        cdef int32_t* unit
+        for p in range(a, b):
+            unit = self._unit(line, p)
+            s = unit[0]
+            if s < 0 or (self._alive(s) and self._covers(self.srec[s], line, p)):
+                continue
+            unit[0] = -1
+            self._touch_unit(line, p)
+
+    cdef inline bint _covers(self, int64_t r, int line, int p) noexcept nogil:
+        return rec_line(r) == line and rec_start(r) <= p < rec_end(r)
+
+    cdef inline void _touch_unit(self, int line, int p) noexcept nogil:
+        """List the tiles beside unit p of a grid line."""
+        cdef int x
+        if line <= self.rows:
+            if line > 0:
+                self._touch((line - 1) * self.cols + p)
+            if line < self.rows:
+                self._touch(line * self.cols + p)
+        else:
+            x = line - self.rows - 1
+            if x > 0:
+                self._touch(p * self.cols + x - 1)
+            if x < self.cols:
+                self._touch(p * self.cols + x)
+
+    cdef void _replace(self, int64_t r, int32_t* hint) noexcept nogil:
+        """If the new edge of record ``r`` sorts between the live edges beside one that goes
+        (a slot of ``gone``), it takes that slot and its copies (the slot leaves ``gone``;
+        ``hint`` is set to PLACED): no slot is searched for, none moves, no copy is written
+        twice."""
+        cdef int64_t key = rec_key(r), old
         cdef Py_ssize_t j
         cdef int x, p, q, a, b, s
         for j in range(self.gone.n):
@@ -792,16 +994,16 @@ cdef class TileEdges:
             q = x + 1
             while q < self.room and not self._alive(q):
                 q += 1
-            if (p >= 0 and self.skey[p] >= key) or (q < self.room and self.skey[q] <= key):
+            if (p >= 0 and self._key(p) >= key) or (q < self.room and self._key(q) <= key):
                 continue
-            old = self.skey[x]
+            old = self._key(x)
             a = x
-            while a - 1 > p and self.skey[a - 1] == old:
+            while a - 1 > p and self._key(a - 1) == old:
                 a -= 1
             b = x
-            while b + 1 < q and self.skey[b + 1] == old:
+            while b + 1 < q and self._key(b + 1) == old:
                 b += 1
-            self._set_live(x, e, key)
+            self._set_live(x, r)
             for s in range(a, b + 1):
                 if s != x:
                     self._set_copy(s, x)
@@ -812,14 +1014,16 @@ cdef class TileEdges:
     cdef inline int _status(self, int line, int p) noexcept nogil:
         """Unit p of a grid line: 0 no edge, 1 an edge of the line's first group (open up /
         left), 2 of its second (open down / right)."""
-        cdef int w = self.cols + 2
         cdef uint8_t a, b
+        cdef const Cell* c
         if line <= self.rows:
-            a = self.solid[line * w + 1 + p]  # below
-            b = self.solid[(line + 1) * w + 1 + p]  # above
+            c = self._cell(line, p)
+            a = (c - self.w).solid  # below
+            b = c.solid  # above
         else:
-            b = self.solid[(p + 1) * w + line - self.rows - 1]  # left
-            a = self.solid[(p + 1) * w + line - self.rows]  # right
+            c = self._cell(p, line - self.rows - 1)
+            b = (c - 1).solid  # left
+            a = c.solid  # right
         return 1 if a and not b else (2 if b and not a else 0)
 
     cdef void _diff_line(self, int line, const int32_t* units, Py_ssize_t m) noexcept nogil:
@@ -828,14 +1032,10 @@ cdef class TileEdges:
         their neighbours, before and after, compared (every other edge stays)."""
         cdef bint h = line <= self.rows
         cdef int length = self.cols if h else self.rows
-        cdef const int32_t* leafs = (self.hleaf + line * self.cols if h
-                                     else self.vleaf + (line - self.rows - 1))
-        cdef int stride = 1 if h else self.cols + 1
         cdef Buf* old = &self.scratch
         cdef Py_ssize_t i, a, b, start = self.pending.n
         cdef int u, p, q, st, last_p = -2, end = -1, last_st = 0, s, parity
-        cdef int32_t* e
-        cdef const int32_t* f
+        cdef int64_t r
         old.n = 0
         for i in range(m):
             u = units[i] & UNIT_MASK
@@ -843,7 +1043,7 @@ cdef class TileEdges:
                 if p < 0 or p >= length or p <= last_p:
                     continue
                 last_p = p
-                s = leafs[p * stride]
+                s = self._unit(line, p)[0]
                 if s >= 0 and (old.n == 0 or old.p[old.n - 1] != s):
                     self.oom |= not push(old, s)
                 st = self._status(line, p)
@@ -860,86 +1060,89 @@ cdef class TileEdges:
         if self.oom:
             return
         # each group in order of where its edges start: in one list only, an edge goes or
-        # comes; in both, it stays
+        # comes; in both, it stays (marked -1 among the new ones)
         for parity in range(2):
             a = 0
             b = start
             while True:
-                while a < old.n and (self.sedge[5 * old.p[a] + 4] & 1) != parity:
+                while a < old.n and rec_group(self.srec[old.p[a]]) != parity:
                     a += 1
-                while b < self.pending.n and (self.pending.p[b + 4] & 1) != parity:
-                    b += 5
+                while b < self.pending.n and (self.pending.p[b] < 0
+                                              or rec_group(self.pending.p[b]) != parity):
+                    b += 1
                 if a >= old.n and b >= self.pending.n:
                     break
-                if a < old.n and b < self.pending.n and _same(self.sedge + 5 * old.p[a],
-                                                              self.pending.p + b):
-                    self.pending.p[b + 4] = -1  # stays: not a new edge
+                if a < old.n and b < self.pending.n and self.srec[old.p[a]] == \
+                        self.pending.p[b]:
+                    self.pending.p[b] = -1  # stays: not a new edge
                     a += 1
-                    b += 5
-                elif b >= self.pending.n or (a < old.n and self.skey[old.p[a]] <= edge_key(
-                        self.pending.p + b, self.rows)):
-                    self.oom |= not push(&self.gone, old.p[a])
+                    b += 1
+                elif b >= self.pending.n or (a < old.n and self._key(old.p[a]) <= rec_key(
+                        self.pending.p[b])):
+                    self.oom |= not (push(&self.gone, old.p[a])
+                                     and push64(&self.gone_rec, self.srec[old.p[a]]))
                     a += 1
                 else:
-                    b += 5
+                    b += 1
         b = start  # keep the new edges only, each with a slot near its place
-        for a in range(start, self.pending.n, 5):
-            if self.pending.p[a + 4] >= 0:
-                if a != b:
-                    memcpy(self.pending.p + b, self.pending.p + a, 5 * sizeof(int32_t))
-                b += 5
-                self.oom |= not push(&self.hints, self._hint(self.pending.p + a, old, leafs,
-                                                             stride, length))
+        for a in range(start, self.pending.n):
+            r = self.pending.p[a]
+            if r >= 0:
+                self.pending.p[b] = r
+                b += 1
+                self.oom |= not push(&self.hints, self._hint(r, old, line, length))
         self.pending.n = b
 
-    cdef int _hint(self, const int32_t* e, const Buf* old, const int32_t* leafs, int stride,
-                   int length) noexcept nogil:
-        """A slot near where new edge ``e`` goes, to search from: an edge of its group among
-        the line's old ones (``old``), else any of them, else the edge nearest its start along
-        the line (edges of one line sort together, each group by where it starts); -1 if the
-        line has none near."""
+    cdef int _hint(self, int64_t r, const Buf* old, int line, int length) noexcept nogil:
+        """A slot near where the new edge of record ``r`` goes, to search from: an edge of its
+        group among the line's old ones (``old``), else any of them, else the edge nearest
+        its start along the line (edges of one line sort together, each group by where it
+        starts); -1 if the line has none near."""
         cdef Py_ssize_t i
-        cdef int d, p, u = e[0] if e[4] < 2 else e[1]
+        cdef int d, p, s, u = rec_start(r), g = rec_group(r)
         for i in range(old.n):
-            if (self.sedge[5 * old.p[i] + 4] & 1) == (e[4] & 1):
+            if rec_group(self.srec[old.p[i]]) == g:
                 return old.p[i]
         if old.n:
             return old.p[0]
         for d in range(SHIFT_REACH):
             p = u - d
-            if 0 <= p < length and leafs[p * stride] >= 0:
-                return leafs[p * stride]
+            if 0 <= p < length:
+                s = self._unit(line, p)[0]
+                if s >= 0:
+                    return s
             p = u + d
-            if 0 <= p < length and leafs[p * stride] >= 0:
-                return leafs[p * stride]
+            if 0 <= p < length:
+                s = self._unit(line, p)[0]
+                if s >= 0:
+                    return s
         return -1
 
     # ------------------------------------------------------------ the index
 
     cdef inline int _count(self, Py_ssize_t k) noexcept nogil:
-        cdef int u = <int> (k // self.cols), c = <int> (k % self.cols)
-        return ((self.hleaf[u * self.cols + c] >= 0) + (self.hleaf[(u + 1) * self.cols + c] >= 0)
-                + (self.vleaf[u * (self.cols + 1) + c] >= 0)
-                + (self.vleaf[u * (self.cols + 1) + c + 1] >= 0))
+        cdef const Cell* c = self._tile_cell(k)
+        return ((c.bottom >= 0) + ((c + self.w).bottom >= 0) + (c.left >= 0)
+                + ((c + 1).left >= 0))
 
     cdef inline void _write_tile(self, Py_ssize_t k) noexcept nogil:
         """Tile k's list at its start: the edges of its bottom, top, left, right sides."""
-        cdef int u = <int> (k // self.cols), c = <int> (k % self.cols)
+        cdef const Cell* c = self._tile_cell(k)
         cdef int* out = self.cells + self.cells[self.starts + k]
         cdef int s
-        s = self.hleaf[u * self.cols + c]
+        s = c.bottom
         if s >= 0:
             out[0] = self.first + s
             out += 1
-        s = self.hleaf[(u + 1) * self.cols + c]
+        s = (c + self.w).bottom
         if s >= 0:
             out[0] = self.first + s
             out += 1
-        s = self.vleaf[u * (self.cols + 1) + c]
+        s = c.left
         if s >= 0:
             out[0] = self.first + s
             out += 1
-        s = self.vleaf[u * (self.cols + 1) + c + 1]
+        s = (c + 1).left
         if s >= 0:
             out[0] = self.first + s
 
@@ -948,15 +1151,15 @@ cdef class TileEdges:
         tiles' zones (room to grow either way); returns its last tile."""
         cdef Py_ssize_t b = a, k
         cdef int at, length = 0
-        while b + 1 < self.n and self.cnt[b + 1] > 0:
+        while b + 1 < self.n and self._cnt(b + 1) > 0:
             b += 1
         for k in range(a, b + 1):
-            length += self.cnt[k]
+            length += self._cnt(k)
         at = self.entries + 4 * <int> (self.n - 1 - b) + (4 * <int> (b - a + 1) - length) // 2
         for k in range(a, b + 1):
             self.cells[self.starts + k] = at
             self._write_tile(k)
-            at += self.cnt[k]
+            at += self._cnt(k)
         self.cells[self.starts + b + 1] = at  # ends the run (an empty tile or the end)
         return b
 
@@ -968,16 +1171,16 @@ cdef class TileEdges:
     cdef void _lay_index(self) noexcept nogil:
         cdef Py_ssize_t k = 0
         for k in range(self.n):
-            self.cnt[k] = <uint8_t> self._count(k)
+            self._set_cnt(k, self._count(k))
         k = 0
         while k < self.n:
-            if self.cnt[k] > 0:
+            if self._cnt(k) > 0:
                 k = self._lay_run(k) + 1
             else:
-                if k == 0 or self.cnt[k - 1] == 0:
+                if k == 0 or self._cnt(k - 1) == 0:
                     self._empty_start(k)
                 k += 1
-        if self.cnt[self.n - 1] == 0:
+        if self._cnt(self.n - 1) == 0:
             self._empty_start(self.n)
 
     cdef void _finish_tiles(self) noexcept nogil:
@@ -998,12 +1201,12 @@ cdef class TileEdges:
         for i in range(self.dirty.n):
             k = self.dirty.p[i]
             c = self._count(k)
-            if c != self.cnt[k]:
-                self.oom |= not (push(changed, <int32_t> k) and push(changed, self.cnt[k]))
-                self.cnt[k] = <uint8_t> c
+            if c != self._cnt(k):
+                self.oom |= not (push(changed, <int32_t> k) and push(changed, self._cnt(k)))
+                self._set_cnt(k, c)
         for i in range(0, changed.n, 2):  # the runs beside a tile that flipped, each once
             k = changed.p[i]
-            if (changed.p[i + 1] == 0) != (self.cnt[k] == 0):
+            if (changed.p[i + 1] == 0) != (self._cnt(k) == 0):
                 for t in range(k - 1, k + 2):
                     self._add_run(t)
         if self.oom:
@@ -1012,32 +1215,32 @@ cdef class TileEdges:
         self._save_runs(0)
         for i in range(0, changed.n, 2):  # tiles with no edge after one with none start at
             k = changed.p[i]              # the top of their zone
-            if (changed.p[i + 1] == 0) != (self.cnt[k] == 0):
+            if (changed.p[i + 1] == 0) != (self._cnt(k) == 0):
                 for t in range(k, k + 2):
-                    if t <= self.n and (t == self.n or self.cnt[t] == 0) and (
-                            t == 0 or self.cnt[t - 1] == 0):
+                    if t <= self.n and (t == self.n or self._cnt(t) == 0) and (
+                            t == 0 or self._cnt(t - 1) == 0):
                         self._empty_start(t)
         self._lay_saved(0)
         for i in range(0, changed.n, 2):  # runs that only changed counts: shifted, once
             k = changed.p[i]
-            if self.cnt[k] > 0 and not self._in_runs(k):
+            if self._cnt(k) > 0 and not self._in_runs(k):
                 self._shift_run(k, changed)
         for i in range(self.dirty.n):
             k = self.dirty.p[i]
-            if self.cnt[k] > 0:
+            if self._cnt(k) > 0:
                 self._write_tile(k)
-            self.tmark[k] = 0
+            self.tst[k] &= ~TILE_LISTED
         self.dirty.n = 0
 
     cdef inline void _add_run(self, Py_ssize_t t) noexcept nogil:
         """List the run of tiles with edges that holds tile t (nothing if t has none or is
         outside the map, or its run is listed)."""
         cdef Py_ssize_t a = t, b = t
-        if t < 0 or t >= self.n or self.cnt[t] == 0 or self._in_runs(t):
+        if t < 0 or t >= self.n or self._cnt(t) == 0 or self._in_runs(t):
             return
-        while a > 0 and self.cnt[a - 1] > 0:
+        while a > 0 and self._cnt(a - 1) > 0:
             a -= 1
-        while b + 1 < self.n and self.cnt[b + 1] > 0:
+        while b + 1 < self.n and self._cnt(b + 1) > 0:
             b += 1
         self._list_run(a, b)
 
@@ -1068,11 +1271,11 @@ cdef class TileEdges:
         out = self.saved.p
         for i in range(first, self.runs.n, 2):
             for t in range(self.runs.p[i], self.runs.p[i + 1] + 1):
-                if not self.tmark[t]:
+                if not (self.tst[t] & TILE_LISTED):
                     j = self.cells[self.starts + t]
-                    for m in range(self.cnt[t]):
+                    for m in range(self._cnt(t)):
                         out[m] = self.cells[j + m]
-                    out += self.cnt[t]
+                    out += self._cnt(t)
 
     cdef void _lay_saved(self, Py_ssize_t first) noexcept nogil:
         """Lay the runs listed from ``runs[first]`` on in the middle of their zones, their
@@ -1088,15 +1291,15 @@ cdef class TileEdges:
             b = self.runs.p[i + 1]
             total = 0
             for t in range(a, b + 1):
-                total += self.cnt[t]
+                total += self._cnt(t)
             at = self.entries + 4 * <int> (self.n - 1 - b) + (4 * <int> (b - a + 1) - total) // 2
             for t in range(a, b + 1):
                 starts[t] = at
-                if not self.tmark[t]:
-                    for m in range(self.cnt[t]):
+                if not (self.tst[t] & TILE_LISTED):
+                    for m in range(self._cnt(t)):
                         self.cells[at + m] = src[m]
-                    src += self.cnt[t]
-                at += self.cnt[t]
+                    src += self._cnt(t)
+                at += self._cnt(t)
             starts[b + 1] = at  # ends the run (a tile with no edge, or the end)
 
     cdef void _shift_run(self, Py_ssize_t k, const Buf* changed) noexcept nogil:
@@ -1107,14 +1310,14 @@ cdef class TileEdges:
         cdef Py_ssize_t a = k, b = k, lo_k = k, hi_k = k, i, t, t0, t1
         cdef int delta = 0, at, start, end, bottom, top, m, j, old
         cdef int* starts = self.cells + self.starts
-        while a > 0 and self.cnt[a - 1] > 0:
+        while a > 0 and self._cnt(a - 1) > 0:
             a -= 1
-        while b + 1 < self.n and self.cnt[b + 1] > 0:
+        while b + 1 < self.n and self._cnt(b + 1) > 0:
             b += 1
         for i in range(0, changed.n, 2):
             t = changed.p[i]
             if a <= t <= b:
-                delta += self.cnt[t] - changed.p[i + 1]
+                delta += self._cnt(t) - changed.p[i + 1]
                 lo_k = t if t < lo_k else lo_k
                 hi_k = t if t > hi_k else hi_k
         start = starts[a]
@@ -1143,14 +1346,14 @@ cdef class TileEdges:
         for t in range(t0, t1 + 1):
             j = starts[t] - old
             starts[t] = at
-            if not self.tmark[t]:  # (a listed tile is written from its sides)
-                for m in range(self.cnt[t]):
+            if not (self.tst[t] & TILE_LISTED):  # (a listed tile is written from its sides)
+                for m in range(self._cnt(t)):
                     self.cells[at + m] = self.saved.p[j + m]
-            at += self.cnt[t]
+            at += self._cnt(t)
         starts[t1 + 1] = at
 
     cdef void _forget_tiles(self) noexcept nogil:
         cdef Py_ssize_t i
         for i in range(self.dirty.n):
-            self.tmark[self.dirty.p[i]] = 0
+            self.tst[self.dirty.p[i]] &= ~TILE_LISTED
         self.dirty.n = 0
