@@ -105,7 +105,7 @@ class _MaskItem:
 
 def _tile_versions(table: Any) -> dict[int, int]:
     """The version of each tile map body's map (entity -> version)."""
-    return {e: tm.version for e, (tm, _) in table.tilemaps.items()}
+    return {e: watch.tilemap.version for e, watch in table.tilemaps.items()}
 
 
 @dataclass

@@ -229,6 +229,50 @@ def test_a_long_change_list_lays_the_map_out_again_in_place():
     assert store.intern(tm)[0] == before[0]
 
 
+def test_the_step_refresh_takes_changes_that_outgrow_the_room_as_a_fresh_layout(world):
+    # the body table takes a map's changes through the map's compiled copy directly; a take
+    # that answers None (the edges outgrew the room) is laid out again, not taken twice
+    grid = np.zeros((30, 40), dtype=int)
+    grid[-1] = 1
+    tm = ep.TileMap(grid, 1.0)
+    physics = ep.Physics(fixed_dt=DT)
+    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
+    physics.step()
+    t = physics.table
+    rng = np.random.default_rng(11)
+    ranges = set()
+    for _ in range(30):
+        for _ in range(12):
+            r, c = int(rng.integers(30)), int(rng.integers(40))
+            tm[r, c] = 1 if (r + c) % 2 == 0 else 0
+        t.refresh_tilemaps()
+        ranges.add((int(t.leaf0[0]), int(t.nleaf[0])))
+        assert t.tilemaps[1].seen == tm.version
+        _same_as_fresh(t.store, tm)
+    assert len(ranges) > 1  # the edges outgrew their room
+
+
+def test_a_compacted_store_lets_the_maps_copies_go_and_later_digs_read_as_fresh(world):
+    rng = np.random.default_rng(12)
+    tm = _random_map(rng, 20, 30, 0.5)
+    physics = ep.Physics(fixed_dt=DT)
+    ent = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
+    physics.step()
+    t = physics.table
+    _toggle(tm, rng)
+    t.refresh_tilemaps()
+    old = t.store.tile_edges(tm)
+    assert t.tilemaps[ent].edges is old
+    t._compact_store()  # the store starts afresh: the copy the watch holds is let go
+    assert old.take(t.store, tm._tiles) is None
+    for _ in range(40):
+        _toggle(tm, rng)
+        t.refresh_tilemaps()
+        _same_as_fresh(t.store, tm)
+    assert t.tilemaps[ent].edges is t.store.tile_edges(tm) is not old
+    assert (int(t.leaf0[0]), int(t.nleaf[0])) == t.store.intern(tm)[:2]
+
+
 def test_changes_since_lists_the_changed_tiles_in_order():
     tm = ep.TileMap(["##", "##"], 1.0)
     v = tm.version
@@ -274,6 +318,7 @@ def _scene(name: str, grid: np.ndarray, bodies: int, fresh: bool, spacing: float
     if fresh:
         store = physics.table.store
         store.take_tiles = lambda m: ShapeStore._lay_out(store, m, store._maps.get(id(m)))
+        store.tile_edges = lambda m: None  # (the refresh asks the store at each change)
     return physics, tm, ids, events
 
 

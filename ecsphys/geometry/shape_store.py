@@ -117,8 +117,12 @@ class ShapeStore:
         return len(self._ranges)
 
     def clear(self) -> None:
-        """Forget every shape (ranges handed out before are no longer valid)."""
+        """Forget every shape (ranges handed out before are no longer valid; the tile maps'
+        compiled copies handed out by ``tile_edges`` are let go: their ``take`` answers
+        None)."""
         self._ranges.clear()
+        for room in self._maps.values():
+            room.edges.detach()
         self._maps.clear()
         self.leaves = self.nverts = self.nfaces = self.ncells = self.nbits = 0
 
@@ -176,15 +180,29 @@ class ShapeStore:
             try:  # the changes since, from the map's log (None: too many, or no room)
                 found = room.edges.take(self, tm._tiles)
             except BaseException:
-                del self._maps[id(tm)]
+                self.forget_tiles(tm)
                 raise
             if found is not None:
                 return found  # type: ignore[no-any-return]
         try:
             return self._lay_out(tm, room)
         except BaseException:
-            self._maps.pop(id(tm), None)
+            self.forget_tiles(tm)
             raise
+
+    def tile_edges(self, tm: TileMap) -> TileEdges | None:
+        """The compiled copy of tile map ``tm`` the store holds (None if it holds none): its
+        ``take(store, tm._tiles)`` is ``take_tiles`` without the look-up, until it answers
+        None (lay the map out again with ``take_tiles``) or the store lets it go."""
+        room = self._maps.get(id(tm))
+        return None if room is None else room.edges
+
+    def forget_tiles(self, tm: TileMap) -> None:
+        """Let go of tile map ``tm``'s copy (after a take or a layout that raised): the map is
+        laid out afresh when next asked for; the copy's ``take`` answers None."""
+        room = self._maps.pop(id(tm), None)
+        if room is not None:
+            room.edges.detach()
 
     def _lay_out(self, tm: TileMap, room: _MapRoom | None) -> tuple[int, int, int]:
         """Lay the whole map out: in its room if the edges fit it (``room_fits``), else in a

@@ -15,7 +15,8 @@
 #   stays), or None, and the map must be laid out again, when the log does not reach back to
 #   `version` or lists more than `limit` changes since (nothing is changed then), or when the
 #   live edges would fill more than 7/8 of the room, or less than 1/8 of a room of more than
-#   256 slots;
+#   256 slots; once it answered None it answers None until the map is laid out again, and
+#   once `detach`ed (its store let it go) `take` answers None and writes nothing;
 # - after `take` every reader sees what a fresh `lay_out` of the same grid shows it: each
 #   tile's list names the edges on its sides in the same order (bottom, top, left, right);
 #   the slots hold the live edges in the order a fresh layout gives them (horizontal grid
@@ -269,6 +270,8 @@ cdef class TileEdges:
     cdef Buf runs            # an update's runs of tiles laid again, and their tiles' entries
     cdef Buf saved
     cdef bint oom
+    cdef bint detached       # let go by its store: take answers None
+    cdef bint stale          # take answered None: it does until the map is laid out again
     # the store's arrays (taken again when its version changes) and the map's place there
     cdef long store_version
     cdef object arrays
@@ -386,11 +389,14 @@ cdef class TileEdges:
             self._lay_index()
         self.pending.n = 0
         self._raise_oom()
+        self.stale = False
         self.found = (first, self.count, 0)
 
     def take(self, store, TileLog tiles not None):
         """The map's ``found`` after taking the tiles ``tiles`` lists as changed since
         ``version``; None when the map must be laid out again (see the module comment)."""
+        if self.detached or self.stale:
+            return None
         if tiles.version == self.version:
             return self.found
         if self.room == 0:
@@ -400,18 +406,25 @@ cdef class TileEdges:
                              f"{self.rows} x {self.cols}")
         if not (tiles.base <= self.version <= tiles.version
                 and tiles.version - self.version <= self.limit):
+            self.stale = True
             return None
         self._bind(store, False)
         self._mark(tiles, self.version - tiles.base, tiles.version - tiles.base)
         cdef bint fits = self._update()  # (short: the GIL is kept)
         self._raise_oom()
-        if not fits:
+        if not fits:  # (the changed tiles were taken in: only a new layout is right now)
+            self.stale = True
             return None
         self.version = tiles.version
         cdef int count = self.room if self.live > 0 else 0
         if count != <int> self.found[1]:
             self.found = (self.first, count, 0)
         return self.found
+
+    def detach(self) -> None:
+        """Its store let it go (the store was cleared, or forgot the map): from now on
+        `take` answers None and changes nothing."""
+        self.detached = True
 
     cdef void _mark(self, TileLog tiles, Py_ssize_t start, Py_ssize_t end) except *:
         """Take the kinds of the tiles ``tiles.log[start:end]`` names; list the units of the

@@ -55,7 +55,7 @@ from ..geometry.shape_store import ShapeStore
 from ..ground import NEW
 from ..shapes import Shape
 from ..tilemap import TileMap
-from .table_view import note_tile_region
+from .tile_watch import TileWatch, refresh_maps
 
 _STATIC, _ACTIVE = int(STATIC), int(ColliderKind.ACTIVE)
 #: Shape codes stored per row (Circle 0, Rect 1, ... as ``Shape.type_code``); -1: no geometry.
@@ -113,10 +113,6 @@ def _collider_fields(col: Collider | None) -> tuple:
             SLIDE_CODE[col._slide], col._friction, col._stop_on_slope,
             col._one_way if col._one_way is not None else (0.0, 0.0),
             0.0 if kind == _STATIC else 1.0 / mass)
-
-
-#: a map that changed more tiles than this since the response last looked is looked at whole
-_REGION_CHANGES_MAX = 256
 
 
 class BodyTable:
@@ -188,15 +184,13 @@ class BodyTable:
         #: per component slot (Position, Velocity, AccelerationMap, Collider, Geometry): the
         #: entities that have that component bound here.
         self.has: list[set[int]] = [set() for _ in range(5)]
-        #: entity -> (its TileMap, the map's version when last interned)
-        self.tilemaps: dict[int, tuple[TileMap, int]] = {}
+        #: entity -> the watch on its TileMap (``tile_watch.TileWatch``: the map, the version
+        #: of its tiles the row last took, the map's compiled copy in the store)
+        self.tilemaps: dict[int, TileWatch] = {}
         #: tile map entity -> ``[x0, y0, x1, y1]``, relative to its position: the box of the
         #: tiles changed since the response last looked for overlaps (it clears it); only the
         #: bodies near it are looked at with the map (a map not otherwise touched)
         self.tile_regions: dict[int, list[float]] = {}
-        #: tile map entity -> the store's range tuple its row was last checked against
-        #: (``refresh_tilemaps``: while the store hands out that same tuple, the row holds it)
-        self._tile_ranges: dict[int, tuple[int, int, int]] = {}
         self._allocate(max(capacity, 1))
 
     # ---------------------------------------------------------------- storage
@@ -308,7 +302,7 @@ class BodyTable:
             getattr(self, name)[span] = _vectors(column) if name in ("lo", "hi") else column
         for e, shape in zip(entities, geo, strict=True):
             if isinstance(shape, TileMap):
-                self.tilemaps[e] = (shape, shape.version)
+                self.tilemaps[e] = TileWatch(shape)
         self.shapes.extend(geo)
         self.comps.extend(comps)
         collides = [c[3] is not None and c[4] is not None for c in comps]
@@ -386,7 +380,7 @@ class BodyTable:
         self.shapes[row] = shape
         entity = int(self.entity[row])
         if isinstance(shape, TileMap):
-            self.tilemaps[entity] = (shape, shape.version)
+            self.tilemaps[entity] = TileWatch(shape)
         else:
             self.tilemaps.pop(entity, None)
             self.tile_regions.pop(entity, None)
@@ -430,34 +424,21 @@ class BodyTable:
         writes a map's changed tiles in place, so its rows keep their leaf range and
         ``layout_version`` changes only when the range does (the map outgrew its room). The
         changed tiles' box, and a tile around them (a body near a changed tile is looked at
-        with the map), goes to ``tile_regions`` if another row's box reaches into it
-        (compiled: ``table_view.note_tile_region``); the whole map is ``touched`` instead
-        when the map no longer lists its changes one by one, or lists many."""
-        for entity, (tm, seen) in self.tilemaps.items():
-            tiles = tm._tiles
-            if tiles.version == seen:
-                continue
-            found = self.store.take_tiles(tm)  # the same tuple while the range stays
-            if found is not self._tile_ranges.get(entity):
-                self._write_range(entity, found)
-            self.tilemaps[entity] = (tm, tiles.version)
-            if not note_tile_region(self, tiles, entity, self.row_of[entity], seen,
-                                    _REGION_CHANGES_MAX, tm.tile_size, tm.origin):
-                self.touched.add(entity)
+        with the map), goes to ``tile_regions`` if another row's box reaches into it; the
+        whole map is ``touched`` instead when the map no longer lists its changes one by one,
+        or lists many. Compiled (``tile_watch.refresh_maps``): a step with no change reads
+        each map's version and nothing else."""
+        if self.tilemaps:
+            refresh_maps(self)
 
     def _write_range(self, entity: int, found: tuple[int, int, int]) -> None:
         """The leaf range ``found`` of ``entity``'s map in its row (``layout_version``
-        changes if it moved), and remembered as the range its row holds."""
+        changes if it moved)."""
         row = self.row_of[entity]
         first, count, key = found
         if first != self.leaf0[row] or count != self.nleaf[row]:
             self.leaf0[row], self.nleaf[row], self.shape_hash[row] = first, count, key
             self.layout_version += 1
-        ranges = self._tile_ranges
-        ranges[entity] = found
-        if len(ranges) > 2 * len(self.tilemaps) + 16:  # entities gone since
-            for gone in [e for e in ranges if e not in self.tilemaps]:
-                del ranges[gone]
 
     def motion(self) -> tuple[np.ndarray, ...]:
         """Copies of what a step changes in the rows (positions, velocities, what each body

@@ -4,13 +4,6 @@ import numpy as np
 
 from libc.stdint cimport int64_t
 
-from .carray cimport c_array
-from .tile_log cimport TileLog
-
-cimport numpy as cnp
-
-cnp.import_array()  # c_array reads arrays through NumPy's C API
-
 
 cdef class _RowsCache:
     """The pointers of a table's columns, valid while its ``columns_version`` stays."""
@@ -94,47 +87,3 @@ cdef Rows _take_rows(object t) except *:
     r.prev = &prev[0, 0]
     r.move = &move[0, 0]
     return r
-
-
-
-cdef bint _reach(const Rows* r, const double* pos, Py_ssize_t row, const double* box) noexcept:
-    """Whether a row other than ``row`` has a box (its position plus its shape's bounds)
-    that meets ``box`` (x0, y0, x1, y1) relative to row ``row``'s position, edges
-    included, compared as the response compares a body with a tile map's changed tiles."""
-    cdef double x0 = pos[2 * row] + box[0], y0 = pos[2 * row + 1] + box[1]
-    cdef double x1 = pos[2 * row] + box[2], y1 = pos[2 * row + 1] + box[3]
-    cdef Py_ssize_t i
-    for i in range(r.n):
-        if i != row and not (pos[2 * i] + r.hi[2 * i] < x0 or pos[2 * i] + r.lo[2 * i] > x1
-                             or pos[2 * i + 1] + r.hi[2 * i + 1] < y0
-                             or pos[2 * i + 1] + r.lo[2 * i + 1] > y1):
-            return True
-    return False
-
-
-def note_tile_region(t, TileLog tiles, entity, Py_ssize_t row, Py_ssize_t since,
-                     Py_ssize_t most, double tile_size, tuple origin) -> bool:
-    """Note in ``t.tile_regions[entity]`` the box of the tiles ``tiles`` lists as changed
-    since version ``since``, grown by a tile (`TileLog.note_region`), for the tile map of
-    row ``row``; grown by the box already noted there, if any. A box that no other row's box
-    reaches into (at the rows' positions now) is not noted: no pair of the map would be
-    looked at for it. False, nothing noted, when the log does not reach back that far or
-    lists more than ``most`` changes since (the whole map must be looked at)."""
-    cdef double box[4]
-    if not tiles._region(since, most, tile_size, origin[0], origin[1], box):
-        return False
-    cdef dict regions = t.tile_regions
-    old = regions.get(entity)
-    if old is not None:
-        regions[entity] = [min(box[0], <double> old[0]), min(box[1], <double> old[1]),
-                           max(box[2], <double> old[2]), max(box[3], <double> old[3])]
-        return True
-    cdef Rows r = rows_of(t)
-    cdef Py_ssize_t count
-    cdef const double* pos = <const double*> c_array(t.pos, b'f', &count)
-    if not 0 <= row < r.n or count < 2 * r.n:
-        raise ValueError(f"note_tile_region: row must be one of the table's {r.n} rows, got "
-                         f"{row}")
-    if _reach(&r, pos, row, box):
-        regions[entity] = [box[0], box[1], box[2], box[3]]
-    return True
