@@ -41,9 +41,11 @@
 # record (`_rec`: its grid line and group, where it starts and ends, and COPY for a slot
 # that copies the live edge of that record), whose order key (`rec_key`, the record less
 # its ends: line, group, start) never decreases along the slots; between two live edges
-# the copies of the left one come first. The big arrays sit on huge pages where the system
-# has them (Linux), so the update's reads are not each held up by a page-table walk. The
-# index: tile k (rows from the bottom) has a zone of 4 entries, zones laid from the top of
+# the copies of the left one come first. An update changes records only; the leaves of the
+# slots whose record changed are written last, each once, from its record (their lines asked
+# for at once first, and the listed tiles' index lines before the index is written). The
+# big arrays sit on huge pages where the system has them (Linux), so the update's reads are
+# not each held up by a page-table walk. The index: tile k (rows from the bottom) has a zone of 4 entries, zones laid from the top of
 # the entry area down (tile 0 highest); a run of consecutive tiles with edges is laid in
 # order somewhere within its tiles' zones (in the middle when laid anew; a run whose tiles
 # gain or lose edges moves the fewer of its tiles), so each run ends at or above where the
@@ -240,6 +242,7 @@ cdef int _by_value(const void* a, const void* b) noexcept nogil:
     return (x > y) - (x < y)
 
 
+@cython.final  # (its cdef methods are called directly, not through a table of pointers)
 @cython.nonecheck(False)  # its nogil methods run on self, never None (debug builds)
 cdef class TileEdges:
     """One tile map as one shape store holds it (see the module comment)."""
@@ -269,6 +272,8 @@ cdef class TileEdges:
     cdef Buf64 window        # the edges of a window of slots spread again
     cdef Buf runs            # an update's runs of tiles laid again, and their tiles' entries
     cdef Buf saved
+    cdef Buf wslots          # slots whose record changed: their leaves are written last
+    cdef bint deferred       # (an update defers the leaves' writes; a layout writes all)
     cdef bint oom
     cdef bint detached       # let go by its store: take answers None
     cdef bint stale          # take answered None: it does until the map is laid out again
@@ -321,6 +326,7 @@ cdef class TileEdges:
         free(self.window.p)
         free(self.runs.p)
         free(self.saved.p)
+        free(self.wslots.p)
 
     @property
     def count(self) -> int:
@@ -428,8 +434,7 @@ cdef class TileEdges:
 
     cdef void _mark(self, TileLog tiles, Py_ssize_t start, Py_ssize_t end) except *:
         """Take the kinds of the tiles ``tiles.log[start:end]`` names; list the units of the
-        grid lines around those whose solidity changed, and ask the memory for what the
-        update will read around them."""
+        grid lines around those whose solidity changed."""
         cdef Py_ssize_t k, row, col, u, i
         cdef int32_t kind
         cdef uint8_t sol
@@ -452,50 +457,9 @@ cdef class TileEdges:
                 self._mark_unit(<int> u + 1, <int> col)
                 self._mark_unit(self.rows + 1 + <int> col, <int> u)
                 self._mark_unit(self.rows + 2 + <int> col, <int> u)
-                if end - start <= 4:
-                    self._prefetch(<int> u, <int> col)
 
     cdef inline void _mark_unit(self, int line, int unit) noexcept:
         self.oom |= not push(&self.lines, (line << UNIT_BITS) | unit)
-
-    cdef void _prefetch(self, int u, int col) noexcept nogil:
-        """Ask the memory at once for what an update around tile (u, col) reads first: the
-        cells, counts and index of the tiles around it, the records of the slots named on
-        its sides, and those slots' leaves (each read would otherwise wait for the one
-        before: the map's arrays are far larger than the caches)."""
-        cdef int r, s, d, j
-        cdef int32_t named[8]
-        cdef Cell* c
-        for r in range(u - 2, u + 3):
-            if -1 <= r <= self.rows:
-                prefetch(self._cell(r, col - 1))
-                prefetch(self._cell(r, col + 1))
-            if 0 <= r < self.rows:
-                prefetch(self.tst + r * self.cols + col)
-                prefetch(self.cells + self.starts + r * self.cols + col)
-                prefetch(self.cells + self.entries + 4 * (self.n - 1 - r * self.cols - col))
-        c = self._cell(u, col)
-        named[0] = c.bottom
-        named[1] = self._cell(u + 1, col).bottom
-        named[2] = c.left
-        named[3] = self._cell(u, col + 1).left
-        named[4] = self._cell(u, col - 1).bottom
-        named[5] = self._cell(u, col + 1).bottom
-        named[6] = self._cell(u - 1, col).left
-        named[7] = self._cell(u + 1, col).left
-        for j in range(8):
-            s = named[j]
-            if s < 0:
-                continue
-            for d in range(-2, 3, 2):
-                if 0 <= s + d < self.room:
-                    prefetch(self.srec + s + d)
-                    prefetch(self.lf + (self.first + s + d) * LF_STRIDE + LF_BOUNDS)
-                    prefetch(self.lf + (self.first + s + d) * LF_STRIDE + LF_STRIDE - 1)
-                    prefetch(self.lh + self.first + s + d)
-                    prefetch(self.verts + 2 * (self.v0 + 2 * (s + d)))
-                    prefetch(self.faces + 3 * (self.f0 + 4 * (s + d)))
-                    prefetch(self.faces + 3 * (self.f0 + 4 * (s + d)) + 11)
 
     cdef void _check_grid(self, const int[:, ::1] grid) except *:
         if grid.shape[0] != self.rows or grid.shape[1] != self.cols:
@@ -663,17 +627,39 @@ cdef class TileEdges:
         lf[8] = by if ay < by else ay
         self.lh[i] = edge_hash(e)
 
-    cdef void _copy_leaf(self, int dst, int src) noexcept nogil:
-        """Slot ``dst``'s leaf copies slot ``src``'s (what differs between two slots: the
-        bounds, hash, vertices and faces)."""
-        cdef int i = self.first + dst, j = self.first + src
-        memcpy(self.lf + i * LF_STRIDE + LF_BOUNDS, self.lf + j * LF_STRIDE + LF_BOUNDS,
-               (LF_STRIDE - LF_BOUNDS) * sizeof(double))
-        self.lh[i] = self.lh[j]
-        memcpy(self.verts + 2 * (self.v0 + 2 * dst), self.verts + 2 * (self.v0 + 2 * src),
-               4 * sizeof(double))
-        memcpy(self.faces + 3 * (self.f0 + 4 * dst), self.faces + 3 * (self.f0 + 4 * src),
-               12 * sizeof(double))
+    cdef inline void _leaf_changed(self, int s) noexcept nogil:
+        """Slot ``s`` holds another record: its leaf is written from it at the end of the
+        update (a leaf is a function of the record alone, a copy's of the edge it copies)."""
+        if self.deferred:
+            self.oom |= not push(&self.wslots, s)
+
+    cdef void _prefetch_leaves(self) noexcept nogil:
+        """Ask the memory for the leaves to write, all at once, with write intent (written
+        one after another, each would wait for its lines)."""
+        cdef Py_ssize_t i
+        cdef int s
+        for i in range(self.wslots.n):
+            s = self.wslots.p[i]
+            prefetch(self.lf + (self.first + s) * LF_STRIDE + LF_BOUNDS)
+            prefetch(self.lf + (self.first + s) * LF_STRIDE + LF_STRIDE - 1)
+            prefetch(self.lh + self.first + s)
+            prefetch(self.verts + 2 * (self.v0 + 2 * s))
+            prefetch(self.faces + 3 * (self.f0 + 4 * s))
+            prefetch(self.faces + 3 * (self.f0 + 4 * s) + 11)
+
+    cdef void _write_leaves(self) noexcept nogil:
+        """The leaves of the slots whose record changed, each once, from its record (none
+        while no edge is live: the range is empty and its leaves are never read)."""
+        cdef Py_ssize_t i
+        cdef int s, last = -1
+        if self.live > 0:
+            _sort(self.wslots.p, self.wslots.n)
+            for i in range(self.wslots.n):
+                s = self.wslots.p[i]
+                if s != last:
+                    self._write_leaf(s, self.srec[s])
+                    last = s
+        self.wslots.n = 0
 
     cdef void _point(self, int64_t r, int32_t slot) noexcept nogil:
         """The units of the edge of record ``r`` name ``slot`` (-1: no edge); the tiles beside
@@ -716,19 +702,19 @@ cdef class TileEdges:
 
     cdef void _set_live(self, int s, int64_t r) noexcept nogil:
         self.srec[s] = r
-        self._write_leaf(s, r)
+        self._leaf_changed(s)
         self._point(r, s)
 
     cdef void _set_copy(self, int s, int src) noexcept nogil:
         """Dead slot ``s`` copies live slot ``src``."""
         self.srec[s] = self.srec[src] | COPY
-        self._copy_leaf(s, src)
+        self._leaf_changed(s)
 
     cdef void _move(self, int dst, int src) noexcept nogil:
         """The live edge of slot ``src`` to the free slot ``dst`` (``src`` left free)."""
         self.moved += 1
         self.srec[dst] = self.srec[src]
-        self._copy_leaf(dst, src)
+        self._leaf_changed(dst)
         self._point(self.srec[dst], dst)
         self.srec[src] |= COPY
 
@@ -740,6 +726,8 @@ cdef class TileEdges:
         cdef Py_ssize_t edges = self.pending.n, i
         cdef int s, last = -1
         cdef Cell* c = self.grid
+        self.deferred = False
+        self.wslots.n = 0
         for i in range(<Py_ssize_t> (self.rows + 2) * self.w):
             c[i].bottom = -1
             c[i].left = -1
@@ -754,6 +742,10 @@ cdef class TileEdges:
                 last = s
             elif last >= 0:
                 self._set_copy(s, last)
+        if edges > 0:
+            for s in range(self.room):
+                self._write_leaf(s, self.srec[s])
+        self.deferred = True
         # the tiles were listed while the edges were placed: the whole index is laid anew
         for i in range(self.dirty.n):
             self.tst[self.dirty.p[i]] &= ~TILE_LISTED
@@ -954,7 +946,9 @@ cdef class TileEdges:
         for i in range(removed):  # last, the units of the edges that went and no edge took
             self._let_go(self.gone_rec.p[i])
         self.pending.n = 0
+        self._prefetch_leaves()  # (in flight while the index is written)
         self._finish_tiles()
+        self._write_leaves()
         return True
 
     cdef void _let_go(self, int64_t r) noexcept nogil:
@@ -1209,8 +1203,19 @@ cdef class TileEdges:
         cdef Buf* changed = &self.scratch  # tiles whose count changed: (tile, count before)
         cdef Buf* runs = &self.runs        # the runs laid again: first and last tiles
         cdef int c
+        cdef const Cell* cell
         changed.n = 0
         runs.n = 0
+        for i in range(self.dirty.n):  # what the listed tiles read first, asked for at once
+            k = self.dirty.p[i]
+            cell = self._tile_cell(k)
+            prefetch(cell)
+            prefetch(cell + self.w)
+            prefetch(self.tst + k)
+            prefetch(self.cells + self.starts + k)
+        for i in range(self.dirty.n):
+            k = self.dirty.p[i]
+            prefetch(self.cells + self.cells[self.starts + k])
         for i in range(self.dirty.n):
             k = self.dirty.p[i]
             c = self._count(k)

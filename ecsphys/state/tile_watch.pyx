@@ -73,6 +73,12 @@ def refresh_maps(t) -> None:
 cdef int _take(t, entity, TileWatch w) except -1:
     cdef TileLog tiles = w.tiles
     cdef Py_ssize_t seen = w.seen
+    # the box first: it reads the table the refresh just read, before the take's writes
+    # push it out of the caches (a box noted for a take that then raises is looked at in the
+    # next step with the same changes, no harm)
+    if not _note(t, tiles, entity, <Py_ssize_t> t.row_of[entity], seen, REGION_CHANGES_MAX,
+                 w.size, w.ox, w.oy):
+        t.touched.add(entity)
     store = t.store
     found = None
     if w.edges is not None:
@@ -89,9 +95,6 @@ cdef int _take(t, entity, TileWatch w) except -1:
         t._write_range(entity, found)
         w.found = found
     w.seen = tiles.version
-    if not _note(t, tiles, entity, <Py_ssize_t> t.row_of[entity], seen, REGION_CHANGES_MAX,
-                 w.size, w.ox, w.oy):
-        t.touched.add(entity)
     return 0
 
 
