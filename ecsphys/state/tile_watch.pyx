@@ -9,16 +9,16 @@
 #   compiled copy in the store (`edges`, a `TileEdges`) and the leaf range its row holds;
 # - `refresh_maps(table)` does what `BodyTable.refresh_tilemaps` says, for each map of
 #   `table.tilemaps` (entity -> watch) whose tiles changed since `seen`, in that order: the
-#   changes go into the store through the map's `edges` (`TileEdges.take`), or through
-#   `ShapeStore.take_tiles` when the watch does not know them or `take` answers None (the
-#   map is laid out again), and the watch learns the edges the store then holds; the range
-#   is written into the row (`table._write_range`) only when the store hands out another
-#   tuple; `seen` becomes the tiles' version; the box of the changed tiles grown by a tile
-#   goes to `table.tile_regions` if another row's box reaches into it (grown by a box noted
-#   there already), or the map is `table.touched` when the log does not list the changes one
-#   by one or lists more than `REGION_CHANGES_MAX`. If a take raises, the store forgets the
-#   map (`forget_tiles`: it is laid out afresh next time), `seen` stays and the error is
-#   raised;
+#   box of the changed tiles grown by a tile goes to `table.tile_regions` if another row's
+#   box reaches into it (grown by a box noted there already), or the map is `table.touched`
+#   when the log does not list the changes one by one or lists more than
+#   `REGION_CHANGES_MAX`; then the changes go into the store through the map's `edges`
+#   (`TileEdges.take`), or through `ShapeStore.take_tiles` when the watch does not know them
+#   or `take` answers None (the map is laid out again), and the watch learns the edges the
+#   store then holds; the range is written into the row (`table._write_range`) only when
+#   the store hands out another tuple; `seen` becomes the tiles' version. If a take raises,
+#   the store forgets the map (`forget_tiles`: it is laid out afresh next time), `seen`
+#   stays (the box noted is noted again, no harm) and the error is raised;
 # - `note_tile_region(table, tiles, entity, row, since, most, tile_size, origin)` is the box
 #   part on its own (True when the log lists the changes since `since` one by one, at most
 #   `most` of them).
