@@ -23,13 +23,8 @@
 #   part on its own (True when the log lists the changes since `since` one by one, at most
 #   `most` of them).
 
-from .carray cimport c_array
 from .table_view cimport Rows, rows_of
 from .tile_log cimport TileLog
-
-cimport numpy as cnp
-
-cnp.import_array()  # c_array reads arrays through NumPy's C API
 
 #: a map that changed more tiles than this since the response last looked is looked at whole
 REGION_CHANGES_MAX = 256
@@ -125,12 +120,10 @@ cdef bint _note(t, TileLog tiles, entity, Py_ssize_t row, Py_ssize_t since, Py_s
                            max(box[2], <double> old[2]), max(box[3], <double> old[3])]
         return True
     cdef Rows r = rows_of(t)
-    cdef Py_ssize_t count
-    cdef const double* pos = <const double*> c_array(t.pos, b'f', &count)
-    if not 0 <= row < r.n or count < 2 * r.n:
+    if not 0 <= row < r.n:
         raise ValueError(f"note_tile_region: row must be one of the table's {r.n} rows, got "
                          f"{row}")
-    if _reach(&r, pos, row, box):
+    if _reach(&r, r.pos, row, box):
         regions[entity] = [box[0], box[1], box[2], box[3]]
     return True
 
