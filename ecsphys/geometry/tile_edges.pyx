@@ -56,7 +56,7 @@ cimport cython
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memmove, memset
 
 from ..state.tile_log cimport TileLog
 
@@ -1354,6 +1354,12 @@ cdef class TileEdges:
             self._lay_saved(self.runs.n - 2)
             return
         self._list_run(a, b)  # (done: not shifted again)
+        if lo_k == hi_k:  # one tile changed: the tiles on one side of it move as a block
+            if t0 == lo_k:  # those after it, by delta (its start stays)
+                self._move_block(lo_k + 1, b, delta)
+            else:  # those before it, by -delta (its end stays)
+                self._move_block(a, hi_k - 1, -delta)
+            return
         old = starts[t0]  # the moved tiles' entries, as they were
         self.saved.n = 0
         while self.saved.cap < starts[t1 + 1] - old:
@@ -1369,6 +1375,17 @@ cdef class TileEdges:
                     self.cells[at + m] = self.saved.p[j + m]
             at += self._cnt(t)
         starts[t1 + 1] = at
+
+    cdef inline void _move_block(self, Py_ssize_t t0, Py_ssize_t t1, int d) noexcept nogil:
+        """Tiles t0 .. t1 (none if t1 < t0), whose counts stay, move by d entries: their
+        entries as one block, and the starts of t0 .. t1 + 1."""
+        cdef int* starts = self.cells + self.starts
+        cdef Py_ssize_t t
+        if t0 <= t1:
+            memmove(self.cells + starts[t0] + d, self.cells + starts[t0],
+                    (starts[t1 + 1] - starts[t0]) * sizeof(int32_t))
+        for t in range(t0, t1 + 2):
+            starts[t] += d
 
     cdef void _forget_tiles(self) noexcept nogil:
         cdef Py_ssize_t i
