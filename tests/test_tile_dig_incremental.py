@@ -236,7 +236,7 @@ def test_the_step_refresh_takes_changes_that_outgrow_the_room_as_a_fresh_layout(
     grid[-1] = 1
     tm = ep.TileMap(grid, 1.0)
     physics = ep.Physics(fixed_dt=DT)
-    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
+    ent = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
     physics.step()
     t = physics.table
     rng = np.random.default_rng(11)
@@ -247,7 +247,7 @@ def test_the_step_refresh_takes_changes_that_outgrow_the_room_as_a_fresh_layout(
             tm[r, c] = 1 if (r + c) % 2 == 0 else 0
         t.refresh_tilemaps()
         ranges.add((int(t.leaf0[0]), int(t.nleaf[0])))
-        assert t.tilemaps[1].seen == tm.version
+        assert t.tilemaps[ent].seen == tm.version
         _same_as_fresh(t.store, tm)
     assert len(ranges) > 1  # the edges outgrew their room
 

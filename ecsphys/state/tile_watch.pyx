@@ -18,10 +18,7 @@
 #   store then holds; the range is written into the row (`table._write_range`) only when
 #   the store hands out another tuple; `seen` becomes the tiles' version. If a take raises,
 #   the store forgets the map (`forget_tiles`: it is laid out afresh next time), `seen`
-#   stays (the box noted is noted again, no harm) and the error is raised;
-# - `note_tile_region(table, tiles, entity, row, since, most, tile_size, origin)` is the box
-#   part on its own (True when the log lists the changes since `since` one by one, at most
-#   `most` of them).
+#   stays (the box noted is noted again, no harm) and the error is raised.
 
 from .table_view cimport Rows, rows_of
 from .tile_log cimport TileLog
@@ -121,20 +118,9 @@ cdef bint _note(t, TileLog tiles, entity, Py_ssize_t row, Py_ssize_t since, Py_s
         return True
     cdef Rows r = rows_of(t)
     if not 0 <= row < r.n:
-        raise ValueError(f"note_tile_region: row must be one of the table's {r.n} rows, got "
-                         f"{row}")
+        raise ValueError(f"refresh_maps: a tile map's row must be one of the table's {r.n} "
+                         f"rows, got {row}")
     if _reach(&r, r.pos, row, box):
         regions[entity] = [box[0], box[1], box[2], box[3]]
     return True
 
-
-def note_tile_region(t, TileLog tiles, entity, Py_ssize_t row, Py_ssize_t since,
-                     Py_ssize_t most, double tile_size, tuple origin) -> bool:
-    """Note in ``t.tile_regions[entity]`` the box of the tiles ``tiles`` lists as changed
-    since version ``since``, grown by a tile (`TileLog.note_region`), for the tile map of
-    row ``row`` whose grid's bottom-left corner is at ``origin``; grown by the box already
-    noted there, if any. A box that no other row's box reaches into (at the rows' positions
-    now) is not noted: no pair of the map would be looked at for it. False, nothing noted,
-    when the log does not reach back that far or lists more than ``most`` changes since (the
-    whole map must be looked at)."""
-    return _note(t, tiles, entity, row, since, most, tile_size, origin[0], origin[1])
