@@ -107,6 +107,9 @@ cdef bint _reach(const Rows* r, const double* pos, Py_ssize_t row, const double*
 
 cdef bint _note(t, TileLog tiles, entity, Py_ssize_t row, Py_ssize_t since, Py_ssize_t most,
                 double tile_size, double ox, double oy) except -1:
+    """The box part of `refresh_maps` for the map of row ``row``; False, nothing noted, when
+    the log does not list the changes since ``since`` one by one or lists more than
+    ``most``."""
     cdef double box[4]
     if not tiles._region(since, most, tile_size, ox, oy, box):
         return False
