@@ -18,15 +18,14 @@ Guarantees:
 - all or nothing when ``filter_pair`` raises: the bodies' motion is put back as it was;
 - the C views of the table's columns are taken again only when the table grew them
   (`state.table_view.rows_of`);
-- ``times`` holds when each stage ended in the last run (seconds of a monotonic clock, the
-  clock of ``time.perf_counter``), for ``Physics.timings``.
+- ``times`` holds when each stage ended in the last run (``time.perf_counter`` seconds), for
+  ``Physics.timings``.
 """
 
 import numpy as np
 
 from libc.math cimport M_PI, cos
 from libc.stdint cimport int64_t
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from ..broadphase.boxindex cimport BoxIndex
 from ..broadphase.stage cimport Stage
@@ -45,10 +44,13 @@ cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.contact_set import pair_keys
 
 
-cdef inline double _now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+from time import perf_counter as _perf_counter
+
+
+cdef inline double _now():
+    """``time.perf_counter()``: the clock `Physics` reads around the call (on every
+    platform)."""
+    return _perf_counter()
 
 
 def merge_pairs(t, *parts):
