@@ -140,7 +140,7 @@ class BroadphaseSystem(esper.Processor):
 
     def process(self, dt: float = 0.0) -> None:
         """This step's pairs into ``ra``, ``rb`` (the compiled step does the same through
-        `prepare`, the stage and `pairs_from_stage`)."""
+        `prepare`, the stage and `after_stage`)."""
         self.prepare()
         t = self.table
         ra, rb, self.box_pairs = self._stage.run(

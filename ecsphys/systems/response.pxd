@@ -3,6 +3,8 @@
 
 from libc.stdint cimport int64_t
 
+from ..broadphase.boxindex cimport BoxIndex
+from ..broadphase.stage cimport Stage
 from ..geometry.shape_data cimport Store
 from ..state.table_view cimport Rows
 from .impacts cimport Impacts
@@ -39,3 +41,7 @@ cdef class ResponseSystem:
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
                      const IndexView* iv, const Rows* rows, const Store* store) except -1
     cdef int note_end_c(self, double deepest) except -1
+
+
+cdef BoxIndex widen_index(object broadphase, double contact_offset)
+cdef void index_view(IndexView* iv, BoxIndex index, Stage stage, Py_ssize_t slots) noexcept

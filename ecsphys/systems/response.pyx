@@ -1446,6 +1446,31 @@ cdef int run(Ctx* c) except -1 nogil:
     return 0
 
 
+cdef BoxIndex widen_index(object broadphase, double contact_offset):
+    """The `BroadphaseSystem`'s index if widen may ask it: a compiled one whose boxes grew by
+    at least the response's ``contact_offset``; else None (widen looks at every row)."""
+    index = broadphase.index
+    if isinstance(index, BoxIndex) and broadphase.contact_offset >= contact_offset:
+        return <BoxIndex> index
+    return None
+
+
+cdef void index_view(IndexView* iv, BoxIndex index, Stage stage,
+                     Py_ssize_t slots) noexcept:
+    """The index for widen as ``stage`` last ran it (its dynamic and static rows; ``slots``
+    static ids in use), or none (``index`` None, or the index not run on these rows)."""
+    iv.index = NULL
+    iv.dyn = iv.srow = NULL
+    iv.ndyn = iv.nsrow = 0
+    if index is None or stage is None or index.n_last != stage.dyn.shape[0]:
+        return
+    iv.index = <void*> index
+    iv.ndyn = stage.dyn.shape[0]
+    iv.dyn = &stage.dyn[0] if iv.ndyn else NULL
+    iv.nsrow = slots  # (static ids beyond are free: FREE_ROW)
+    iv.srow = &stage.srow[0] if slots else NULL
+
+
 cdef class ResponseSystem:
     """Stage 4 of the step: turns desired moves into safe moves and adjusts velocities.
 
@@ -1529,19 +1554,11 @@ cdef class ResponseSystem:
         if npos < 2 * t.n or nmove < 2 * t.n or nvel < 2 * t.n:
             raise ValueError(f"the table's pos, move and vel columns need {t.n} rows")
         cdef IndexView iv
-        iv.index = NULL
-        iv.dyn = iv.srow = NULL
-        iv.ndyn = iv.nsrow = 0
         if broadphase is not None:
-            bx = broadphase.index
-            dyn_rows = broadphase.dynamic_rows
-            if (isinstance(bx, BoxIndex) and (<BoxIndex> bx).n_last == len(dyn_rows)
-                    and broadphase.contact_offset >= self.contact_offset):
-                dyn_ = as_c(dyn_rows, b'i')
-                srow_ = as_c(broadphase.static_rows, b'i')
-                iv.index = <void*> bx
-                iv.dyn = <const int64_t*> c_array(dyn_, b'i', &iv.ndyn)
-                iv.srow = <const int64_t*> c_array(srow_, b'i', &iv.nsrow)
+            index_view(&iv, widen_index(broadphase, self.contact_offset), broadphase.stage,
+                       broadphase._slots)
+        else:
+            index_view(&iv, None, None, 0)
         cdef Rows rows = rows_of(t)
         cdef Store store = store_of(t.store)
         self.respond(a if na else NULL, b if na else NULL, <int> na, dt, &iv, &rows, &store)

@@ -32,10 +32,11 @@ from ..broadphase.stage cimport Stage
 from ..state.carray cimport as_c, c_array
 from ..geometry.shape_data cimport Store, store_of
 from ..state.table_view cimport Rows, rows_of
+from .contact_rows cimport ContactRows
 from .ground cimport ground_rows
 from .integrate cimport integrate_rows, limit_motion
 from .narrowphase cimport NarrowphaseSystem
-from .response cimport IndexView, ResponseSystem
+from .response cimport IndexView, ResponseSystem, index_view, widen_index
 
 cimport numpy as cnp
 
@@ -88,9 +89,7 @@ cdef class Step:
         # (the same bits as math.cos(math.radians(angle)))
         self.cos_floor = cos(floor_max_angle * (M_PI / 180.0))
         self.times = (0.0, 0.0, 0.0, 0.0, 0.0)
-        index = broadphase.index
-        if isinstance(index, BoxIndex) and broadphase.contact_offset >= response.contact_offset:
-            self.index = <BoxIndex> index
+        self.index = widen_index(broadphase, response.contact_offset)
 
     def run(self, double dt):
         """Integrate, broadphase, response, narrowphase, ground and limits for ``dt``;
@@ -123,15 +122,7 @@ cdef class Step:
                 r = rows_of(t)
                 s = store_of(t.store)
             response.filter_pair = fp
-            iv.index = NULL
-            iv.dyn = iv.srow = NULL
-            iv.ndyn = iv.nsrow = 0
-            if self.index is not None and self.index.n_last == stage.dyn.shape[0]:
-                iv.index = <void*> self.index
-                iv.ndyn = stage.dyn.shape[0]
-                iv.dyn = &stage.dyn[0] if iv.ndyn else NULL
-                iv.nsrow = bp._slots  # (static ids beyond are free: FREE_ROW)
-                iv.srow = &stage.srow[0] if iv.nsrow else NULL
+            index_view(&iv, self.index, stage, bp._slots)
             response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv, &r, &s)
         except BaseException:
             if saved is not None:
@@ -153,9 +144,9 @@ cdef class Step:
             b = <const int64_t*> c_array(rb, b'i', &k)
         else:  # read where the response left them
             narrow.step_rows(a, b, k, t.changed, response.pair_impacts, bp, &r, &s)
-        rows = narrow.rows
-        response.note_end_c(narrow.rows.deepest)
-        ground_rows(&r, a, b, k, narrow.rows, self.upx, self.upy, self.cos_floor)
+        cdef ContactRows rows = narrow.rows
+        response.note_end_c(rows.deepest)
+        ground_rows(&r, a, b, k, rows, self.upx, self.upy, self.cos_floor)
         # impulses, pushes and a rider leaving its platform stay within the valid range
         with nogil:
             limit_motion(r.pos, r.vel, r.n)
