@@ -148,14 +148,20 @@ cdef inline bint push(Buf* b, int32_t v) noexcept nogil:
     return True
 
 
-cdef bint _grow(Buf* b) noexcept nogil:
-    cdef Py_ssize_t cap = 2 * b.cap + 64
-    cdef int32_t* q = <int32_t*> realloc(b.p, cap * sizeof(int32_t))
+cdef bint _regrow(void** p, Py_ssize_t* cap, size_t item) noexcept nogil:
+    """A growable array's block ``p`` (``cap`` items of ``item`` bytes) twice as big plus
+    64 items; False (nothing changed) when out of memory."""
+    cdef Py_ssize_t grown = 2 * cap[0] + 64
+    cdef void* q = realloc(p[0], grown * item)
     if q == NULL:
         return False
-    b.p = q
-    b.cap = cap
+    p[0] = q
+    cap[0] = grown
     return True
+
+
+cdef inline bint _grow(Buf* b) noexcept nogil:
+    return _regrow(<void**> &b.p, &b.cap, sizeof(int32_t))
 
 
 cdef inline bint push64(Buf64* b, int64_t v) noexcept nogil:
@@ -166,14 +172,8 @@ cdef inline bint push64(Buf64* b, int64_t v) noexcept nogil:
     return True
 
 
-cdef bint _grow64(Buf64* b) noexcept nogil:
-    cdef Py_ssize_t cap = 2 * b.cap + 64
-    cdef int64_t* q = <int64_t*> realloc(b.p, cap * sizeof(int64_t))
-    if q == NULL:
-        return False
-    b.p = q
-    b.cap = cap
-    return True
+cdef inline bint _grow64(Buf64* b) noexcept nogil:
+    return _regrow(<void**> &b.p, &b.cap, sizeof(int64_t))
 
 
 cdef inline int64_t _rec(int line, int group, int a, int b) noexcept nogil:
