@@ -32,6 +32,7 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, row_body, rows_of
+from ..systems.gil cimport NOGIL_MIN
 
 import numpy as np
 
@@ -249,11 +250,18 @@ cdef class Stage:
         self._bind(table)
         self.rows = rows[0]
         self.store = store[0]
-        with nogil:
+        cdef bint big = k >= NOGIL_MIN
+        if big:
+            with nogil:
+                self._swept(k, contact_offset)
+        else:
             self._swept(k, contact_offset)
         if isinstance(index, BoxIndex):
             bx = <BoxIndex>index
-            with nogil:
+            if big:
+                with nogil:
+                    r = bx.run(&self.lo[0, 0], &self.hi[0, 0], k)
+            else:
                 r = bx.run(&self.lo[0, 0], &self.hi[0, 0], k)
             if r < 0:
                 raise MemoryError("broadphase: out of memory")
@@ -271,7 +279,12 @@ cdef class Stage:
             pdj = &vdj[0] if nd else NULL
             psk = &vsk[0] if ns else NULL
             psl = &vsl[0] if ns else NULL
-        with nogil:
+        big = nd + ns >= NOGIL_MIN
+        if big:
+            with nogil:
+                cs = self._statics(psk, psl, ns, check_layers)
+                nkeep = self._count(pdi, pdj, nd) if check_layers else nd
+        else:
             cs = self._statics(psk, psl, ns, check_layers)
             nkeep = self._count(pdi, pdj, nd) if check_layers else nd
         if cs < 0:
@@ -283,10 +296,12 @@ cdef class Stage:
             self.npairs = 0
             raise MemoryError("broadphase: out of memory")
         o = 0
-        if nkeep + cs:
+        if nkeep + cs and big:
             with nogil:
                 o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, self.pa,
                                  self.pb)
+        elif nkeep + cs:
+            o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, self.pa, self.pb)
         self.npairs = o
         self.box_pairs = nd + ns
         return 0

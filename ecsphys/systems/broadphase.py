@@ -154,16 +154,19 @@ class BroadphaseSystem(esper.Processor):
         """Before the stage runs: the dynamic rows of a new layout, the static index brought
         up to date (see the module notes)."""
         t = self.table
-        layout = (t.layout_version, t.n)
-        if layout != self._layout:
+        layout = self._layout
+        if layout is None or layout[0] != t.layout_version or layout[1] != t.n:
             self._learn_layout()
-            self._layout = layout
+            self._layout = (t.layout_version, t.n)
         if not self._built or t.static_all:
             self._rebuild_statics()
+            t.static_all = False
         elif t.static_dirty or t.static_version != self._static_version:
             self._update_statics()
+        else:  # the common step: nothing static changed
+            self.runs += 1
+            return
         t.static_dirty.clear()
-        t.static_all = False
         self._static_version = t.static_version
         self.runs += 1
 

@@ -27,6 +27,7 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from ..state.carray cimport as_c, c_array, new_array
+from .gil cimport NOGIL_MIN
 
 cimport numpy as cnp
 
@@ -270,6 +271,29 @@ cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept no
     return 0
 
 
+cdef void _merge(ContactRows prev, ContactRows cur, const unsigned char* forced, double dt,
+                 unsigned char* present) noexcept nogil:
+    """`diff_rows`'s merge of the two sorted row lists."""
+    cdef Py_ssize_t pn = prev.n, m = cur.n, i, j = 0
+    for i in range(m):
+        while j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) < 0:
+            j += 1
+        if (j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) == 0
+                and not (forced != NULL and forced[j])):
+            cur.kept[i] = 1
+            present[j] = 1
+            cur.duration[i] = prev.duration[j] + dt
+            cur.steps[i] = prev.steps[j] + 1
+            cur.ha[i] = prev.ha[j]
+            cur.hb[i] = prev.hb[j]
+        else:
+            cur.kept[i] = 0
+            cur.duration[i] = 0.0
+            cur.steps[i] = 0
+            cur.ha[i] = cur.la[i]
+            cur.hb[i] = cur.lb[i]
+
+
 cdef int diff_rows(ContactRows prev, ContactRows cur, const unsigned char* forced,
                    double dt) except -1:
     """The history of ``cur``'s rows from ``prev``'s (which must have one), and which of
@@ -277,27 +301,14 @@ cdef int diff_rows(ContactRows prev, ContactRows cur, const unsigned char* force
     flag per row of ``prev`` (that pair starts again)."""
     if prev.n and not prev.history:
         raise ValueError("contact rows: the step before has no history to carry on")
-    cdef Py_ssize_t pn = prev.n, m = cur.n, i, j = 0
+    cdef Py_ssize_t pn = prev.n, m = cur.n
     cur.reserve_present(pn)
     cdef unsigned char* present = cur.present
-    with nogil:
-        for i in range(m):
-            while j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) < 0:
-                j += 1
-            if (j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) == 0
-                    and not (forced != NULL and forced[j])):
-                cur.kept[i] = 1
-                present[j] = 1
-                cur.duration[i] = prev.duration[j] + dt
-                cur.steps[i] = prev.steps[j] + 1
-                cur.ha[i] = prev.ha[j]
-                cur.hb[i] = prev.hb[j]
-            else:
-                cur.kept[i] = 0
-                cur.duration[i] = 0.0
-                cur.steps[i] = 0
-                cur.ha[i] = cur.la[i]
-                cur.hb[i] = cur.lb[i]
+    if m + pn >= NOGIL_MIN:
+        with nogil:
+            _merge(prev, cur, forced, dt, present)
+    else:
+        _merge(prev, cur, forced, dt, present)
     cur.history = True
     return 0
 

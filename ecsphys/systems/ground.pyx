@@ -38,6 +38,7 @@ cimport numpy as cnp
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
 from .contact_rows cimport ContactRows
+from .gil cimport NOGIL_MIN
 
 cdef int STATIC = 0
 #: a one-way body is a floor only for bodies no deeper into it than this
@@ -117,6 +118,40 @@ def ground_pass(t, ra, rb, ContactRows rows, up, double cos_floor):
     ground_rows(&r, a, b, na, rows, up[0], up[1], cos_floor)
 
 
+cdef void _ground(Pass* g, Rows* w, int* old, const int64_t* k, const double* nrm,
+                  const double* dep, const unsigned char* sen, Py_ssize_t m,
+                  const int64_t* a, const int64_t* b) noexcept nogil:
+    """`ground_rows`'s loops: each row's floor and carrier from the step's contacts."""
+    cdef int n = w.n
+    cdef Py_ssize_t i
+    cdef int r, f, p, ia, ib
+    for r in range(n):
+        old[r] = w.carrier[r]
+        w.carrier[r] = -1
+        w.ground[r] = 0
+        w.floor_n[2 * r] = w.floor_n[2 * r + 1] = 0.0
+        w.floor_v[2 * r] = w.floor_v[2 * r + 1] = 0.0
+        w.floor_entity[r] = -1
+        g.best[r] = -2.0
+    for i in range(m):
+        if sen[i]:
+            continue
+        p = <int> k[i]
+        ia = <int> a[p]
+        ib = <int> b[p]
+        _side(g, ia, ib, nrm[2 * i], nrm[2 * i + 1], dep[i])
+        _side(g, ib, ia, -nrm[2 * i], -nrm[2 * i + 1], dep[i])
+    for r in range(n):
+        f = old[r]
+        if f == w.carrier[r]:
+            continue
+        if f >= 0 and f < n:  # left it: a world velocity again
+            g.vel[2 * r] += g.vel[2 * f]
+            g.vel[2 * r + 1] += g.vel[2 * f + 1]
+        if w.carrier[r] >= 0:  # landed on one: a velocity relative to it
+            _land(g.vel, r, w.carrier[r])
+
+
 cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
                      ContactRows rows, double upx, double upy, double cos_floor) except -1:
     """`ground_pass` on the C rows ``w`` and the step's ``na`` pairs ``a``, ``b``."""
@@ -142,34 +177,11 @@ cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
         free(old)
         free(g.best)
         raise MemoryError()
-    cdef Py_ssize_t i
-    cdef int r, f, p, ia, ib
-    with nogil:
-        for r in range(n):
-            old[r] = w.carrier[r]
-            w.carrier[r] = -1
-            w.ground[r] = 0
-            w.floor_n[2 * r] = w.floor_n[2 * r + 1] = 0.0
-            w.floor_v[2 * r] = w.floor_v[2 * r + 1] = 0.0
-            w.floor_entity[r] = -1
-            g.best[r] = -2.0
-        for i in range(m):
-            if sen[i]:
-                continue
-            p = <int> k[i]
-            ia = <int> a[p]
-            ib = <int> b[p]
-            _side(&g, ia, ib, nrm[2 * i], nrm[2 * i + 1], dep[i])
-            _side(&g, ib, ia, -nrm[2 * i], -nrm[2 * i + 1], dep[i])
-        for r in range(n):
-            f = old[r]
-            if f == w.carrier[r]:
-                continue
-            if f >= 0 and f < n:  # left it: a world velocity again
-                g.vel[2 * r] += g.vel[2 * f]
-                g.vel[2 * r + 1] += g.vel[2 * f + 1]
-            if w.carrier[r] >= 0:  # landed on one: a velocity relative to it
-                _land(g.vel, r, w.carrier[r])
+    if n + m >= NOGIL_MIN:
+        with nogil:
+            _ground(&g, w, old, k, nrm, dep, sen, m, a, b)
+    else:
+        _ground(&g, w, old, k, nrm, dep, sen, m, a, b)
     free(old)
     free(g.best)
     return 0

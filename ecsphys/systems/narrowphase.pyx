@@ -50,6 +50,7 @@ cimport numpy as cnp
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, row_body, rows_of
 from .contact_rows cimport ContactRows
+from .gil cimport NOGIL_MIN
 from .impacts cimport Impacts
 
 from ..state.contact_set import ContactSet
@@ -537,12 +538,26 @@ def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=N
     return index_[:found], normal_[:found], floats_[0, :found], point_[:found], tested
 
 
+cdef Py_ssize_t _touching_rows(Out* o, const In* q, const Rows* r, const Store* s,
+                               double* deepest) noexcept nogil:
+    """`touching` into ``o``, and the deepest solid contact's depth into ``deepest``."""
+    cdef Py_ssize_t i, tested = touching(o, q, r, s)
+    for i in range(o.n):
+        if not o.sensor[i] and o.depth[i] > deepest[0]:
+            deepest[0] = o.depth[i]
+    return tested
+
+
 cdef ContactRows contact_rows_of(const In* q, const Rows* r, const Store* s):
     """The touching rows of the pairs ``q`` as new `ContactRows` (with ``deepest`` and
     ``tested``)."""
-    cdef Py_ssize_t i, cap, tested
+    cdef Py_ssize_t cap, tested
     cdef double deepest = -INFINITY
-    with nogil:
+    cdef bint big = q.k + r.n >= NOGIL_MIN
+    if big:
+        with nogil:
+            cap = room(q, r, s)
+    else:
         cap = room(q, r, s)
     cdef ContactRows rows = ContactRows()
     rows.reserve(cap)
@@ -563,11 +578,11 @@ cdef ContactRows contact_rows_of(const In* q, const Rows* r, const Store* s):
     o.tile = rows.tile
     o.tile_kind = rows.tile_kind
     o.sensor = rows.sensor
-    with nogil:
-        tested = touching(&o, q, r, s)
-        for i in range(o.n):
-            if not o.sensor[i] and o.depth[i] > deepest:
-                deepest = o.depth[i]
+    if big:
+        with nogil:
+            tested = _touching_rows(&o, q, r, s, &deepest)
+    else:
+        tested = _touching_rows(&o, q, r, s, &deepest)
     rows.n = o.n
     rows.deepest = deepest
     rows.tested = tested

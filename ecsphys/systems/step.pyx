@@ -33,6 +33,7 @@ from ..state.carray cimport as_c, c_array
 from ..geometry.shape_data cimport Store, store_of
 from ..state.table_view cimport Rows, rows_of
 from .contact_rows cimport ContactRows
+from .gil cimport NOGIL_MIN
 from .ground cimport ground_rows
 from .integrate cimport integrate_rows, limit_motion
 from .narrowphase cimport NarrowphaseSystem
@@ -110,8 +111,11 @@ cdef class Step:
         # back as they were, so the step is all or nothing
         saved = t.motion() if fp is not None else None
         try:
-            with nogil:
-                integrate_rows(&r, r.n, dt)  # keeps the start positions in prev first
+            if r.n >= NOGIL_MIN:
+                with nogil:
+                    integrate_rows(&r, r.n, dt)  # keeps the start positions in prev first
+            else:
+                integrate_rows(&r, r.n, dt)
             c1 = _now()
             bp.prepare()
             stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers, &r, &s)
@@ -148,7 +152,10 @@ cdef class Step:
         response.note_end_c(rows.deepest)
         ground_rows(&r, a, b, k, rows, self.upx, self.upy, self.cos_floor)
         # impulses, pushes and a rider leaving its platform stay within the valid range
-        with nogil:
+        if r.n >= NOGIL_MIN:
+            with nogil:
+                limit_motion(r.pos, r.vel, r.n)
+        else:
             limit_motion(r.pos, r.vel, r.n)
         t.pose_version += 1  # queries made from filter_pair during the step look again
         c4 = _now()
