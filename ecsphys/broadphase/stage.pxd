@@ -19,26 +19,11 @@ cdef class Stage:
     cdef object _hi_arr
     cdef double[:, ::1] lo
     cdef double[:, ::1] hi
-    # the table's columns, re-read when the table swaps an array
-    cdef object _c_pos
-    cdef object _c_move
-    cdef object _c_lo
-    cdef object _c_hi
-    cdef object _c_layer
-    cdef object _c_mask
-    cdef object _c_ent
-    cdef const double[:, ::1] pos
-    cdef const double[:, ::1] move
-    cdef const double[:, ::1] rlo
-    cdef const double[:, ::1] rhi
-    cdef const int64_t[::1] layer
-    cdef const int64_t[::1] mask
-    cdef const int64_t[::1] ent
     cdef Buf b_key
     cdef Buf b_val
     cdef Buf b_sa
     cdef Buf b_tmp
-    cdef Rows rows      # for the tile maps (taken each run)
+    cdef Rows rows      # the table's columns (taken each run)
     cdef Store store
     # the last run's pairs (rows a, b; npairs of them) and its box pairs before the layers
     cdef Buf b_ra
@@ -49,7 +34,6 @@ cdef class Stage:
     cdef readonly Py_ssize_t box_pairs
 
     cdef bint _near_edges(self, int64_t tile_row, Py_ssize_t k) noexcept nogil
-    cdef void _bind(self, table)
     cdef void _swept(self, Py_ssize_t k, double offset) noexcept nogil
     cdef bint _passes(self, int64_t a, int64_t b) noexcept nogil
     cdef Py_ssize_t _statics(self, const int64_t* sk, const int64_t* sl, Py_ssize_t ns,

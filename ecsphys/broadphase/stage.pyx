@@ -95,52 +95,21 @@ cdef class Stage:
 
     cdef bint _near_edges(self, int64_t tile_row, Py_ssize_t k) noexcept nogil:
         """The tile map of row ``tile_row`` has an edge near dynamic box ``k``."""
-        cdef Body map_body = row_body(&self.rows, tile_row, &self.pos[0, 0])
+        cdef Body map_body = row_body(&self.rows, tile_row, self.rows.pos)
         cdef Near it
         near_init(&it, &self.store, &map_body, self.lo[k, 0], self.lo[k, 1], self.hi[k, 0],
                   self.hi[k, 1])
         return near_next(&it) >= 0
-
-    cdef void _bind(self, table):
-        """Views of the table's columns (again only when it replaced an array)."""
-        c = table.pos
-        if c is not self._c_pos:
-            self.pos = c
-            self._c_pos = c
-        c = table.move
-        if c is not self._c_move:
-            self.move = c
-            self._c_move = c
-        c = table.lo
-        if c is not self._c_lo:
-            self.rlo = c
-            self._c_lo = c
-        c = table.hi
-        if c is not self._c_hi:
-            self.rhi = c
-            self._c_hi = c
-        c = table.layer
-        if c is not self._c_layer:
-            self.layer = c
-            self._c_layer = c
-        c = table.mask
-        if c is not self._c_mask:
-            self.mask = c
-            self._c_mask = c
-        c = table.entity
-        if c is not self._c_ent:
-            self.ent = c
-            self._c_ent = c
 
     cdef void _swept(self, Py_ssize_t k, double offset) noexcept nogil:
         cdef Py_ssize_t j
         cdef int64_t r
         cdef double mx, my, reach
         cdef const int64_t* dyn = &self.dyn[0] if k else NULL
-        cdef const double* pos = &self.pos[0, 0]
-        cdef const double* move = &self.move[0, 0]
-        cdef const double* rlo = &self.rlo[0, 0]
-        cdef const double* rhi = &self.rhi[0, 0]
+        cdef const double* pos = self.rows.pos
+        cdef const double* move = self.rows.move
+        cdef const double* rlo = self.rows.lo
+        cdef const double* rhi = self.rows.hi
         cdef double* lo = &self.lo[0, 0]
         cdef double* hi = &self.hi[0, 0]
         for j in range(k):
@@ -154,7 +123,9 @@ cdef class Stage:
             hi[2 * j + 1] = (pos[r + 1] + rhi[r + 1]) + reach
 
     cdef bint _passes(self, int64_t a, int64_t b) noexcept nogil:
-        return (self.layer[a] & self.mask[b]) != 0 and (self.layer[b] & self.mask[a]) != 0
+        cdef const int64_t* layer = self.rows.layer
+        cdef const int64_t* mask = self.rows.mask
+        return (layer[a] & mask[b]) != 0 and (layer[b] & mask[a]) != 0
 
     cdef Py_ssize_t _statics(self, const int64_t* sk, const int64_t* sl, Py_ssize_t ns,
                              bint check) noexcept nogil:
@@ -177,13 +148,13 @@ cdef class Stage:
                 continue
             if self.rows.code[b] == TILEMAP and not self._near_edges(b, sk[t]):
                 continue
-            if self.ent[a] > self.ent[b]:
+            if self.rows.entity[a] > self.rows.entity[b]:
                 x = a
                 a = b
                 b = x
             ta[c] = a
             tb[c] = b
-            key[c] = ((<uint64_t>self.ent[a]) << 32) | <uint64_t>self.ent[b]
+            key[c] = ((<uint64_t>self.rows.entity[a]) << 32) | <uint64_t>self.rows.entity[b]
             val[c] = c
             c += 1
         if sort_keys(key, val, c, &self.b_tmp) < 0:
@@ -247,8 +218,7 @@ cdef class Stage:
         cdef const int64_t[::1] vsk
         cdef const int64_t[::1] vsl
         cdef int64_t* sa
-        self._bind(table)
-        self.rows = rows[0]
+        self.rows = rows[0]  # the table's columns for this run
         self.store = store[0]
         cdef bint big = k >= NOGIL_MIN
         if big:
@@ -321,7 +291,7 @@ cdef class Stage:
             if check and not self._passes(a, b):
                 continue
             if s < cs:
-                dkey = ((<uint64_t>self.ent[a]) << 32) | <uint64_t>self.ent[b]
+                dkey = ((<uint64_t>self.rows.entity[a]) << 32) | <uint64_t>self.rows.entity[b]
                 while s < cs and key[s] < dkey:
                     ra[o] = ta[val[s]]
                     rb[o] = tb[val[s]]
