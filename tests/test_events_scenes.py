@@ -84,6 +84,32 @@ def test_ball_resting_on_a_floor_touches_once_and_never_separates(world):
     assert last[3] == len(names) - 1 and last[4] == pytest.approx(last[3] * DT)
 
 
+def test_steps_nobody_listens_to_keep_each_pairs_history(world):
+    """Steps with no handler only carry the pairs' history on: a handler subscribed later
+    hears a resting pair's keep-touching with every step counted, and a changed collider in
+    those quiet steps still starts its pair again."""
+    physics = ep.Physics(fixed_dt=DT)
+    floor = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC),
+                                ep.Geometry(ep.Rect(40, 1)))
+    ball = esper.create_entity(ep.Position(0, 1.0), ep.Velocity(0, 0),
+                               ep.AccelerationMap(gravity=(0, -9.8)),
+                               ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.5)))
+    crate = esper.create_entity(ep.Position(5, 1.0), ep.Velocity(0, 0),
+                                ep.AccelerationMap(gravity=(0, -9.8)),
+                                ep.Collider(ep.ACTIVE), ep.Geometry(ep.Rect(1, 1)))
+    steps(40)  # nobody listens: the diff alone runs
+    assert sorted(physics.touching(floor)) == sorted([ball, crate])
+    esper.component_for_entity(crate, ep.Collider).restitution = 0.0  # changed, unheard
+    steps(1)
+    log = Log(physics)
+    steps(1)
+    got = sorted(log.take(), key=lambda e: e[2])
+    assert [e[:3] for e in got] == [("keep", floor, ball), ("keep", floor, crate)]
+    ball_steps, crate_steps = got[0][3], got[1][3]
+    assert ball_steps >= 40 and got[0][4] == pytest.approx(ball_steps * DT)
+    assert crate_steps == 1 and got[1][4] == pytest.approx(DT)  # started again at step 41
+
+
 def test_deleting_an_entity_in_its_own_touch_handler(world):
     physics = ep.Physics(fixed_dt=DT)
     coin = circle(0, 0, r=1.0, sensor=True)
