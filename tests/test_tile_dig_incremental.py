@@ -216,6 +216,30 @@ def test_digging_every_tile_and_building_back_reads_as_fresh(shape):
         assert len({first for first, _, _ in seen}) > 2  # the room shrank and grew again
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_one_tile_at_a_time_at_the_ends_and_corners_of_long_edges_reads_as_fresh(seed):
+    # one change per take (each line with one changed unit): tiles beside the map's sides and
+    # corners and at the ends and middles of long floors, walls and ceilings, dug and built
+    # back, an edge split, shortened, lengthened, joined, turned to face the other way
+    rng = np.random.default_rng(seed)
+    rows, cols = 12, 30
+    grid = np.zeros((rows, cols), dtype=int)
+    grid[rows // 2 :] = 1  # a floor the map's width
+    grid[:, cols // 3] = 2  # a wall its height
+    grid[0, 2:-2] = 3  # a ceiling
+    tm = ep.TileMap(grid, 1.0)
+    store = ShapeStore()
+    store.intern(tm)
+    picks = [(r, c) for r in (0, 1, rows // 2 - 1, rows // 2, rows - 1)
+             for c in (0, 1, 2, cols // 3 - 1, cols // 3, cols // 2, cols - 2, cols - 1)]
+    for step in range(200):
+        r, c = picks[int(rng.integers(len(picks)))] if step % 3 else (
+            int(rng.integers(rows)), int(rng.integers(cols)))
+        tm[r, c] = 0 if tm[r, c] else int(rng.integers(1, 4))
+        _same_as_fresh(store, tm, oracle=step % 50 == 0)
+    _same_as_fresh(store, tm, oracle=True)
+
+
 def test_a_long_change_list_lays_the_map_out_again_in_place():
     tm = ep.TileMap(np.ones((20, 20), dtype=int), 1.0)
     store = ShapeStore()

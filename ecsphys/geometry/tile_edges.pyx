@@ -25,7 +25,9 @@
 #   with no live edge between the two, so a routine that walks the whole range and keeps the
 #   first of equal answers (a compound's part pairs in `distance`) answers the same; the
 #   leaves' numbers are a function of the edge alone (one routine writes them all);
-# - an update costs per grid line it merges again (its length), per run of tiles whose
+# - an update costs per grid line it merges again (the runs of units around its changed
+#   ones; none for a line with one changed unit, as when one tile is dug or built: the new
+#   edges' ends are read from the records of the edges there before), per run of tiles whose
 #   number of edges changed (tiles with no edge end a run), and per edge it moves (an edge
 #   with no free slot beside it moves at most SHIFT_REACH others, or a window of slots is
 #   spread again, rarely); never per edge or tile of the whole map.
@@ -925,7 +927,10 @@ cdef class TileEdges:
             j = i
             while j < self.lines.n and self.lines.p[j] >> UNIT_BITS == line:
                 j += 1
-            self._diff_line(line, self.lines.p + i, j - i)
+            if j - i == 1:
+                self._diff_unit(line, self.lines.p[i] & UNIT_MASK)
+            else:
+                self._diff_line(line, self.lines.p + i, j - i)
             i = j
         self.lines.n = 0
         if self.oom:
@@ -1033,6 +1038,48 @@ cdef class TileEdges:
             a = c.solid  # right
         return 1 if a and not b else (2 if b and not a else 0)
 
+    cdef void _diff_unit(self, int line, int u) noexcept nogil:
+        """`_diff_line` for a line with one changed unit ``u`` (the common case: one tile
+        dug or built): the edges over u - 1 .. u + 1 after the change, their ends read from
+        the records of the edges there before (units other than u kept their status, so an
+        edge over u - 1 or u + 1 still starts or ends where it did), with no walk along the
+        line."""
+        cdef int length = self.cols if line <= self.rows else self.rows
+        cdef Buf* old = &self.scratch
+        cdef Py_ssize_t start = self.pending.n
+        cdef int i, p, a, b
+        cdef int slot[3]
+        cdef int st[3]
+        old.n = 0
+        for i in range(3):
+            p = u - 1 + i
+            if 0 <= p < length:
+                slot[i] = self._unit(line, p)[0]
+                st[i] = self._status(line, p)
+            else:
+                slot[i] = -1
+                st[i] = 0
+            if slot[i] >= 0 and (old.n == 0 or old.p[old.n - 1] != slot[i]):
+                self.oom |= not push(old, slot[i])
+        # (an edge over u - 1 or u + 1 now had one there before, of the same status)
+        if st[0] != 0 and slot[0] >= 0:  # the edge over u - 1: to u, or on through u
+            a = rec_start(self.srec[slot[0]])
+            if st[1] != st[0]:
+                b = u
+            elif st[2] == st[0] and slot[2] >= 0:
+                b = rec_end(self.srec[slot[2]])
+            else:
+                b = u + 1
+            self._push_run(&self.pending, line, a, b, st[0])
+        if st[1] != 0 and st[1] != st[0]:  # an edge that starts at u
+            b = rec_end(self.srec[slot[2]]) if st[2] == st[1] and slot[2] >= 0 else u + 1
+            self._push_run(&self.pending, line, u, b, st[1])
+        if st[2] != 0 and st[2] != st[1] and slot[2] >= 0:  # one that starts at u + 1
+            self._push_run(&self.pending, line, u + 1, rec_end(self.srec[slot[2]]), st[2])
+        if self.oom:
+            return
+        self._match(line, length, start)
+
     cdef void _diff_line(self, int line, const int32_t* units, Py_ssize_t m) noexcept nogil:
         """The edges of a grid line that go (slots onto ``gone``) and come (onto ``pending``)
         where its units ``units`` (sorted, low bits) changed: the edges over those units and
@@ -1040,9 +1087,8 @@ cdef class TileEdges:
         cdef bint h = line <= self.rows
         cdef int length = self.cols if h else self.rows
         cdef Buf* old = &self.scratch
-        cdef Py_ssize_t i, a, b, start = self.pending.n
-        cdef int u, p, q, st, last_p = -2, end = -1, last_st = 0, s, parity
-        cdef int64_t r
+        cdef Py_ssize_t i, start = self.pending.n
+        cdef int u, p, q, st, last_p = -2, end = -1, last_st = 0, s
         old.n = 0
         for i in range(m):
             u = units[i] & UNIT_MASK
@@ -1066,8 +1112,17 @@ cdef class TileEdges:
                 self._push_run(&self.pending, line, q, end, st)
         if self.oom:
             return
-        # each group in order of where its edges start: in one list only, an edge goes or
-        # comes; in both, it stays (marked -1 among the new ones)
+        self._match(line, length, start)
+
+    cdef void _match(self, int line, int length, Py_ssize_t start) noexcept nogil:
+        """The diff of a line's edges near its changed units: the old ones (slots in
+        ``scratch``) against the merged ones (``pending`` from ``start``), each group in
+        order of where its edges start: in one list only, an edge goes (onto ``gone``) or
+        comes (kept in ``pending``, with a hint); in both, it stays."""
+        cdef Buf* old = &self.scratch
+        cdef Py_ssize_t a, b
+        cdef int parity
+        cdef int64_t r
         for parity in range(2):
             a = 0
             b = start
