@@ -65,7 +65,13 @@ Guarantees (for the solid pairs: neither side a sensor):
   widened in this step reaches beyond the box the index holds for it (bodies pushed
   further than twice the mean body size are few: each look-up takes them on its own), so
   it costs per body near, not per row: the same pairs, in the same order (ascending rows),
-  as the look at every row it makes without an index (the brute force);
+  as the look at every row it makes without an index (the brute force). Bodies pushed apart
+  look up once all pushes apart are done (meanwhile a push looks up only the bodies that
+  are never pushed, and only when one is near its path), their reach measured from where
+  they got to (what is near where they started is not looked up again); when many do (a
+  crowd that starts inside itself), all at once: one sweep over the solid bodies' reach
+  boxes, which costs about what a broadphase costs, not a look-up per body, and finds the
+  same pairs with an index or without;
 - per pair, the time of impact (fraction of the move in which the pair met, ``inf`` if it did
   not) and the approach speed along the normal (units per second) for the events; a pair
   that meets slower than `rest_speed` rests (it meets about one step of gravity every step)
@@ -78,13 +84,15 @@ Python orchestrates: ``ResponseSystem.process`` is one compiled call per step (t
 
 import numpy as np
 
-from libc.math cimport INFINITY, M_PI, cos, fabs, isinf, sqrt
-from libc.stdint cimport int64_t
-from libc.stdlib cimport free, realloc
+from libc.math cimport INFINITY, M_PI, cos, fabs, floor, isinf, sqrt
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 from cpython.ref cimport PyObject
 
-from ..broadphase.boxindex cimport FOUND_STATIC, BoxIndex, PairList, pl_free
+from ..broadphase.boxindex cimport (
+    FOUND_STATIC, BoxIndex, Buf, PairList, bits_for, buf_free, pl_free, sort_keys,
+)
 from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport (
@@ -126,6 +134,16 @@ cdef double TIE_EPS = 1e-12
 # looked up more rarely, but pairs with more rows it never meets (at 2.0 the first step of
 # 10,000 overlapping bodies made 20% more work than at 1.5; 1.25 slowed later steps)
 cdef double WIDEN_REACH = 1.5
+# widen_all widens rows at once when at least BATCH_MIN of them, one row in BATCH_SHARE, do
+cdef int BATCH_MIN = 256
+cdef int BATCH_SHARE = 32
+# its cells are as large as the rows' grown reach boxes, up to this many times their mean
+cdef double BIG_SIDE = 4.0
+# separate asks for the rows of the pair this many pairs ahead
+cdef int FETCH_AHEAD = 16
+# a push apart looks up the bodies never pushed near a push in the index for its first
+# LAZY_FIXED pushes (a few bodies spawned in others), then in cells of those made for it
+cdef int LAZY_FIXED = 256
 cdef double SWEEP_MARGIN = 1e-3     # world units: swept boxes this far apart may still meet
 cdef double SUPPORT_COS = 0.7       # a contact normal within ~45 degrees of "down" supports
 cdef int STATIC = 0
@@ -142,11 +160,12 @@ cdef enum:
 
 cdef struct Reach:
     # per row, what widen reads of it (one cache line)
-    double x0               # its start box
+    double x0               # its start box (after a push apart took it beyond its reach:
+                            # its box then, `anchor`), what its reach is measured from
     double y0
     double x1
     double y1
-    double covered          # how far it may get from its start box this step
+    double covered          # how far it may get from that box this step
     double cov0             # that at the start: what the broadphase's box for it holds
     int solid               # it collides and is no sensor (widen may pair with it)
     int fixed               # STATIC
@@ -724,6 +743,9 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     cdef int end = c.estart[r + 1]
     cdef int j
     cdef int found = 0
+    for j in range(e, end):  # the neighbours' lines fetched at once
+        prefetch(&c.body[c.eother[j]])
+        prefetch(&c.rows.one_way[2 * c.eother[j]])
     while True:
         if e == end:  # past the contiguous edges: the linked ones, if any
             e = c.head[r]
@@ -876,9 +898,10 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
 # ------------------------------------------------------------------ beyond the swept box
 
 cdef inline double reach_needed(const Ctx* c, int r) noexcept nogil:
-    """How far (per axis) row r may get from its start box by the end of its rest."""
-    cdef double dx = fabs(c.body[r].px - c.start[2 * r])
-    cdef double dy = fabs(c.body[r].py - c.start[2 * r + 1])
+    """How far (per axis) row r may get from the box its reach is measured from (its start
+    box, or where `anchor` put it) by the end of its rest."""
+    cdef double dx = fabs(c.body[r].px + c.body[r].x0 - c.reach[r].x0)
+    cdef double dy = fabs(c.body[r].py + c.body[r].y0 - c.reach[r].y0)
     cdef double rx = fabs(c.rest[2 * r])
     cdef double ry = fabs(c.rest[2 * r + 1])
     return (dx if dx > dy else dy) + (rx if rx > ry else ry)
@@ -887,8 +910,9 @@ cdef inline double reach_needed(const Ctx* c, int r) noexcept nogil:
 cdef int widen(Ctx* c, int r) except -1 nogil:
     """Row r may leave the box the broadphase swept for it: give it a reach ``WIDEN_REACH``
     times what it needs (so a body pushed on and on is looked up rarely) and a pair with every
-    solid row whose start box, grown by its own reach, meets r's grown box, layers, masks
-    and ``filter_pair`` allowing, that it does not pair with already: in ascending rows,
+    solid row whose reach box (its start box, or where `anchor` put it, grown by its reach)
+    meets r's grown box, layers, masks and ``filter_pair`` allowing, that it does not pair
+    with already: in ascending rows,
     from the rows the index finds near r's grown box and the far rows
     (`beyond_candidates`), or from every row without an index."""
     cdef double need = reach_needed(c, r)
@@ -897,23 +921,19 @@ cdef int widen(Ctx* c, int r) except -1 nogil:
         return 0
     w.covered = WIDEN_REACH * need
     c.widened += 1
+    return look_beyond(c, r)
+
+
+cdef int look_beyond(Ctx* c, int r) except -1 nogil:
+    """`widen`'s look-up for row r, its reach set."""
+    cdef Reach* w = &c.reach[r]
     cdef double g = w.covered + SWEEP_MARGIN
     cdef double x0 = w.x0 - g
     cdef double y0 = w.y0 - g
     cdef double x1 = w.x1 + g
     cdef double y1 = w.y1 + g
-    cdef int s, k, count, e
-    # r's partners so far (its edges: the solid pairs), marked
-    c.mgen += 1
-    if c.mgen == 0:  # wrapped: clear the marks
-        memset(c.mark, 0, c.n * sizeof(unsigned int))
-        c.mgen = 1
-    for e in range(c.estart[r], c.estart[r + 1]):
-        c.mark[c.eother[e]] = c.mgen
-    e = c.head[r]
-    while e >= 0:
-        c.mark[c.eother[e]] = c.mgen
-        e = c.enext[e]
+    cdef int s, k, count
+    mark_partners(c, r)
     if c.index == NULL:
         for s in range(c.n):
             pair_beyond(c, r, s, x0, y0, x1, y1)
@@ -925,6 +945,27 @@ cdef int widen(Ctx* c, int r) except -1 nogil:
     return 0
 
 
+cdef inline unsigned int new_mark(Ctx* c) noexcept nogil:
+    """A new ``mgen``: no row is marked with it."""
+    c.mgen += 1
+    if c.mgen == 0:  # wrapped: clear the marks
+        memset(c.mark, 0, c.n * sizeof(unsigned int))
+        c.mgen = 1
+    return c.mgen
+
+
+cdef inline void mark_partners(Ctx* c, int r) noexcept nogil:
+    """Mark r's partners so far (its edges: the solid pairs) with a new ``mgen``."""
+    cdef int e
+    new_mark(c)
+    for e in range(c.estart[r], c.estart[r + 1]):
+        c.mark[c.eother[e]] = c.mgen
+    e = c.head[r]
+    while e >= 0:
+        c.mark[c.eother[e]] = c.mgen
+        e = c.enext[e]
+
+
 cdef int pair_beyond(Ctx* c, int r, int s, double x0, double y0, double x1,
                      double y1) except -1 nogil:
     """widen's test of row s for row r (its grown box x0, y0, x1, y1): a pair if s is solid,
@@ -932,8 +973,6 @@ cdef int pair_beyond(Ctx* c, int r, int s, double x0, double y0, double x1,
     layers, masks and ``filter_pair`` allow it, and r does not pair with s already (s is
     not marked: widen marks r's partners first)."""
     cdef const Rows* rw = &c.rows
-    cdef bint ok
-    cdef int64_t a, b
     if s == r or not c.reach[s].solid:
         return 0
     if c.reach[s].fixed and c.reach[r].fixed:
@@ -944,7 +983,15 @@ cdef int pair_beyond(Ctx* c, int r, int s, double x0, double y0, double x1,
         return 0
     if c.mark[s] == c.mgen:  # r pairs with s already
         return 0
-    a, b = r, s
+    return add_beyond(c, r, s)
+
+
+cdef int add_beyond(Ctx* c, int r, int s) except -1 nogil:
+    """The pair of rows r and s found beyond the swept boxes (the row of the lower entity
+    first), if ``filter_pair`` allows it."""
+    cdef const Rows* rw = &c.rows
+    cdef bint ok
+    cdef int64_t a = r, b = s
     if rw.entity[a] > rw.entity[b]:
         a, b = s, r
     if c.filter_pair != NULL:
@@ -960,8 +1007,15 @@ cdef inline void note_grown(Ctx* c, int r) noexcept nogil:
     """Row r's reach grew beyond what the index's box for it holds: by at most
     ``grow_limit``, the index answers for it if asked with boxes grown by ``grow``; beyond
     that, it is a far row, looked at by every look-up (a few bodies pushed a long way do
-    not widen every look-up)."""
-    cdef double g = c.reach[r].covered - c.reach[r].cov0
+    not widen every look-up). (Its reach box is measured from its start box, or from where
+    `anchor` put it: as far beyond the index's box as it gets on any side.)"""
+    cdef const Reach* w = &c.reach[r]
+    cdef double sx0 = c.start[2 * r] + c.rows.lo[2 * r]
+    cdef double sy0 = c.start[2 * r + 1] + c.rows.lo[2 * r + 1]
+    cdef double sx1 = c.start[2 * r] + c.rows.hi[2 * r]
+    cdef double sy1 = c.start[2 * r + 1] + c.rows.hi[2 * r + 1]
+    cdef double g = w.covered - w.cov0 + max2(max2(sx0 - w.x0, w.x1 - sx1),
+                                              max2(sy0 - w.y0, w.y1 - sy1))
     if g <= c.grow_limit:
         if g > c.grow:
             c.grow = g
@@ -973,7 +1027,8 @@ cdef inline void note_grown(Ctx* c, int r) noexcept nogil:
 
 cdef inline bint reaches(const Ctx* c, int s, double x0, double y0, double x1,
                          double y1) noexcept nogil:
-    """Row s's start box grown by its reach meets the box (widen's box test)."""
+    """Row s's reach box (its start box, or where `anchor` put it, grown by its reach) meets
+    the box (widen's box test)."""
     cdef const Reach* b = &c.reach[s]
     cdef double h = b.covered
     return not (b.x0 - h > x1 or b.x1 + h < x0 or b.y0 - h > y1 or b.y1 + h < y0)
@@ -1077,6 +1132,565 @@ cdef inline void sift_down(int* a, int root, int k) noexcept nogil:
     a[root] = v
 
 
+# ------------------------------------------------------------------ the push apart's look-ups
+
+cdef enum:
+    MOVED_LIST = 256    # push_apart lists the rows it moved while they are at most this many
+    OCC_CELLS = 1 << 20 # the most cells whose rows Cells marks
+    CELLS_BIG = 4096    # a box over more cells than this is in none: every look-up takes it
+    CELLS_SCAN = 4096   # a look-up over more cells than this takes every row of the cells
+
+
+cdef struct Cells:
+    # a hashed grid of some rows' reach boxes (as `reaches` tests them), made for one push
+    # apart (`cells_build`); a cell's rows are in its bucket, ascending (buckets shared by
+    # several cells only add rows the look-up's box test drops)
+    double inv          # 1 / the side of a cell
+    uint64_t mask       # buckets - 1 (a power of two)
+    int* start          # bucket k's rows: item[start[k]:start[k + 1]]
+    int* item
+    int nitem
+    int* big            # rows over more than CELLS_BIG cells, ascending
+    int nbig
+    # without big rows, and over few enough cells: which cells hold a row (a look-up where
+    # none does ends there), columns ox .. ox + ow - 1, rows oy .. oy + oh - 1
+    unsigned char* occ
+    int64_t ox
+    int64_t oy
+    int64_t ow
+    int64_t oh
+
+
+cdef inline int64_t ifloor(double v) noexcept nogil:
+    """floor(v) as an integer, for abs(v) < 2**62 (no call into the maths library)."""
+    cdef int64_t i = <int64_t> v
+    return i - (v < <double> i)
+
+
+cdef inline bint cell_span(double inv, double x0, double y0, double x1, double y1,
+                           int64_t* span, double limit) noexcept nogil:
+    """The cells under the box (columns span[0]..span[2], rows span[1]..span[3]), or False
+    if there are more than ``limit`` of them (or the box is not finite)."""
+    cdef double tx0 = x0 * inv, ty0 = y0 * inv, tx1 = x1 * inv, ty1 = y1 * inv
+    if not (tx0 > -1e15 and ty0 > -1e15 and tx1 < 1e15 and ty1 < 1e15):
+        return False
+    span[0] = ifloor(tx0)
+    span[1] = ifloor(ty0)
+    span[2] = ifloor(tx1)
+    span[3] = ifloor(ty1)
+    return (<double> (span[2] - span[0]) + 1.0) * (<double> (span[3] - span[1]) + 1.0) <= limit
+
+
+cdef inline uint64_t cell_hash(int64_t cx, int64_t cy) noexcept nogil:
+    cdef uint64_t h = (<uint64_t> cx) * 0x9E3779B97F4A7C15ULL ^ (<uint64_t> cy) * 0xC2B2AE3D27D4EB4FULL
+    return h ^ (h >> 29)
+
+
+cdef inline bint in_cells(const Ctx* c, int s) noexcept nogil:
+    """Row s goes into the cells: never pushed, and solid (widen pairs only with those)."""
+    return immovable(c, s) and c.reach[s].solid
+
+
+cdef void cells_free(Cells* g) noexcept nogil:
+    free(g.start)
+    free(g.item)
+    free(g.big)
+    free(g.occ)
+    g.start = g.item = g.big = NULL
+    g.occ = NULL
+    g.nitem = g.nbig = 0
+
+
+cdef int cells_build(Ctx* c, Cells* g, double side) except -1 nogil:
+    """The cells of side ``side`` of the solid rows that are never pushed, by their reach
+    boxes (the boxes `reaches` tests): those rows listed (in ``c.stack``: free until the
+    slide), counted, then filled from the last to the first, so each bucket holds its rows
+    ascending."""
+    cdef int s, t, m = 0
+    cdef int* rows = c.stack
+    cdef int64_t span[4]
+    cdef int64_t cx, cy, total = 0, nbig = 0
+    cdef int64_t x0 = 0, y0 = 0, x1 = -1, y1 = -1
+    cdef uint64_t buckets = 16, k
+    cdef const Reach* w
+    g.start = g.item = g.big = NULL
+    g.occ = NULL
+    g.nitem = g.nbig = 0
+    g.inv = 1.0 / side
+    for s in range(c.n):
+        if in_cells(c, s):
+            rows[m] = s
+            m += 1
+    for t in range(m):
+        w = &c.reach[rows[t]]
+        if cell_span(g.inv, w.x0 - w.covered, w.y0 - w.covered, w.x1 + w.covered,
+                     w.y1 + w.covered, span, CELLS_BIG):
+            if total == 0:
+                x0, y0, x1, y1 = span[0], span[1], span[2], span[3]
+            x0 = span[0] if span[0] < x0 else x0
+            y0 = span[1] if span[1] < y0 else y0
+            x1 = span[2] if span[2] > x1 else x1
+            y1 = span[3] if span[3] > y1 else y1
+            total += (span[2] - span[0] + 1) * (span[3] - span[1] + 1)
+        else:
+            nbig += 1
+    while buckets < 2 * <uint64_t> total:
+        buckets *= 2
+    g.mask = buckets - 1
+    g.ox = x0
+    g.oy = y0
+    g.ow = x1 - x0 + 1 if nbig == 0 else 0
+    g.oh = y1 - y0 + 1 if nbig == 0 else 0
+    if (<double> g.ow) * (<double> g.oh) > OCC_CELLS:
+        g.ow = g.oh = 0
+    if total < 0x7fffffff:
+        g.start = <int*> calloc(buckets + 1, sizeof(int))
+        g.item = <int*> malloc((total + 1) * sizeof(int))
+        g.big = <int*> malloc((nbig + 1) * sizeof(int))
+        g.occ = <unsigned char*> calloc(g.ow * g.oh + 1, 1)
+    if g.start == NULL or g.item == NULL or g.big == NULL or g.occ == NULL:
+        cells_free(g)
+        with gil:
+            raise MemoryError()
+    for t in range(m):
+        w = &c.reach[rows[t]]
+        if cell_span(g.inv, w.x0 - w.covered, w.y0 - w.covered, w.x1 + w.covered,
+                     w.y1 + w.covered, span, CELLS_BIG):
+            for cy in range(span[1], span[3] + 1):
+                for cx in range(span[0], span[2] + 1):
+                    g.start[cell_hash(cx, cy) & g.mask] += 1
+                    if g.ow:
+                        g.occ[(cy - g.oy) * g.ow + cx - g.ox] = 1
+        else:
+            g.big[g.nbig] = rows[t]
+            g.nbig += 1
+    for k in range(1, buckets):  # each bucket's end
+        g.start[k] += g.start[k - 1]
+    g.start[buckets] = <int> total
+    g.nitem = <int> total
+    for t in range(m - 1, -1, -1):
+        w = &c.reach[rows[t]]
+        if cell_span(g.inv, w.x0 - w.covered, w.y0 - w.covered, w.x1 + w.covered,
+                     w.y1 + w.covered, span, CELLS_BIG):
+            for cy in range(span[1], span[3] + 1):
+                for cx in range(span[0], span[2] + 1):
+                    k = cell_hash(cx, cy) & g.mask
+                    g.start[k] -= 1
+                    g.item[g.start[k]] = rows[t]
+    return 0
+
+
+cdef inline int take(Ctx* c, int s, int k, double x0, double y0, double x1,
+                     double y1) noexcept nogil:
+    """`cells_find`'s step: row s into ``c.cand`` (at k) if new to this look-up and it
+    reaches the box; returns the new count."""
+    if c.stamp[s] != c.gen:
+        c.stamp[s] = c.gen
+        if reaches(c, s, x0, y0, x1, y1):
+            c.cand[k] = s
+            return k + 1
+    return k
+
+
+cdef int cells_find(Ctx* c, const Cells* g, double x0, double y0, double x1,
+                    double y1) noexcept nogil:
+    """The rows of the cells whose reach box meets the box (x0, y0, x1, y1), each once,
+    ascending, into ``c.cand``; returns how many: what `beyond_candidates` keeps, from the
+    cells instead of the index."""
+    cdef int64_t span[4]
+    cdef int64_t cx, cy
+    cdef uint64_t h
+    cdef int t, k = 0
+    cdef bint within = cell_span(g.inv, x0, y0, x1, y1, span, CELLS_SCAN)
+    if g.nitem == 0 and g.nbig == 0:
+        return 0
+    if within and g.ow:  # no row in any of its cells: none
+        if (span[2] < g.ox or span[0] >= g.ox + g.ow or span[3] < g.oy
+                or span[1] >= g.oy + g.oh):
+            return 0
+        for cy in range(max(span[1], g.oy), min(span[3], g.oy + g.oh - 1) + 1):
+            for cx in range(max(span[0], g.ox), min(span[2], g.ox + g.ow - 1) + 1):
+                k += g.occ[(cy - g.oy) * g.ow + cx - g.ox]
+        if k == 0:
+            return 0
+        k = 0
+    c.gen += 1
+    if c.gen == 0:  # wrapped: clear the stamps
+        memset(c.stamp, 0, c.n * sizeof(unsigned int))
+        c.gen = 1
+    if within:
+        for cy in range(span[1], span[3] + 1):
+            for cx in range(span[0], span[2] + 1):
+                h = cell_hash(cx, cy) & g.mask
+                for t in range(g.start[h], g.start[h + 1]):
+                    k = take(c, g.item[t], k, x0, y0, x1, y1)
+    else:
+        for t in range(g.nitem):
+            k = take(c, g.item[t], k, x0, y0, x1, y1)
+    for t in range(g.nbig):
+        k = take(c, g.big[t], k, x0, y0, x1, y1)
+    sort_rows(c.cand, k)
+    return k
+
+
+cdef struct Item:
+    # `widen_all`'s copy of a solid row (the items sorted by cell)
+    double x0           # the box its reach is measured from (``Reach``)
+    double y0
+    double x1
+    double y1
+    double cov          # its reach (``covered``)
+    int64_t layer
+    int64_t mask
+    int row
+    int widens          # it widens now
+
+
+cdef struct Pushes:
+    # what push_apart keeps while it pushes
+    Cells fixed         # the solid rows that are never pushed (made at the LAZY_FIXED-th look)
+    bint built
+    int looks           # look-ups of those so far
+    int nmoved          # rows moved so far (beyond MOVED_LIST: not listed, all are looked at)
+    int moved[MOVED_LIST]
+
+
+cdef int fixed_near(Ctx* c, int r, Pushes* ps, double x0, double y0, double x1,
+                    double y1) except -1 nogil:
+    """The solid rows that are never pushed whose reach box meets the box (x0, y0, x1, y1)
+    (they do not move in a push apart: where they are is in it), each once, ascending, into
+    ``c.cand``; returns how many. From the index while the look-ups are few (nothing has
+    widened yet: what it holds is exact), else (and without an index) from cells of those
+    rows made once for the push apart."""
+    cdef int k, m = 0, s
+    cdef double side
+    ps.looks += 1
+    if not ps.built and (c.index == NULL or ps.looks > LAZY_FIXED):
+        side = 2.0 * mean_extent(&c.rows, c.n)
+        cells_build(c, &ps.fixed, side if side > 0.0 and side < INFINITY else 1.0)
+        ps.built = True
+    if ps.built:
+        return cells_find(c, &ps.fixed, x0, y0, x1, y1)
+    for k in range(beyond_candidates(c, x0, y0, x1, y1)):
+        s = c.cand[k]
+        if in_cells(c, s):
+            c.cand[m] = s
+            m += 1
+    return m
+
+
+cdef inline void note_moved(Pushes* ps, int r) noexcept nogil:
+    """Row r moved in the push apart (listed once, while the list has room)."""
+    cdef int k
+    if ps.nmoved > MOVED_LIST:
+        return
+    for k in range(ps.nmoved):
+        if ps.moved[k] == r:
+            return
+    if ps.nmoved < MOVED_LIST:
+        ps.moved[ps.nmoved] = r
+    ps.nmoved += 1
+
+
+cdef inline void anchor(Ctx* c, int r) noexcept nogil:
+    """Row r's reach measured from where it is now (what it needs from there is its rest),
+    ``WIDEN_REACH`` times what it needs: a row pushed apart meets what is near where it got
+    to, not what is near where it started."""
+    cdef Reach* w = &c.reach[r]
+    cdef const Body* b = &c.body[r]
+    w.x0 = b.px + b.x0
+    w.y0 = b.py + b.y0
+    w.x1 = b.px + b.x1
+    w.y1 = b.py + b.y1
+    w.covered = WIDEN_REACH * reach_needed(c, r)
+
+
+cdef inline void batch_pair(const Item* p, const Item* q, int sb, uint64_t* out,
+                            Py_ssize_t* n) noexcept nogil:
+    """`widen_all`'s test of two items: if one widens (r: the first row if both do, it would
+    look first), r's grown box meets the other's reach box as `reaches` tests it and layers
+    and masks allow it, the pair goes to ``out`` (r's row shifted by ``sb`` bits, the
+    other's row)."""
+    # (without branches: the key is written always, kept by counting it)
+    cdef bint swap = (not p.widens) | (q.widens & (q.row < p.row))
+    cdef const Item* r = q if swap else p
+    cdef const Item* s = p if swap else q
+    cdef double g = r.cov + SWEEP_MARGIN
+    cdef bint keep = ((p.widens | q.widens)
+                      & (not (s.x0 - s.cov > r.x1 + g)) & (not (s.x1 + s.cov < r.x0 - g))
+                      & (not (s.y0 - s.cov > r.y1 + g)) & (not (s.y1 + s.cov < r.y0 - g))
+                      & ((r.layer & s.mask) != 0) & ((s.layer & r.mask) != 0))
+    out[n[0]] = (<uint64_t> r.row) << sb | <uint64_t> s.row
+    n[0] += keep
+
+
+cdef inline Py_ssize_t first_at(const uint64_t* key, Py_ssize_t n, uint64_t k) noexcept nogil:
+    """The first index of the ascending ``key[:n]`` whose key is at least k."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if key[mid] < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef void big_pairs(const Item* items, const uint64_t* okey, Py_ssize_t nsmall, Py_ssize_t t,
+                    double inv, int64_t cx0, int64_t cy0, int64_t width, int64_t height,
+                    int sb, uint64_t* out, Py_ssize_t* n) noexcept nogil:
+    """`widen_all`'s pairs of big item t with the small items (sorted by the cell of their
+    low corner, ``okey``): only those in the cells its grown box meets, and one cell left
+    and below (a small item's box is at most a cell wide), row of cells by row; every small
+    item when that is most of them (or its box is not finite)."""
+    cdef const Item* p = &items[t]
+    cdef double g = p.cov + SWEEP_MARGIN
+    cdef double fx0 = floor((p.x0 - g) * inv) - 1.0 - cx0
+    cdef double fy0 = floor((p.y0 - g) * inv) - 1.0 - cy0
+    cdef double fx1 = floor((p.x1 + g) * inv) - cx0
+    cdef double fy1 = floor((p.y1 + g) * inv) - cy0
+    cdef int64_t y, ya, yb, xa, xb
+    cdef Py_ssize_t u
+    if fx0 < 0.0:
+        fx0 = 0.0
+    if fy0 < 0.0:
+        fy0 = 0.0
+    if fx1 > <double> (width - 1):
+        fx1 = <double> (width - 1)
+    if fy1 > <double> (height - 1):
+        fy1 = <double> (height - 1)
+    if not (fx0 <= fx1 and fy0 <= fy1):
+        if fx0 > fx1 or fy0 > fy1:  # (beyond every small item)
+            return
+        for u in range(nsmall):  # (not finite)
+            batch_pair(p, &items[u], sb, out, n)
+        return
+    if (fy1 - fy0 + 1.0) * 24.0 > <double> nsmall:  # (as many rows as items: look at all)
+        for u in range(nsmall):
+            batch_pair(p, &items[u], sb, out, n)
+        return
+    xa = <int64_t> fx0
+    xb = <int64_t> fx1
+    ya = <int64_t> fy0
+    yb = <int64_t> fy1
+    for y in range(ya, yb + 1):
+        u = first_at(okey, nsmall, <uint64_t> (y * width + xa))
+        while u < nsmall and okey[u] <= <uint64_t> (y * width + xb):
+            batch_pair(p, &items[u], sb, out, n)
+            u += 1
+
+
+cdef inline bint room(uint64_t** buf, Py_ssize_t* cap, Py_ssize_t need) noexcept nogil:
+    """``buf`` holds at least ``need`` keys (grown by half again); False if out of memory."""
+    cdef Py_ssize_t n
+    if need <= cap[0]:
+        return True
+    n = need + need // 2 + 1024
+    if not _re(<void**> buf, n * sizeof(uint64_t)):
+        return False
+    cap[0] = n
+    return True
+
+
+cdef inline double item_side(const Reach* w) noexcept nogil:
+    """The larger side of a row's reach box grown by the margin (`widen_all`'s cells)."""
+    return max2(w.x1 - w.x0, w.y1 - w.y0) + 2.0 * (w.covered + SWEEP_MARGIN)
+
+
+cdef int widen_all(Ctx* c, const int* moved, int nmoved) except -1 nogil:
+    """After the pushes apart: every row that got beyond its reach is anchored where it is
+    (`anchor`) and gets a pair with every solid row whose reach box meets its own, grown as
+    `widen` grows it, layers, masks and ``filter_pair`` allowing, that it does not pair with
+    already. A few such rows look in turn (`look_beyond`); many (all solid) at once, all
+    anchored first: one sweep of cells over the solid rows' reach boxes (not the index: the
+    same pairs with an index or without) takes each pair once, and the pairs are added by
+    the row that widens (the first of the two if both do: it would look first), rows in
+    ascending order, each row's pairs in ascending rows.
+
+    The sweep: cells as large as the rows' grown reach boxes (but a few times their mean
+    size: the rows larger than that, the big ones, are met with every other), each row in
+    the cell of its box's low corner, the rows sorted by cell; a row meets rows in its own
+    cell and the next one, and in the three cells above, and no others."""
+    cdef int i, nw = 0, nsolid = 0, nsmall = 0, r, s, last, sb
+    cdef unsigned int wgen
+    cdef bint solid_all = True, ok = True
+    cdef double side = 0.0, mean = 0.0, e, g, inv
+    cdef int* rows = c.stack    # (free until the slide)
+    cdef Reach* w
+    cdef int64_t cx, cy, cx0 = 0, cy0 = 0, cx1 = 0, cy1 = 0, width = 0
+    cdef uint64_t k, hi
+    cdef Py_ssize_t t, u, a, ncand = 0, cap = 0
+    cdef uint64_t* okey = NULL      # the small items' cells, ascending
+    cdef int64_t* oval = NULL
+    cdef Item* items = NULL
+    cdef uint64_t* cand = NULL
+    cdef Buf tmp
+    tmp.p = NULL
+    tmp.cap = 0
+    sb = bits_for(<uint64_t> c.n)
+    for t in range(nmoved if moved != NULL else c.n):
+        i = moved[t] if moved != NULL else <int> t
+        if (c.rows.kind[i] != STATIC
+                and reach_needed(c, i) > c.reach[i].covered + SWEEP_MARGIN):
+            rows[nw] = i
+            nw += 1
+            solid_all = solid_all and c.reach[i].solid
+    if nw == 0:
+        return 0
+    if moved != NULL:
+        sort_rows(rows, nw)
+    wgen = new_mark(c)  # the rows that widen, marked
+    for i in range(nw):
+        r = rows[i]
+        anchor(c, r)
+        c.mark[r] = wgen
+        c.widened += 1
+    if c.index != NULL:  # (every reach grown before the first look-up)
+        for i in range(nw):
+            note_grown(c, rows[i])
+    if nw < BATCH_MIN or nw * BATCH_SHARE < c.n or not solid_all:
+        for i in range(nw):
+            look_beyond(c, rows[i])
+        return 0
+    # the cells' side: the largest grown reach box up to BIG_SIDE times their mean
+    for i in range(c.n):
+        if c.reach[i].solid:
+            nsolid += 1
+            mean += item_side(&c.reach[i])
+    mean = BIG_SIDE * mean / nsolid
+    for i in range(c.n):
+        if c.reach[i].solid:
+            e = item_side(&c.reach[i])
+            if e <= mean and e > side:
+                side = e
+    side *= 1.0 + 1e-9   # (two low corners a side apart are in neighbouring cells)
+    if not (side > 0.0 and side < INFINITY):
+        for i in range(nw):  # (boxes not finite: each looks on its own)
+            look_beyond(c, rows[i])
+        return 0
+    inv = 1.0 / side
+    for i in range(c.n):
+        w = &c.reach[i]
+        if w.solid and item_side(w) <= side:
+            g = w.covered + SWEEP_MARGIN
+            cx = <int64_t> floor((w.x0 - g) * inv)
+            cy = <int64_t> floor((w.y0 - g) * inv)
+            if nsmall == 0:
+                cx0, cy0, cx1, cy1 = cx, cy, cx, cy
+            cx0 = cx if cx < cx0 else cx0
+            cy0 = cy if cy < cy0 else cy0
+            cx1 = cx if cx > cx1 else cx1
+            cy1 = cy if cy > cy1 else cy1
+            nsmall += 1
+    width = cx1 - cx0 + 1
+    if nsmall and (<double> width) * (<double> (cy1 - cy0 + 1)) > 1e18:
+        for i in range(nw):  # (cells too many to number: each looks on its own)
+            look_beyond(c, rows[i])
+        return 0
+    try:
+        items = <Item*> malloc((nsolid + 1) * sizeof(Item))
+        okey = <uint64_t*> malloc((nsolid + 1) * sizeof(uint64_t))
+        oval = <int64_t*> malloc((nsolid + 1) * sizeof(int64_t))
+        if items == NULL or okey == NULL or oval == NULL:
+            ok = False
+        # the small items sorted by cell, the big ones after them, ascending
+        u = 0
+        a = nsmall
+        for i in range(c.n if ok else 0):
+            w = &c.reach[i]
+            if not w.solid:
+                continue
+            if item_side(w) <= side:
+                g = w.covered + SWEEP_MARGIN
+                okey[u] = <uint64_t> ((<int64_t> floor((w.y0 - g) * inv) - cy0) * width
+                                      + (<int64_t> floor((w.x0 - g) * inv) - cx0))
+                oval[u] = i
+                u += 1
+            else:
+                oval[a] = i
+                a += 1
+        if ok and sort_keys(okey, oval, nsmall, &tmp) < 0:
+            ok = False
+        for t in range(nsolid if ok else 0):
+            if t + FETCH_AHEAD < nsolid:  # (rows in cell order are far apart in memory)
+                i = <int> oval[t + FETCH_AHEAD]
+                prefetch(&c.reach[i])
+                prefetch(&c.rows.layer[i])
+                prefetch(&c.rows.mask[i])
+                prefetch(&c.mark[i])
+            i = <int> oval[t]
+            w = &c.reach[i]
+            items[t].x0 = w.x0
+            items[t].y0 = w.y0
+            items[t].x1 = w.x1
+            items[t].y1 = w.y1
+            items[t].cov = w.covered
+            items[t].layer = c.rows.layer[i]
+            items[t].mask = c.rows.mask[i]
+            items[t].row = i
+            items[t].widens = c.mark[i] == wgen
+        # the sweep: each small item against the rest of its cell and the next, and the
+        # three cells above (a: the first item at or after the first of those)
+        a = 0
+        for t in range(nsmall if ok else 0):
+            k = okey[t]
+            cx = <int64_t> (k % <uint64_t> width)
+            if not room(&cand, &cap, ncand + 64):
+                ok = False
+                break
+            hi = k + 1 if cx + 1 < width else k
+            u = t + 1
+            while u < nsmall and okey[u] <= hi:
+                if ncand + 1 > cap and not room(&cand, &cap, ncand + 1):
+                    ok = False
+                    break
+                batch_pair(&items[t], &items[u], sb, cand, &ncand)
+                u += 1
+            k = k + <uint64_t> width - (1 if cx > 0 else 0)
+            hi = k + (1 if cx > 0 else 0) + (1 if cx + 1 < width else 0)
+            while a < nsmall and okey[a] < k:
+                a += 1
+            u = a
+            while ok and u < nsmall and okey[u] <= hi:
+                if ncand + 1 > cap and not room(&cand, &cap, ncand + 1):
+                    ok = False
+                    break
+                batch_pair(&items[t], &items[u], sb, cand, &ncand)
+                u += 1
+            if not ok:
+                break
+        for t in range(nsmall, nsolid if ok else nsmall):
+            if not room(&cand, &cap, ncand + t):  # (at most every item before it)
+                ok = False
+                break
+            for u in range(nsmall, t):
+                batch_pair(&items[t], &items[u], sb, cand, &ncand)
+            big_pairs(items, okey, nsmall, t, inv, cx0, cy0, width, cy1 - cy0 + 1, sb, cand,
+                      &ncand)
+        if ok and sort_keys(cand, NULL, ncand, &tmp) < 0:
+            ok = False
+        if not ok:
+            with gil:
+                raise MemoryError()
+        # the pairs, by the row that widens
+        last = -1
+        for t in range(ncand):
+            r = <int> (cand[t] >> sb)
+            s = <int> (cand[t] & ((1ULL << sb) - 1))
+            if r != last:
+                mark_partners(c, r)
+                last = r
+            if c.mark[s] != c.mgen:
+                add_beyond(c, r, s)
+    finally:
+        free(items)
+        free(okey)
+        free(oval)
+        free(cand)
+        buf_free(&tmp)
+    return 0
+
+
 # ------------------------------------------------------------------ the passes
 
 cdef bint box_clear(const TileGrid* g, double x0, double y0, double x1, double y1) noexcept nogil:
@@ -1170,28 +1784,44 @@ cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
     return True
 
 
-cdef double push_by(Ctx* c, int r, int other, double dx, double dy) except -1.0 nogil:
+cdef double push_by(Ctx* c, int r, int other, double dx, double dy,
+                    Pushes* ps) except -1.0 nogil:
     """Move row r by (dx, dy) as a push apart from row ``other``, stopping a skin before the
     first body in the way that is never pushed (a wall, a floor, a platform of infinite
     mass); returns the fraction of the move made. Bodies that can give way are left to the
-    slide (they are pushed in turn, or pushed apart in the next step)."""
+    slide (they are pushed in turn, or pushed apart in the next step). The push may take r
+    beyond the box the broadphase swept for it: r gets its pairs with the bodies never
+    pushed in its way first (`fixed_near`), the rest once all pushes are done
+    (`widen_all`)."""
     if r < 0 or (dx == 0.0 and dy == 0.0):
         return 1.0 if r >= 0 else 0.0
-    cdef double kx = c.rest[2 * r], ky = c.rest[2 * r + 1]
-    cdef double t, safe = 1.0, closing
-    cdef int j, p
+    cdef double kx, ky, t, safe = 1.0, closing
+    cdef int j, p, k, count
     cdef CContact hit
-    c.rest[2 * r] = dx
-    c.rest[2 * r + 1] = dy
-    widen(c, r)  # the push may take it beyond the box the broadphase swept for it
-    if first_hit(c, r, &t, &hit, &j, &p, True, other):
-        closing = dot(dx, dy, hit.nx, hit.ny)
-        safe = t - c.skin / closing if closing > 0.0 else t
-        safe = 0.0 if safe < 0.0 else (1.0 if safe > 1.0 else safe)
-    c.rest[2 * r] = kx
-    c.rest[2 * r + 1] = ky
-    c.body[r].px += dx * safe
-    c.body[r].py += dy * safe
+    cdef Body* br = &c.body[r]
+    note_moved(ps, r)
+    # the box first_hit looks in: r's box swept by the push
+    cdef double x0 = br.px + br.x0 + (dx if dx < 0.0 else 0.0) - SWEEP_MARGIN
+    cdef double y0 = br.py + br.y0 + (dy if dy < 0.0 else 0.0) - SWEEP_MARGIN
+    cdef double x1 = br.px + br.x1 + (dx if dx > 0.0 else 0.0) + SWEEP_MARGIN
+    cdef double y1 = br.py + br.y1 + (dy if dy > 0.0 else 0.0) + SWEEP_MARGIN
+    count = fixed_near(c, r, ps, x0, y0, x1, y1)
+    if count:  # (mostly none: r's rest is not even read)
+        mark_partners(c, r)
+        for k in range(count):
+            pair_beyond(c, r, c.cand[k], x0, y0, x1, y1)
+        kx = c.rest[2 * r]
+        ky = c.rest[2 * r + 1]
+        c.rest[2 * r] = dx  # (first_hit moves r by its rest)
+        c.rest[2 * r + 1] = dy
+        if first_hit(c, r, &t, &hit, &j, &p, True, other):
+            closing = dot(dx, dy, hit.nx, hit.ny)
+            safe = t - c.skin / closing if closing > 0.0 else t
+            safe = 0.0 if safe < 0.0 else (1.0 if safe > 1.0 else safe)
+        c.rest[2 * r] = kx
+        c.rest[2 * r + 1] = ky
+    br.px += dx * safe
+    br.py += dy * safe
     return safe
 
 
@@ -1216,14 +1846,45 @@ cdef int push_apart(Ctx* c) except -1 nogil:
     moves up to that body, and the other body of the pair takes the rest of the depth, up
     to what stops it in turn (`push_by`), so nothing is pushed into or through a wall. A
     body whose centre is inside a solid tile of a tile map leaves it the short way
-    (`out_of_tiles`)."""
+    (`out_of_tiles`). Then every row pushed beyond its reach gets its new pairs
+    (`widen_all`)."""
+    cdef Pushes ps
+    ps.built = False
+    ps.looks = 0
+    ps.nmoved = 0
+    ps.fixed.start = ps.fixed.item = ps.fixed.big = NULL
+    ps.fixed.occ = NULL
+    try:
+        separate(c, &ps)
+    finally:
+        cells_free(&ps.fixed)
+    if ps.nmoved:
+        widen_all(c, ps.moved if ps.nmoved <= MOVED_LIST else NULL, ps.nmoved)
+    return 0
+
+
+cdef int separate(Ctx* c, Pushes* ps) except -1 nogil:
+    """`push_apart`'s pass over the broadphase's pairs (the lines it reads of the second row
+    of a pair a few pairs ahead asked for meanwhile: the second rows are far apart in
+    memory; the first ones ascend)."""
     cdef int p, ra, rb
-    cdef int64_t a, b
+    cdef int64_t a, b, f
     cdef CContact cc
     cdef double wa, wb, total, da, db, left
     for p in range(c.np0):
         a = c.pa[p]
         b = c.pb[p]
+        if p + FETCH_AHEAD < c.np0:  # (here, not in a helper: the compiler drops those)
+            f = c.pb[p + FETCH_AHEAD]
+            prefetch(&c.body[f])
+            prefetch(&c.rows.one_way[2 * f])
+            prefetch(&c.rows.inv_mass[f])
+            prefetch(&c.rows.sensor[f])
+            prefetch(&c.rest[2 * f])
+            prefetch(&c.vel[2 * f])
+            prefetch(&c.rows.restitution[f])
+            prefetch(&c.rows.friction[f])
+            prefetch(&c.rows.acc[2 * f])
         if c.fresh != NULL and not (c.fresh[a] == 1 or c.fresh[b] == 1 or moved(c, <int> a)
                                     or moved(c, <int> b)):
             # neither changed since the clean end, nor was pushed in this pass; a tile map
@@ -1239,8 +1900,10 @@ cdef int push_apart(Ctx* c) except -1 nogil:
         if total <= 0.0:
             continue
         if c.body[b].kind == TILEMAP and wa > 0.0 and out_of_tiles(c, <int> a, <int> b):
+            note_moved(ps, <int> a)
             continue
         if c.body[a].kind == TILEMAP and wb > 0.0 and out_of_tiles(c, <int> b, <int> a):
+            note_moved(ps, <int> b)
             continue
         if not contact(&c.store, &c.body[a], &c.body[b], TOUCH, &cc) or cc.depth <= OVERLAP:
             continue
@@ -1250,11 +1913,11 @@ cdef int push_apart(Ctx* c) except -1 nogil:
         db = cc.depth - da
         ra = <int> a if wa > 0.0 else -1
         rb = <int> b if wb > 0.0 else -1
-        left = da * (1.0 - push_by(c, ra, <int> b, -cc.nx * da, -cc.ny * da))
+        left = da * (1.0 - push_by(c, ra, <int> b, -cc.nx * da, -cc.ny * da, ps))
         db += left
-        left = db * (1.0 - push_by(c, rb, <int> a, cc.nx * db, cc.ny * db))
+        left = db * (1.0 - push_by(c, rb, <int> a, cc.nx * db, cc.ny * db, ps))
         if left > 0.0 and ra >= 0:
-            push_by(c, ra, <int> b, -cc.nx * left, -cc.ny * left)
+            push_by(c, ra, <int> b, -cc.nx * left, -cc.ny * left, ps)
         impulse(c, <int> a, <int> b, cc.nx, cc.ny)
     return 0
 
