@@ -3,7 +3,8 @@
 1. Bodies pushed beyond their swept boxes (piles that start overlapping) get their new pairs
    from the broadphase's index: the same pairs, in the same order, as a look at every row
    (the response without the index), so positions are bit-identical; and every broadphase
-   steps such a pile exactly like the brute force.
+   steps such a pile exactly like the brute force. A crowd pushed apart (many rows widened
+   at once, by one sweep) too, and every overlap a push apart leaves is a contact.
 2. The static index takes single changes (statics created, deleted, moved every step, rows
    moved by the table's swap-remove while dynamic bodies come and go): bit-identical
    positions and the same events as a world whose static index is built afresh every step
@@ -141,6 +142,68 @@ def test_pushed_bodies_get_the_pairs_a_scan_of_every_row_gives(world, seed):
     assert sum(len(a) for a, _ in indexed.extra) > 100
     indexed.close()
     scanned.close()
+
+
+def crowd(seed: int, n: int = 900, size: float = 30.0, radius: float = 0.5) -> list[int]:
+    """``n`` equal circles dropped at random into a walled ``size`` x ``size`` box, most of
+    them overlapping others (900 in the 30 x 30 box: so many that the response widens them
+    all at once); their entities."""
+    rng = np.random.default_rng(seed)
+    m = size / 2
+    for x, y, w, h in ((m, -1, size + 4, 2), (m, size + 1, size + 4, 2), (-1, m, 2, size),
+                       (size + 1, m, 2, size)):
+        esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC),
+                            ep.Geometry(ep.Rect(w, h)))
+    shape = ep.Circle(radius)
+    return [esper.create_entity(ep.Position(*rng.uniform(radius, size - radius, 2)),
+                                ep.Velocity(*rng.uniform(-3, 3, 2)), ep.Collider(ep.ACTIVE),
+                                ep.Geometry(shape), ep.AccelerationMap(gravity=(0, -9.8)))
+            for _ in range(n)]
+
+
+def test_a_crowd_pushed_apart_at_once_gets_the_pairs_a_scan_of_every_row_gives(world):
+    """Most of 900 bodies start inside others: the pushes apart widen them all at once (one
+    sweep, not a look-up per row), then the slide asks the index; as with a scan."""
+    indexed, scanned = Sim("grid"), Sim("grid", scan=True)
+    for sim in (indexed, scanned):
+        sim.do(crowd, 6)
+    for step in range(8):
+        indexed.step()
+        scanned.step()
+        if step == 0:  # most rows widened, more than one in 32: at once
+            assert indexed.physics._response.widened > 600
+        assert indexed.extra[-1] == scanned.extra[-1]
+        assert_same(indexed, scanned)
+    assert sum(len(a) for a, _ in indexed.extra) > 100
+    indexed.close()
+    scanned.close()
+
+
+@pytest.mark.parametrize(("n", "size"), [(120, 12.0), (900, 30.0)])  # (in turn; at once)
+def test_every_overlap_left_after_a_push_apart_is_a_contact(world, n, size):
+    """Whatever the pushes apart leave overlapping (they do not part a crowd in one step),
+    the step's contacts hold it: the pairs found for the rows pushed beyond their boxes
+    are complete (checked against every pair of circles)."""
+    sim = Sim("grid")
+    ents = sim.do(crowd, 7, n, size)
+    left = 0
+    for _ in range(4):
+        sim.step()
+        t = sim.physics.table
+        rows = np.array([t.row_of[e] for e in ents])
+        pos = t.pos[rows]
+        d = np.hypot(*(pos[:, None, :] - pos[None, :, :]).transpose(2, 0, 1))
+        i, j = np.nonzero(np.triu(d < 1.0 - 1e-6, 1))  # circles of radius 0.5 overlapping
+        held = set(map(tuple, np.sort(np.column_stack(
+            (sim.physics.contact_set.a, sim.physics.contact_set.b)), axis=1).tolist()))
+        ei, ej = np.array(ents)[i], np.array(ents)[j]
+        missing = [(a, b) for a, b in zip(np.minimum(ei, ej).tolist(),
+                                          np.maximum(ei, ej).tolist(), strict=True)
+                   if (a, b) not in held]
+        assert missing == []
+        left += len(i)
+    assert left > 10  # (the check saw overlaps)
+    sim.close()
 
 
 @pytest.mark.parametrize("name", [n for n in BROADPHASES if n != "brute"])
