@@ -227,9 +227,15 @@ class Physics:
         esper.switch_world(self.world)
         try:
             esper.clear_dead_entities()
-            self._adopt.process()
+            self._sync_bodies()
         finally:
             esper.switch_world(previous)
+
+    def _sync_bodies(self) -> None:
+        """Adopt what the game created, deleted or changed (`AdoptSystem`), and make room for
+        the bodies in the response's buffers now rather than in the next step."""
+        self._adopt.process()
+        self._response.reserve(self.table.n)
 
     def advance(self, frame_dt: float) -> int:
         """Advance by one frame of ``frame_dt`` seconds; returns the number of steps run."""
@@ -238,11 +244,11 @@ class Physics:
             raise ValueError(f"dt must be >= 0, got {frame_dt!r}")
         previous = esper.current_world
         if previous == self.world:
-            self._adopt.process()  # deletions are seen even in a frame with no step
+            self._sync_bodies()  # deletions are seen even in a frame with no step
         else:  # advanced from another world's code: the sync reads this Physics's world
             esper.switch_world(self.world)
             try:
-                self._adopt.process()
+                self._sync_bodies()
             finally:
                 esper.switch_world(previous)
         if self.fixed_dt is None:
@@ -300,7 +306,7 @@ class Physics:
         t0 = time.perf_counter()
         esper.clear_dead_entities()
         t = self.table
-        self._adopt.process()
+        self._sync_bodies()
         t.refresh_tilemaps()  # tiles dug or built since the last step
         rows = self._step.run(dt)  # integrate .. limits: one compiled call
         self._t_adopt = t0

@@ -10,3 +10,4 @@ cdef class Impacts:
     cdef double* point              # 2 per pair
 
     cdef int reserve(self, Py_ssize_t n) except -1
+    cdef int room(self, Py_ssize_t cap) except -1

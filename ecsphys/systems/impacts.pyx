@@ -12,7 +12,7 @@ is made unless `arrays` is called.
 
 
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from ..state.carray cimport new_array
 
@@ -48,6 +48,31 @@ cdef class Impacts:
             self.point = p + 4 * cap
             self.cap = cap
         self.n = n
+        return 0
+
+    cdef int room(self, Py_ssize_t cap) except -1:
+        """Room for ``cap`` pairs, keeping the ``n`` held, its memory written once (so a step
+        that first fills it does not wait for the system to map its pages in)."""
+        cdef double* p
+        if cap <= self.cap:
+            return 0
+        p = <double*> malloc(cap * 6 * sizeof(double))
+        if p == NULL:
+            raise MemoryError(f"impacts: cannot hold {cap} pairs")
+        # (all bits set, not zeros: a compiler may turn malloc and a memset of zeros into
+        # calloc, which writes nothing, and the pages would be mapped in by the step again)
+        memset(p, 0xff, cap * 6 * sizeof(double))
+        if self.n:
+            memcpy(p, self.toi, self.n * sizeof(double))
+            memcpy(p + cap, self.speed, self.n * sizeof(double))
+            memcpy(p + 2 * cap, self.normal, 2 * self.n * sizeof(double))
+            memcpy(p + 4 * cap, self.point, 2 * self.n * sizeof(double))
+        free(self.toi)
+        self.toi = p
+        self.speed = p + cap
+        self.normal = p + 2 * cap
+        self.point = p + 4 * cap
+        self.cap = cap
         return 0
 
     def arrays(self, Py_ssize_t start=0):
