@@ -2,8 +2,9 @@
 entry in order (the integrate, broadphase, response and narrowphase systems' ``process``,
 ``ground_pass``, ``keep_in_limits``): positions, velocities, ground columns, contact rows and
 events, step after step, in scenes that take every path through it: plain steps, pairs found
-beyond the swept boxes (bodies spawned overlapping in a crowd), ``filter_pair``, a collider
-changed between steps, a tile map dug, a moving platform with a rider."""
+beyond the swept boxes (bodies spawned overlapping in a crowd, a crowd that starts inside
+itself), ``filter_pair``, a collider changed between steps, a tile map dug, a moving platform
+with a rider."""
 
 from __future__ import annotations
 
@@ -102,6 +103,11 @@ class _Scene:
                 ep.Position(x, y), ep.Velocity(*rng.uniform(-2.0, 2.0, 2)),
                 ep.Collider(ep.ACTIVE if i % 3 else ep.PASSIVE, restitution=0.3 * (i % 2)),
                 ep.Geometry(shapes[i % 3]), ep.AccelerationMap(gravity=gravity.total)))
+        if self.kind == "crowd":  # 400 more, most inside others: all pushed apart at once
+            for x, y in rng.uniform((1.0, 1.0), (19.0, 9.0), (400, 2)).tolist():
+                esper.create_entity(ep.Position(x, y), ep.Velocity(0.0, 0.0),
+                                    ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.4)),
+                                    ep.AccelerationMap(gravity=gravity.total))
         if self.kind == "tiles":
             self.map = ep.TileMap(["#....#", "#.##.#", "######"], tile_size=1.0)
             esper.create_entity(ep.Position(5.0, 2.0), ep.Collider(ep.STATIC),
@@ -144,6 +150,8 @@ class _Scene:
             self.physics.step()
         if len(self.physics._response.extra[0]):
             self.extra_steps += 1
+        if step == 0:
+            self.first_extra = len(self.physics._response.extra[0])
 
     def state(self) -> tuple:
         t = self.physics.table
@@ -162,7 +170,8 @@ def _drop(*scenes: _Scene) -> None:
         esper.delete_world(scene.world)
 
 
-@pytest.mark.parametrize("kind", ["plain", "spawn", "filter", "changed", "tiles", "platform"])
+@pytest.mark.parametrize("kind", ["plain", "spawn", "crowd", "filter", "changed", "tiles",
+                                  "platform"])
 def test_the_compiled_step_gives_the_bits_of_the_stages_own_entries(kind: str) -> None:
     compiled, staged = _Scene(kind, staged=False), _Scene(kind, staged=True)
     try:
@@ -172,8 +181,10 @@ def test_the_compiled_step_gives_the_bits_of_the_stages_own_entries(kind: str) -
             assert compiled.state() == staged.state(), f"{kind}: step {step} differs"
         assert compiled.log == staged.log
         assert len(compiled.log) > 100  # the scene did something
-        if kind == "spawn":  # the path of pairs found beyond the swept boxes was taken
+        if kind in ("spawn", "crowd"):  # the path of pairs found beyond the swept boxes
             assert compiled.extra_steps > 0 and compiled.extra_steps == staged.extra_steps
+        if kind == "crowd":  # hundreds of them in the first step, merged in entity order
+            assert compiled.first_extra > 200
     finally:
         _drop(compiled, staged)
 
@@ -214,3 +225,17 @@ def test_timings_are_measured_inside_the_call() -> None:
         assert parts == pytest.approx(timings["step"], rel=1e-6, abs=1e-9)
     finally:
         _drop(scene)
+
+
+def test_response_reserve_refuses_a_negative_count_and_keeps_the_bits() -> None:
+    compiled, staged = _Scene("crowd", staged=False), _Scene("crowd", staged=True)
+    try:
+        with pytest.raises(ValueError, match="n must be >= 0, got -1"):
+            compiled.physics._response.reserve(-1)
+        compiled.physics._response.reserve(10_000)  # far more room than the scene needs
+        for step in range(30):
+            compiled.step(step)
+            staged.step(step)
+            assert compiled.state() == staged.state(), f"step {step} differs"
+    finally:
+        _drop(compiled, staged)

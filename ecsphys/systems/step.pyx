@@ -12,9 +12,9 @@ Guarantees:
   is made and no NumPy array is built;
 - Python runs inside only where a change or the game's code asks for it: the broadphase's
   ``prepare`` (a new layout, statics that changed), ``filter_pair`` (a Python call per pair),
-  a collider or shape changed (the narrowphase drops those pairs' history through NumPy),
-  and the rare step where the response found pairs beyond the swept boxes (merged in entity
-  order with NumPy: `merge_pairs`);
+  a collider or shape changed (the narrowphase drops those pairs' history through NumPy);
+  the rare step where the response found pairs beyond the swept boxes merges them in entity
+  order in C (`Step._merged`) into two new arrays;
 - all or nothing when ``filter_pair`` raises: the bodies' motion is put back as it was;
 - the C views of the table's columns are taken again only when the table grew them
   (`state.table_view.rows_of`);
@@ -22,19 +22,19 @@ Guarantees:
   ``Physics.timings``.
 """
 
-import numpy as np
-
 from libc.math cimport M_PI, cos
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport free, malloc
 
-from ..broadphase.boxindex cimport BoxIndex
+from ..broadphase.boxindex cimport BoxIndex, Buf, buf_free, sort_keys
 from ..broadphase.stage cimport Stage
-from ..state.carray cimport as_c, c_array
+from ..state.carray cimport c_array, new_array
 from ..geometry.shape_data cimport Store, store_of
 from ..state.table_view cimport Rows, rows_of
 from .contact_rows cimport ContactRows
 from .gil cimport NOGIL_MIN
 from .ground cimport ground_rows
+from .impacts cimport Impacts
 from .integrate cimport integrate_rows, limit_motion
 from .narrowphase cimport NarrowphaseSystem
 from .response cimport IndexView, ResponseSystem, index_view, widen_index
@@ -42,8 +42,6 @@ from .response cimport IndexView, ResponseSystem, index_view, widen_index
 cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
-
-from ..state.contact_set import pair_keys
 
 
 from time import perf_counter as _perf_counter
@@ -55,13 +53,53 @@ cdef inline double _now():
     return _perf_counter()
 
 
-def merge_pairs(t, *parts):
-    """Concatenate pair lists (rows a, rows b, then any per-pair columns: times, speeds...),
-    ordered by entity pair like the broadphase's output."""
-    cols = [np.concatenate(c) for c in zip(*parts, strict=True)]
-    ra, rb = cols[0], cols[1]
-    order = np.argsort(pair_keys(t.entity[ra], t.entity[rb]), kind="stable")
-    return tuple(c[order] for c in cols)
+cdef class _Pairs:
+    """A step's merged pairs as arrays (what the narrowphase reads them from when it must)."""
+    cdef readonly object ra
+    cdef readonly object rb
+
+    def __init__(self, ra, rb):
+        self.ra = ra
+        self.rb = rb
+
+
+cdef inline uint64_t _key(const int64_t* entity, int64_t a, int64_t b) noexcept nogil:
+    """The pair's entity key (entity ids below 2**32, as the broadphase's): ordered like
+    ``(entity[a], entity[b])``."""
+    return (<uint64_t> entity[a] << 32) | <uint64_t> entity[b]
+
+
+cdef int _merge(const int64_t* entity, const int64_t* pa, const int64_t* pb, Py_ssize_t k,
+                const int64_t* ea, const int64_t* eb, Py_ssize_t x, uint64_t* keys,
+                int64_t* order, Buf* tmp, int64_t* ma, int64_t* mb, Impacts src,
+                Impacts dst) noexcept nogil:
+    """`Step._merged`'s merge: the ``x`` extra pairs (ea, eb) sorted by key (stable), then
+    merged with the broadphase's ``k`` (pa, pb; a tie: the broadphase's first) into ma, mb
+    and their impacts from ``src`` into ``dst``; -1 when out of memory."""
+    cdef Py_ssize_t i = 0, j = 0, o, q
+    for q in range(x):
+        keys[q] = _key(entity, ea[q], eb[q])
+        order[q] = q
+    if sort_keys(keys, order, x, tmp) < 0:
+        return -1
+    for o in range(k + x):
+        if j == x or (i < k and _key(entity, pa[i], pb[i]) <= keys[j]):
+            ma[o] = pa[i]
+            mb[o] = pb[i]
+            q = i
+            i += 1
+        else:
+            ma[o] = ea[order[j]]
+            mb[o] = eb[order[j]]
+            q = k + order[j]
+            j += 1
+        dst.toi[o] = src.toi[q]
+        dst.speed[o] = src.speed[q]
+        dst.normal[2 * o] = src.normal[2 * q]
+        dst.normal[2 * o + 1] = src.normal[2 * q + 1]
+        dst.point[2 * o] = src.point[2 * q]
+        dst.point[2 * o + 1] = src.point[2 * q + 1]
+    return 0
 
 
 cdef class Step:
@@ -75,6 +113,8 @@ cdef class Step:
     cdef double upx, upy, cos_floor
     cdef BoxIndex index      # the broadphase's index, if compiled and its boxes reach far
                              # enough for widen (else None: widen looks at every row)
+    cdef Impacts merged      # the impacts of `_merged`'s pairs, in their order
+    cdef Buf sort_tmp        # `_merged`'s sort buffer
     #: when the last run started and each stage ended (see the module comment)
     cdef readonly tuple times
 
@@ -91,6 +131,12 @@ cdef class Step:
         self.cos_floor = cos(floor_max_angle * (M_PI / 180.0))
         self.times = (0.0, 0.0, 0.0, 0.0, 0.0)
         self.index = widen_index(broadphase, response.contact_offset)
+        self.merged = Impacts()
+        self.sort_tmp.p = NULL
+        self.sort_tmp.cap = 0
+
+    def __dealloc__(self):
+        buf_free(&self.sort_tmp)
 
     def run(self, double dt):
         """Integrate, broadphase, response, narrowphase, ground and limits for ``dt``;
@@ -141,11 +187,10 @@ cdef class Step:
         cdef const int64_t* a = stage.pa
         cdef const int64_t* b = stage.pb
         if response.pair_impacts.n > k:  # pairs of bodies pushed beyond their boxes
-            ra, rb = self._merged(k)
-            ra = as_c(ra, b'i')
-            rb = as_c(rb, b'i')
-            a = <const int64_t*> c_array(ra, b'i', &na)
-            b = <const int64_t*> c_array(rb, b'i', &k)
+            merged = self._merged(k, &r)
+            a = <const int64_t*> c_array(merged.ra, b'i', &na)
+            b = <const int64_t*> c_array(merged.rb, b'i', &k)
+            narrow.step_rows(a, b, k, t.changed, self.merged, merged, &r, &s)
         else:  # read where the response left them
             narrow.step_rows(a, b, k, t.changed, response.pair_impacts, bp, &r, &s)
         cdef ContactRows rows = narrow.rows
@@ -162,16 +207,40 @@ cdef class Step:
         self.times = (c0, c1, c2, c3, c4)
         return rows
 
-    cdef tuple _merged(self, Py_ssize_t k):
-        """The narrowphase for the broadphase's pairs and those the response found beyond
-        the boxes, merged in entity order; returns the merged ``(ra, rb)``."""
-        t = self.table
-        bp = self.broadphase
-        response = self.response
-        extra = response.extra
-        toi, speed, normal, point = response.impacts
-        ra, rb, toi, speed, normal, point = merge_pairs(
-            t, (bp.ra, bp.rb, toi[:k], speed[:k], normal[:k], point[:k]),
-            (extra[0], extra[1], toi[k:], speed[k:], normal[k:], point[k:]))
-        self.narrowphase.process(ra, rb, toi, speed, normal, point, t.changed)
-        return ra, rb
+    cdef _Pairs _merged(self, Py_ssize_t k, const Rows* r):
+        """The broadphase's ``k`` pairs and those the response found beyond the boxes, merged
+        in entity-pair order (a tie: the broadphase's first; a stable sort of the two lists),
+        as new arrays; their impacts into ``self.merged``, in that order."""
+        cdef ResponseSystem response = self.response
+        cdef Impacts src = response.pair_impacts
+        cdef Impacts dst = self.merged
+        cdef Py_ssize_t total = src.n, x = src.n - k, nx
+        cdef const int64_t* pa = self.stage.pa
+        cdef const int64_t* pb = self.stage.pb
+        cdef const int64_t* ea = <const int64_t*> c_array(response.extra[0], b'i', &nx)
+        cdef const int64_t* eb = <const int64_t*> c_array(response.extra[1], b'i', &nx)
+        cdef const int64_t* entity = r.entity
+        if nx != x:
+            raise ValueError(f"the response's extra pairs ({nx}) are not its impacts' ({x})")
+        ra = new_array(total, -1, b'i')
+        rb = new_array(total, -1, b'i')
+        cdef int64_t* ma = <int64_t*> cnp.PyArray_DATA(<cnp.ndarray> ra)
+        cdef int64_t* mb = <int64_t*> cnp.PyArray_DATA(<cnp.ndarray> rb)
+        dst.reserve(total)
+        cdef uint64_t* keys = <uint64_t*> malloc(x * sizeof(uint64_t))
+        cdef int64_t* order = <int64_t*> malloc(x * sizeof(int64_t))
+        cdef int failed = keys == NULL or order == NULL
+        try:
+            if total >= NOGIL_MIN:
+                with nogil:
+                    failed = failed or _merge(entity, pa, pb, k, ea, eb, x, keys, order,
+                                              &self.sort_tmp, ma, mb, src, dst) < 0
+            else:
+                failed = failed or _merge(entity, pa, pb, k, ea, eb, x, keys, order,
+                                          &self.sort_tmp, ma, mb, src, dst) < 0
+        finally:
+            free(keys)
+            free(order)
+        if failed:
+            raise MemoryError(f"cannot merge {total} pairs")
+        return _Pairs(ra, rb)
