@@ -24,6 +24,9 @@ building the scene 0.01 s and the first step (adopting the 1,004 bodies included
 0.03-0.08 s; since the broadphase stopped calling ``np.median`` (about 17 ms on its first
 call in a process) the first step is 0.013 s (2026-11-26: import 0.32 s, build 0.03 s).
 (It was a timed unit test; on a loaded machine it failed, so it is measured here.)
+Overlaps measured on the same machine (2026-11-26, other work running; six sets of 5 runs):
+step 1 / later 2.3-2.9 at 50,000 bodies (step 1 about 150-250 ms, later 60-90 ms) and
+2.0-3.0 at 10,000.
 
     python -m benchmarks.bench_first_step [--runs 7] [--only cold|overlap]
         [--overlap-n 10000,50000] [--overlap-runs 3] [--engines ecsphys,pymunk-hash] [--later 60]
