@@ -105,6 +105,7 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
+from .gil cimport NOGIL_MIN
 from .impacts cimport Impacts
 
 from ..geometry.contact import TOUCH_TOLERANCE as _TOUCH_TOLERANCE
@@ -413,32 +414,25 @@ cdef class _Buffers:
         self.end_version = True
         return 0
 
-    cdef int fresh_rows(self, t, touched, regions) except -2:
+    cdef int fresh_rows(self, const Rows* view, touched, regions) except -2:
         """After a clean end: mark in ``fresh`` the rows to look at for overlaps (a row
         holding another entity than then, or a new one, or moved since, or one the table
         says was re-shaped or changed: ``touched`` rows; 2 with its box in ``region`` for a
         tile map row whose tiles changed only within that box: ``regions``, rows with
         ``(x0, y0, x1, y1)`` relative to the row's position) and return how many; -1 if the
-        end was not clean (look at every row). Forgets the end either way."""
+        end was not clean (look at every row). ``view``: the table's C rows now. Forgets the
+        end either way."""
         clean, self.end_version = self.end_version, None
         if clean is None:
             return -1
-        cdef Rows view = rows_of(t)
-        cdef int n = view.n, i, count = 0, r
+        cdef int n = view.n, count = 0, r
         cdef Py_ssize_t nrows
-        cdef const double* pos = view.pos
-        cdef const int64_t* ent = view.entity
         cdef const int64_t* rows = <const int64_t*> c_array(touched, b'i', &nrows)
-        cdef int m = self.end_n
-        with nogil:
-            for i in range(n):
-                self.fresh[i] = (i >= m or self.end_ent[i] != ent[i]
-                                 or self.end_pos[2 * i] != pos[2 * i]
-                                 or self.end_pos[2 * i + 1] != pos[2 * i + 1])
-            for i in range(nrows):
-                r = <int> rows[i]
-                if 0 <= r < n:
-                    self.fresh[r] = 1
+        if n >= NOGIL_MIN:
+            with nogil:
+                self._mark_fresh(view, rows, nrows)
+        else:
+            self._mark_fresh(view, rows, nrows)
         for r, box in regions or ():
             if 0 <= r < n and not self.fresh[r]:
                 self.fresh[r] = 2
@@ -446,10 +440,24 @@ cdef class _Buffers:
                 self.region[4 * r + 1] = box[1]
                 self.region[4 * r + 2] = box[2]
                 self.region[4 * r + 3] = box[3]
-        with nogil:
-            for i in range(n):
-                count += self.fresh[i] != 0
+        for r in range(n):
+            count += self.fresh[r] != 0
         return count
+
+    cdef void _mark_fresh(self, const Rows* view, const int64_t* rows,
+                          Py_ssize_t nrows) noexcept nogil:
+        """`fresh_rows`'s loops: the rows that moved or changed since the end, and ``rows``."""
+        cdef int n = view.n, m = self.end_n, i, r
+        cdef const double* pos = view.pos
+        cdef const int64_t* ent = view.entity
+        for i in range(n):
+            self.fresh[i] = (i >= m or self.end_ent[i] != ent[i]
+                             or self.end_pos[2 * i] != pos[2 * i]
+                             or self.end_pos[2 * i + 1] != pos[2 * i + 1])
+        for i in range(nrows):
+            r = <int> rows[i]
+            if 0 <= r < n:
+                self.fresh[r] = 1
 
 
 cdef void* _grow(void* p, size_t size) except NULL:
@@ -2135,6 +2143,81 @@ cdef int run(Ctx* c) except -1 nogil:
     return 0
 
 
+cdef int slide_rows(Ctx* c, const int64_t* a, const int64_t* b, double offset,
+                    bint pushed) except -1 nogil:
+    """`respond`'s work on its C context: every row's start, the pairs' edges, the push
+    apart (``pushed``), the slide of every moving row, and the rows' final positions and
+    moves written back to the table's columns."""
+    cdef int i, n = c.n
+    cdef double mx, my
+    cdef Reach* w
+    cdef double* pos_col = c.rows.pos
+    cdef double* move_col = c.rows.move
+    for i in range(n):
+        c.body[i] = row_body(&c.rows, i, pos_col)
+        mx = move_col[2 * i]
+        my = move_col[2 * i + 1]
+        c.rest[2 * i] = mx
+        c.rest[2 * i + 1] = my
+        c.want[2 * i] = mx
+        c.want[2 * i + 1] = my
+        c.prev_n[2 * i] = 0.0
+        c.prev_n[2 * i + 1] = 0.0
+        c.state[i] = PENDING
+        c.slides[i] = 0
+        c.carry[2 * i] = 0.0
+        c.carry[2 * i + 1] = 0.0
+        c.pushed[i] = 0
+        c.tleft[i] = c.dt
+        c.carried[i] = 0
+        c.floored[i] = 0
+        c.head[i] = -1
+        # the broadphase grew each dynamic box by the move's length and the offset
+        w = &c.reach[i]
+        w.covered = 0.0 if c.rows.kind[i] == STATIC else \
+            sqrt(mx * mx + my * my) + offset
+        w.cov0 = w.covered
+        w.x0 = pos_col[2 * i] + c.rows.lo[2 * i]
+        w.y0 = pos_col[2 * i + 1] + c.rows.lo[2 * i + 1]
+        w.x1 = pos_col[2 * i] + c.rows.hi[2 * i]
+        w.y1 = pos_col[2 * i + 1] + c.rows.hi[2 * i + 1]
+        w.solid = c.rows.collides[i] and not c.rows.sensor[i]
+        w.fixed = c.rows.kind[i] == STATIC
+        c.isfar[i] = 0
+        c.stamp[i] = 0
+        c.mark[i] = 0
+    if c.index != NULL:
+        c.grow_limit = 2.0 * mean_extent(&c.rows, n)
+    build_edges(c, a, b)
+    if pushed:
+        push_apart(c)
+        for i in range(n):
+            if c.rows.kind[i] != STATIC:
+                widen(c, i)
+    run(c)
+    match_motion(c)
+    sensor_impacts(c)
+    for i in range(n):  # last: c.start is pos_col
+        move_col[2 * i] = c.body[i].px - pos_col[2 * i]
+        move_col[2 * i + 1] = c.body[i].py - pos_col[2 * i + 1]
+        pos_col[2 * i] = c.body[i].px
+        pos_col[2 * i + 1] = c.body[i].py
+    return 0
+
+
+cdef void copy_impacts(const Ctx* c, double* toi, double* speed, double* normal,
+                       double* point, int total) noexcept nogil:
+    """The pairs' first impacts from the context into the `Impacts` columns."""
+    cdef int i
+    for i in range(total):
+        toi[i] = c.ptoi[i]
+        speed[i] = c.pspeed[i]
+        normal[2 * i] = c.pinfo[4 * i]
+        normal[2 * i + 1] = c.pinfo[4 * i + 1]
+        point[2 * i] = c.pinfo[4 * i + 2]
+        point[2 * i + 1] = c.pinfo[4 * i + 3]
+
+
 cdef BoxIndex widen_index(object broadphase, double contact_offset):
     """The `BroadphaseSystem`'s index if widen may ask it: a compiled one whose boxes grew by
     at least the response's ``contact_offset``; else None (widen looks at every row)."""
@@ -2328,66 +2411,19 @@ cdef class ResponseSystem:
                 regions = [(row_of[e], box) for e, box in t.tile_regions.items()
                            if e in row_of]
             t.tile_regions.clear()
-        cdef int fresh = buf.fresh_rows(t, trows, regions)
+        cdef int fresh = buf.fresh_rows(rows, trows, regions)
         cdef bint pushed = fresh != 0
         if fresh > 0:  # after a clean end only the fresh rows' pairs can overlap
             c.fresh = buf.fresh
         self.pushed_apart = pushed
         cdef int i
         cdef double offset = self.contact_offset
-        cdef double mx, my
-        cdef Reach* w
         try:
-            with nogil:
-                for i in range(n):
-                    c.body[i] = row_body(&c.rows, i, pos_col)
-                    mx = move_col[2 * i]
-                    my = move_col[2 * i + 1]
-                    c.rest[2 * i] = mx
-                    c.rest[2 * i + 1] = my
-                    c.want[2 * i] = mx
-                    c.want[2 * i + 1] = my
-                    c.prev_n[2 * i] = 0.0
-                    c.prev_n[2 * i + 1] = 0.0
-                    c.state[i] = PENDING
-                    c.slides[i] = 0
-                    c.carry[2 * i] = 0.0
-                    c.carry[2 * i + 1] = 0.0
-                    c.pushed[i] = 0
-                    c.tleft[i] = c.dt
-                    c.carried[i] = 0
-                    c.floored[i] = 0
-                    c.head[i] = -1
-                    # the broadphase grew each dynamic box by the move's length and the offset
-                    w = &c.reach[i]
-                    w.covered = 0.0 if c.rows.kind[i] == STATIC else \
-                        sqrt(mx * mx + my * my) + offset
-                    w.cov0 = w.covered
-                    w.x0 = pos_col[2 * i] + c.rows.lo[2 * i]
-                    w.y0 = pos_col[2 * i + 1] + c.rows.lo[2 * i + 1]
-                    w.x1 = pos_col[2 * i] + c.rows.hi[2 * i]
-                    w.y1 = pos_col[2 * i + 1] + c.rows.hi[2 * i + 1]
-                    w.solid = c.rows.collides[i] and not c.rows.sensor[i]
-                    w.fixed = c.rows.kind[i] == STATIC
-                    c.isfar[i] = 0
-                    c.stamp[i] = 0
-                    c.mark[i] = 0
-                if c.index != NULL:
-                    c.grow_limit = 2.0 * mean_extent(&c.rows, n)
-                build_edges(&c, a, b)
-                if pushed:
-                    push_apart(&c)
-                    for i in range(n):
-                        if c.rows.kind[i] != STATIC:
-                            widen(&c, i)
-                run(&c)
-                match_motion(&c)
-                sensor_impacts(&c)
-                for i in range(n):  # last: c.start is pos_col
-                    move_col[2 * i] = c.body[i].px - pos_col[2 * i]
-                    move_col[2 * i + 1] = c.body[i].py - pos_col[2 * i + 1]
-                    pos_col[2 * i] = c.body[i].px
-                    pos_col[2 * i + 1] = c.body[i].py
+            if n + np0 >= NOGIL_MIN:
+                with nogil:
+                    slide_rows(&c, a, b, offset, pushed)
+            else:
+                slide_rows(&c, a, b, offset, pushed)
         finally:
             buf.back(&c)
         self.passes = c.hits
@@ -2396,14 +2432,7 @@ cdef class ResponseSystem:
         cdef int total = c.npairs
         cdef Impacts impacts = self.pair_impacts
         impacts.reserve(total)
-        with nogil:
-            for i in range(total):
-                impacts.toi[i] = c.ptoi[i]
-                impacts.speed[i] = c.pspeed[i]
-                impacts.normal[2 * i] = c.pinfo[4 * i]
-                impacts.normal[2 * i + 1] = c.pinfo[4 * i + 1]
-                impacts.point[2 * i] = c.pinfo[4 * i + 2]
-                impacts.point[2 * i + 1] = c.pinfo[4 * i + 3]
+        copy_impacts(&c, impacts.toi, impacts.speed, impacts.normal, impacts.point, total)
         if total > np0:
             extra_a = np.asarray(<int64_t[:total]> c.pa)[np0:].copy()
             extra_b = np.asarray(<int64_t[:total]> c.pb)[np0:].copy()

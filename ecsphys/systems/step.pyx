@@ -116,7 +116,7 @@ cdef class Step:
     cdef Impacts merged      # the impacts of `_merged`'s pairs, in their order
     cdef Buf sort_tmp        # `_merged`'s sort buffer
     #: when the last run started and each stage ended (see the module comment)
-    cdef readonly tuple times
+    cdef double _times[5]
 
     def __init__(self, table, broadphase, ResponseSystem response not None,
                  NarrowphaseSystem narrowphase not None, up, double floor_max_angle):
@@ -129,7 +129,7 @@ cdef class Step:
         self.upy = up[1]
         # (the same bits as math.cos(math.radians(angle)))
         self.cos_floor = cos(floor_max_angle * (M_PI / 180.0))
-        self.times = (0.0, 0.0, 0.0, 0.0, 0.0)
+        self._times[:] = [0.0, 0.0, 0.0, 0.0, 0.0]
         self.index = widen_index(broadphase, response.contact_offset)
         self.merged = Impacts()
         self.sort_tmp.p = NULL
@@ -137,6 +137,13 @@ cdef class Step:
 
     def __dealloc__(self):
         buf_free(&self.sort_tmp)
+
+    @property
+    def times(self):
+        """When the last run started and each stage ended (`time.perf_counter` seconds),
+        a tuple of five, made when read."""
+        return (self._times[0], self._times[1], self._times[2], self._times[3],
+                self._times[4])
 
     def run(self, double dt):
         """Integrate, broadphase, response, narrowphase, ground and limits for ``dt``;
@@ -204,7 +211,7 @@ cdef class Step:
             limit_motion(r.pos, r.vel, r.n)
         t.pose_version += 1  # queries made from filter_pair during the step look again
         c4 = _now()
-        self.times = (c0, c1, c2, c3, c4)
+        self._times[:] = [c0, c1, c2, c3, c4]
         return rows
 
     cdef _Pairs _merged(self, Py_ssize_t k, const Rows* r):
