@@ -2,11 +2,17 @@
 # step (`systems/step.pyx`) calls and reads.
 
 cimport cython
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
 from .boxindex cimport Buf
 from ..geometry.shape_data cimport Store
 from ..state.table_view cimport Rows
+
+
+cdef inline uint64_t pair_key(const int64_t* entity, int64_t a, int64_t b) noexcept nogil:
+    """The sort key of the pair of rows ``a``, ``b`` (entity ids below 2**32): ordered like
+    ``(entity[a], entity[b])``, the order of the stage's pairs."""
+    return (<uint64_t> entity[a] << 32) | <uint64_t> entity[b]
 
 
 @cython.final

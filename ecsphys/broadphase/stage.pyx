@@ -154,7 +154,7 @@ cdef class Stage:
                 b = x
             ta[c] = a
             tb[c] = b
-            key[c] = ((<uint64_t>self.rows.entity[a]) << 32) | <uint64_t>self.rows.entity[b]
+            key[c] = pair_key(self.rows.entity, a, b)
             val[c] = c
             c += 1
         if sort_keys(key, val, c, &self.b_tmp) < 0:
@@ -291,7 +291,7 @@ cdef class Stage:
             if check and not self._passes(a, b):
                 continue
             if s < cs:
-                dkey = ((<uint64_t>self.rows.entity[a]) << 32) | <uint64_t>self.rows.entity[b]
+                dkey = pair_key(self.rows.entity, a, b)
                 while s < cs and key[s] < dkey:
                     ra[o] = ta[val[s]]
                     rb[o] = tb[val[s]]

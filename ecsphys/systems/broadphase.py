@@ -158,16 +158,15 @@ class BroadphaseSystem(esper.Processor):
         if layout is None or layout[0] != t.layout_version or layout[1] != t.n:
             self._learn_layout()
             self._layout = (t.layout_version, t.n)
-        if not self._built or t.static_all:
-            self._rebuild_statics()
+        if (not self._built or t.static_all or t.static_dirty
+                or t.static_version != self._static_version):  # (rare: a static changed)
+            if not self._built or t.static_all:
+                self._rebuild_statics()
+            else:
+                self._update_statics()
+            t.static_dirty.clear()
             t.static_all = False
-        elif t.static_dirty or t.static_version != self._static_version:
-            self._update_statics()
-        else:  # the common step: nothing static changed
-            self.runs += 1
-            return
-        t.static_dirty.clear()
-        self._static_version = t.static_version
+            self._static_version = t.static_version
         self.runs += 1
 
     def after_stage(self) -> None:

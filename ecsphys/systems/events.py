@@ -264,7 +264,7 @@ class EventsSystem(esper.Processor):
         commit, then deliver pending and new events. Clears ``changed``. Exceptions raised by
         handlers propagate (see the module docstring for what happens to the rest)."""
         if (not changed and not self._pending and type(contacts) is ContactRows
-                and not self.handlers.registered and not esper.event_registry):
+                and not self._listened()):
             # nobody listens and nothing changed: the diff alone (the pairs' history)
             diff(self._rows, contacts, None, dt)
             self._rows = contacts

@@ -9,5 +9,6 @@ cdef class Impacts:
     cdef double* normal             # 2 per pair, from a to b
     cdef double* point              # 2 per pair
 
+    cdef void _take(self, double* p, Py_ssize_t cap) noexcept
     cdef int reserve(self, Py_ssize_t n) except -1
     cdef int room(self, Py_ssize_t cap) except -1

@@ -32,6 +32,16 @@ cdef class Impacts:
     def __dealloc__(self):
         free(self.toi)
 
+    cdef void _take(self, double* p, Py_ssize_t cap) noexcept:
+        """Hold ``p``, room for ``cap`` pairs laid out as the columns (toi, speed, normal,
+        point), in place of the block held so far (freed)."""
+        free(self.toi)
+        self.toi = p
+        self.speed = p + cap
+        self.normal = p + 2 * cap
+        self.point = p + 4 * cap
+        self.cap = cap
+
     cdef int reserve(self, Py_ssize_t n) except -1:
         """Room for ``n`` pairs (what was there is dropped when it grows); sets ``n``."""
         cdef Py_ssize_t cap
@@ -41,12 +51,7 @@ cdef class Impacts:
             p = <double*> malloc(cap * 6 * sizeof(double))
             if p == NULL:
                 raise MemoryError(f"impacts: cannot hold {cap} pairs")
-            free(self.toi)
-            self.toi = p
-            self.speed = p + cap
-            self.normal = p + 2 * cap
-            self.point = p + 4 * cap
-            self.cap = cap
+            self._take(p, cap)
         self.n = n
         return 0
 
@@ -67,12 +72,7 @@ cdef class Impacts:
             memcpy(p + cap, self.speed, self.n * sizeof(double))
             memcpy(p + 2 * cap, self.normal, 2 * self.n * sizeof(double))
             memcpy(p + 4 * cap, self.point, 2 * self.n * sizeof(double))
-        free(self.toi)
-        self.toi = p
-        self.speed = p + cap
-        self.normal = p + 2 * cap
-        self.point = p + 4 * cap
-        self.cap = cap
+        self._take(p, cap)
         return 0
 
     def arrays(self, Py_ssize_t start=0):

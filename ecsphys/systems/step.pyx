@@ -27,7 +27,7 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from ..broadphase.boxindex cimport BoxIndex, Buf, buf_free, sort_keys
-from ..broadphase.stage cimport Stage
+from ..broadphase.stage cimport Stage, pair_key
 from ..state.carray cimport c_array, new_array
 from ..geometry.shape_data cimport Store, store_of
 from ..state.table_view cimport Rows, rows_of
@@ -63,12 +63,6 @@ cdef class _Pairs:
         self.rb = rb
 
 
-cdef inline uint64_t _key(const int64_t* entity, int64_t a, int64_t b) noexcept nogil:
-    """The pair's entity key (entity ids below 2**32, as the broadphase's): ordered like
-    ``(entity[a], entity[b])``."""
-    return (<uint64_t> entity[a] << 32) | <uint64_t> entity[b]
-
-
 cdef int _merge(const int64_t* entity, const int64_t* pa, const int64_t* pb, Py_ssize_t k,
                 const int64_t* ea, const int64_t* eb, Py_ssize_t x, uint64_t* keys,
                 int64_t* order, Buf* tmp, int64_t* ma, int64_t* mb, Impacts src,
@@ -78,12 +72,12 @@ cdef int _merge(const int64_t* entity, const int64_t* pa, const int64_t* pb, Py_
     and their impacts from ``src`` into ``dst``; -1 when out of memory."""
     cdef Py_ssize_t i = 0, j = 0, o, q
     for q in range(x):
-        keys[q] = _key(entity, ea[q], eb[q])
+        keys[q] = pair_key(entity, ea[q], eb[q])
         order[q] = q
     if sort_keys(keys, order, x, tmp) < 0:
         return -1
     for o in range(k + x):
-        if j == x or (i < k and _key(entity, pa[i], pb[i]) <= keys[j]):
+        if j == x or (i < k and pair_key(entity, pa[i], pb[i]) <= keys[j]):
             ma[o] = pa[i]
             mb[o] = pb[i]
             q = i
