@@ -211,6 +211,10 @@ class Velocity(_VectorView):
     _column = "vel"
     _limit = MAX_SPEED
 
+    def _written(self) -> None:
+        assert self._table is not None
+        self._table.motion_written(self._row)
+
 
 class AccelerationMap(_Bindable):
     """Named accelerations kept apart and summed: gravity, wind, thrust...
@@ -262,6 +266,7 @@ class AccelerationMap(_Bindable):
         self._total = self._sum(self._named)
         if self._table is not None:
             self._table.acc[self._row] = self._total
+            self._table.motion_written(self._row)
 
     @property
     def total(self) -> Vec:

@@ -51,6 +51,7 @@ from .systems.events import EventsSystem
 from .systems.integrate import IntegrateSystem
 from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem
 from .systems.response import ResponseSystem
+from .systems.sleep import take_requests
 from .systems.step import Step
 
 
@@ -123,6 +124,18 @@ class Physics:
             bodies' accelerations add along the normal in two steps (a body resting on
             another meets it at about one step of gravity every step): resting piles stay
             at rest, and a resting pair's ``contact.speed`` reads 0.
+        sleep_after: seconds (default None: never) a body must rest before it may sleep;
+            an island (bodies linked by contacts, static bodies and bodies of infinite mass
+            not linking) falls asleep when all its bodies have rested that long. A sleeper
+            is not integrated, keeps its position bit for bit and reads a velocity of
+            exactly 0; it is a fixed partner to the bodies still awake, and its island wakes
+            in the step an awake body can reach it, and in the next step when the game
+            writes its Position, Velocity, AccelerationMap, Collider or Geometry, changes or
+            deletes a body it touches, digs a tile near it or calls ``wake``. See
+            `ecsphys.systems.sleep`.
+        sleep_speed: world units per second (default 0.05): a body rests in a step when its
+            speed is at most this, or twice what one step of its acceleration adds if that
+            is more, and it moved at most that speed times the step.
     """
 
     def __init__(
@@ -140,6 +153,8 @@ class Physics:
         floor_max_angle: float = 45.0,
         floor_snap: float = 0.1,
         bounce_threshold: float = 0.5,
+        sleep_after: float | None = 0.5,
+        sleep_speed: float = 0.05,
     ) -> None:
         self.fixed_dt = _check_fixed_dt(fixed_dt)
         self.max_steps_per_frame = check_int("max_steps_per_frame", max_steps_per_frame, 1,
@@ -158,6 +173,9 @@ class Physics:
         self.floor_snap = check_range("floor_snap", floor_snap, 0.0, MAX_SIZE)
         self.bounce_threshold = check_range("bounce_threshold", bounce_threshold, 0.0,
                                             MAX_SPEED)
+        self.sleep_after = (None if sleep_after is None
+                            else check_range("sleep_after", sleep_after, 0.0, 1e9))
+        self.sleep_speed = check_range("sleep_speed", sleep_speed, 0.0, MAX_SPEED)
         options: dict[str, object] = {}
         if cell_size is not None:
             cell = check_size("cell_size", cell_size)
@@ -194,6 +212,8 @@ class Physics:
             separation_offset=self.separation_offset)
         self._step = Step(self.table, self._broadphase, self._response, self._narrowphase,
                           self.up, self.floor_max_angle)
+        self._step.sleep_after = -1.0 if self.sleep_after is None else self.sleep_after
+        self._step.sleep_speed = self.sleep_speed
         self.handlers = EventHandlers(layers)
         self._events = EventsSystem(self.table, self.handlers)
         #: Register event callbacks (strong references; usable as decorators; optional
@@ -236,6 +256,33 @@ class Physics:
         the bodies in the response's buffers now rather than in the next step."""
         self._adopt.process()
         self._response.reserve(self.table.n)
+
+    def _take_wakes(self, keep_statics: bool = False) -> np.ndarray | None:
+        """Apply the wake requests the game's changes made (`systems.sleep.take_requests`);
+        returns the flags of the STATIC bodies changed (for the step's wake pass), or keeps
+        those requests for the next step (``keep_statics``)."""
+        t = self.table
+        statics = [e for e in t.wake_requests
+                   if e in t.row_of and t.kind[t.row_of[e]] == 0] if keep_statics else []
+        forced = take_requests(t, self._narrowphase.rows, self.separation_offset)
+        t.wake_requests.update(statics)
+        return forced
+
+    def is_sleeping(self, entity: int) -> bool:
+        """Whether ``entity``'s body sleeps (see ``sleep_after``); False for a STATIC body.
+        ``KeyError`` naming the entity if it is not a body of this Physics."""
+        return bool(self.table.asleep[self._row(entity)])
+
+    def wake(self, entity: int) -> None:
+        """Wake ``entity``'s island and the sleepers touching it (a STATIC body: the
+        sleepers touching it), now; an awake body starts resting afresh (its rest time is
+        0). ``KeyError`` naming the entity if it is not a body of this Physics."""
+        row = self._row(entity)
+        t = self.table
+        t.rest_time[row] = 0.0
+        if t.sleepers:
+            t.wake_requests.add(int(entity))
+            self._take_wakes(keep_statics=True)
 
     def advance(self, frame_dt: float) -> int:
         """Advance by one frame of ``frame_dt`` seconds; returns the number of steps run."""
@@ -308,14 +355,22 @@ class Physics:
         t = self.table
         self._sync_bodies()
         t.refresh_tilemaps()  # tiles dug or built since the last step
-        rows = self._step.run(dt)  # integrate .. limits: one compiled call
+        forced = self._take_wakes() if t.wake_requests or t.wake_islands or (
+            t.sleepers and t.tile_regions) else None
+        rows = None if forced is not None else self._step.quiet()  # everything asleep
+        quiet = rows is not None
+        if not quiet:
+            rows = self._step.run(dt, forced)  # integrate .. limits: one compiled call
         self._t_adopt = t0
         self.steps += 1
         self.time += dt
         self.last_dt = dt
         # last: handlers may raise, delete entities or add components; the step is complete
         try:
-            self._events.process(rows, t.changed, dt)
+            if quiet:
+                self._events.quiet(rows, t.changed, dt)
+            else:
+                self._events.process(rows, t.changed, dt)
         finally:
             self._t_end = time.perf_counter()
 
@@ -357,7 +412,8 @@ class Physics:
     def stats(self) -> dict[str, int]:
         """Counts of the last step: ``bodies``; ``box_pairs`` (swept boxes overlapping);
         ``tested_pairs`` (left after layers, masks and ``filter_pair``: the exact tests run);
-        ``contacts`` (touching pairs); ``slide_passes``; ``static_rebuilds`` (so far)."""
+        ``contacts`` (touching pairs); ``slide_passes``; ``static_rebuilds`` (so far);
+        ``sleeping`` (bodies asleep now)."""
         return {
             "bodies": self.table.n,
             "box_pairs": self._broadphase.box_pairs,
@@ -365,6 +421,7 @@ class Physics:
             "contacts": len(self._narrowphase.rows),
             "slide_passes": self._response.passes,
             "static_rebuilds": self._broadphase.static_rebuilds,
+            "sleeping": self.table.sleepers,
         }
 
     def touching(self, entity: int) -> list[int]:

@@ -77,7 +77,8 @@ class _Scene:
         self.log: list[tuple] = []
         self.extra_steps = 0
         esper.switch_world(self.world)
-        self.physics = ep.Physics(fixed_dt=1 / 60)
+        # (sleeping off: the stages' own entries have no sleep pass; tests/test_sleep.py)
+        self.physics = ep.Physics(fixed_dt=1 / 60, sleep_after=None)
         for event in ("touch", "keep_touching", "separate"):
             getattr(self.physics, f"on_{event}")(self._record(event))
         self.build()

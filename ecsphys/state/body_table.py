@@ -30,6 +30,12 @@ Guarantees:
   are looked at (the whole map when it changed more than 256 tiles since); a box no other
   row's box reaches into when the step takes the change is not noted at all (none of the
   map's pairs would be looked at for it; the step's positions are those rows' positions);
+- ``sleepers`` counts the rows that sleep (``asleep``: never integrated, fixed partners in
+  the response, velocity exactly 0; ``island``: the island they sleep in); a game's write
+  to a sleeper's Velocity or AccelerationMap, and a write to any body's Position, Collider
+  or Geometry or its removal while something sleeps, go to ``wake_requests`` (a removed
+  sleeper's island to ``wake_islands``), which the physics applies at the start of the next
+  step (`systems.sleep`);
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -78,10 +84,13 @@ _SCALAR_COLUMNS = {
     "friction": np.float64, "stop_slope": np.bool_,
     # what the last step's contacts said (systems/ground.pyx)
     "ground": np.int8, "floor_entity": np.int64, "carrier": np.intc,
+    # sleeping (systems/sleep.pyx): asleep 0/1, seconds rested without a break, the island
+    # a sleeper sleeps in (the entity of its smallest row when it fell asleep; -1: awake)
+    "asleep": np.uint8, "rest_time": np.float64, "island": np.int64,
 }
 #: what a step changes in the rows (``motion`` / ``set_motion``, snapshots)
 MOTION_COLUMNS = ("pos", "prev_pos", "vel", "ground", "floor_n", "floor_v", "floor_entity",
-                   "carrier")
+                   "carrier", "asleep", "rest_time", "island")
 
 
 def _xy(c: Position | Velocity) -> tuple[float, float]:
@@ -191,6 +200,13 @@ class BodyTable:
         #: tiles changed since the response last looked for overlaps (it clears it); only the
         #: bodies near it are looked at with the map (a map not otherwise touched)
         self.tile_regions: dict[int, list[float]] = {}
+        #: how many rows sleep (``asleep``); the wake hooks below cost nothing while it is 0
+        self.sleepers = 0
+        #: entities that ask their island, and the sleepers touching them, to wake at the
+        #: start of the next step (written, re-shaped, collider changed, removed, woken)
+        self.wake_requests: set[int] = set()
+        #: islands to wake at the start of the next step (a member was removed)
+        self.wake_islands: set[int] = set()
         self._allocate(max(capacity, 1))
 
     # ---------------------------------------------------------------- storage
@@ -323,6 +339,11 @@ class BodyTable:
     def remove(self, entity: int) -> None:
         """Release ``entity``: its components take back their values; the last row moves in."""
         row = self.row_of.pop(entity)
+        if self.sleepers:  # what rested on it, and the rest of its island, wake
+            self.wake_requests.add(entity)
+            if self.asleep[row]:
+                self.sleepers -= 1
+                self.wake_islands.add(int(self.island[row]))
         self.tilemaps.pop(entity, None)
         self.tile_regions.pop(entity, None)
         for has in self.has:
@@ -367,6 +388,8 @@ class BodyTable:
         """Release every body."""
         for entity in list(self.row_of):
             self.remove(entity)
+        self.wake_requests.clear()
+        self.wake_islands.clear()
 
     # ---------------------------------------------------------------- writes from components
 
@@ -410,6 +433,9 @@ class BodyTable:
         self.floor_v[rows] = 0.0
         self.floor_entity[rows] = -1
         self.carrier[rows] = -1
+        self.asleep[rows] = 0
+        self.rest_time[rows] = 0.0
+        self.island[rows] = -1
 
     def _compact_store(self) -> None:
         """Intern the live rows' shapes afresh (shapes replaced many times left leaves no row
@@ -452,10 +478,23 @@ class BodyTable:
         for name, values in zip(MOTION_COLUMNS, saved, strict=True):
             getattr(self, name)[:n] = values
         self.pose_version += 1
+        self.sleepers = int(np.count_nonzero(self.asleep[:n]))
+
+    def _wake_request(self, row: int) -> None:
+        """Row ``row`` was changed by the game: its island and the sleepers touching it wake
+        at the start of the next step (nothing to do while nobody sleeps)."""
+        if self.sleepers:
+            self.wake_requests.add(int(self.entity[row]))
+
+    def motion_written(self, row: int) -> None:
+        """A game wrote a Velocity or an acceleration: a sleeping body wakes."""
+        if self.asleep[row]:
+            self.wake_requests.add(int(self.entity[row]))
 
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed; queries look again."""
         self.pose_version += 1
+        self._wake_request(row)
         self.touched.add(int(self.entity[row]))
         if self.kind[row] == STATIC and self.collides[row]:
             self._static_touched(int(self.entity[row]))
@@ -464,6 +503,7 @@ class BodyTable:
         """A field of an adopted Collider changed."""
         was_static = self.kind[row] == STATIC and self.collides[row]
         carried = self._carries(row)
+        self._wake_request(row)
         self._write_collider(row, col)
         self.touched.add(int(self.entity[row]))
         if carried and not self._carries(row):  # its riders ride nothing from now on
@@ -475,6 +515,7 @@ class BodyTable:
 
     def geometry_changed(self, row: int, shape: Shape) -> None:
         """An adopted Geometry got a new shape."""
+        self._wake_request(row)
         self._write_shape(row, shape)
         self.touched.add(int(self.entity[row]))
         if self.kind[row] == STATIC and self.collides[row]:

@@ -4,7 +4,8 @@ Guarantees:
 - ``take(physics)`` returns a `Snapshot`: a plain value (NumPy arrays, tuples, numbers and
   shape values; it pickles) holding everything a step reads that a step or a game changes:
   every adopted body's position, velocity, previous position, named accelerations, collider
-  settings and shape (a tile map's tiles too), what it stood on, the touching pairs with
+  settings and shape (a tile map's tiles too), what it stood on, whether it sleeps (its
+  island) and how long it has rested, the touching pairs with
   their durations and contacts (events and hysteresis), the entities whose pairs restart,
   and the clock (accumulator, alpha, steps, time).
 - ``restore(physics, snapshot)`` puts all of it back, so stepping again with the same inputs
@@ -47,7 +48,8 @@ if TYPE_CHECKING:
 
 _COLLIDER_FIELDS = ("kind", "layer", "mask", "sensor", "mass", "restitution", "slide",
                     "friction", "stop_on_slope", "one_way")
-_FORMAT = 1
+#: 2: the sleep state (``asleep``, ``rest_time``, ``island``) joined the columns
+_FORMAT = 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +81,8 @@ class Snapshot:
 def take(physics: Physics) -> Snapshot:
     """The state of ``physics`` now (see the module docstring)."""
     physics.sync()  # deletions esper deferred and entities made since the last step
+    if physics.table.wake_requests or physics.table.wake_islands:
+        physics._take_wakes(keep_statics=True)  # a sleeper the game changed is awake
     t = physics.table
     n = t.n
     comps = t.comps[:n]
@@ -176,6 +180,9 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     # the carriers were saved as entities (rows may have moved since)
     carrier = snap.columns["carrier"]
     t.carrier[rows] = [-1 if e < 0 else t.row_of[int(e)] for e in carrier.tolist()]
+    t.sleepers = int(np.count_nonzero(t.asleep[: t.n]))
+    t.wake_requests.clear()  # (the state is the snapshot's)
+    t.wake_islands.clear()
     t.pose_version += 1
     t.static_version += 1  # statics the game moved since are indexed again
     t.static_all = True
@@ -279,6 +286,12 @@ class _Checked:
         _within("columns['ground']", cols["ground"], 0, 15)
         _entity_ids("columns['floor_entity']", cols["floor_entity"], True)
         _entities_in("columns['carrier']", cols["carrier"], entities, True)
+        _within("columns['asleep']", cols["asleep"], 0, 1)
+        _within("columns['rest_time']", cols["rest_time"], 0.0, 1e300)
+        _entities_in("columns['island']", cols["island"], entities, True)
+        if ((cols["island"] >= 0) != (cols["asleep"] == 1)).any():
+            raise _fail("columns['island']", "must name an island exactly for the sleepers "
+                                              "(columns['asleep'] == 1)")
         self.accelerations = self._accelerations(snap, n)
         self.colliders = self._colliders(snap, n)
         self.shapes, self.tiles = self._shapes(snap, n)

@@ -42,6 +42,10 @@ cdef struct Rows:
     double* vel
     double* prev                     # prev_pos: the position at the start of the step
     double* move                     # this step's displacement
+    # sleeping (systems/sleep.pyx)
+    unsigned char* asleep            # 1: the row sleeps (not integrated, a fixed partner)
+    double* rest_time                # seconds it has rested without a break
+    int64_t* island                  # the island it sleeps in (an entity), -1 awake
 
 cdef enum:
     GROUND_FLOOR = 1

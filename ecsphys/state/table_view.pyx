@@ -55,6 +55,9 @@ cdef Rows _take_rows(object t) except *:
     cdef double[:, ::1] vel = t.vel
     cdef double[:, ::1] prev = t.prev_pos
     cdef double[:, ::1] move = t.move
+    cdef unsigned char[::1] asleep = t.asleep
+    cdef double[::1] rest_time = t.rest_time
+    cdef int64_t[::1] island = t.island
     cdef Rows r
     r.n = t.n
     r.leaf0 = &leaf0[0]
@@ -86,4 +89,7 @@ cdef Rows _take_rows(object t) except *:
     r.vel = &vel[0, 0]
     r.prev = &prev[0, 0]
     r.move = &move[0, 0]
+    r.asleep = &asleep[0]
+    r.rest_time = &rest_time[0]
+    r.island = &island[0]
     return r

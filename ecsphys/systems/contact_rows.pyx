@@ -325,3 +325,20 @@ def diff(ContactRows prev not None, ContactRows cur not None, forced=None, doubl
             raise ValueError(f"forced needs one row per previous pair ({prev.n}), got {cf}")
     diff_rows(prev, cur, force if prev.n else NULL, dt)
     cur.cached_pairs = None
+
+
+def add_time(ContactRows rows not None, double seconds, int64_t steps):
+    """Every row of ``rows`` (which must have its history) kept touching for ``steps`` more
+    steps lasting ``seconds`` in all: ``duration += seconds``, ``steps += steps`` (a quiet
+    step of a world asleep adds ``dt`` and 1: the bits the diff gives a kept pair; see
+    `systems.events`)."""
+    if rows.n and not rows.history:
+        raise ValueError("contact rows: no history to add time to")
+    if steps < 0 or not seconds >= 0.0:
+        raise ValueError(f"add_time needs seconds >= 0 and steps >= 0, got {seconds!r} and "
+                         f"{steps}")
+    cdef Py_ssize_t i
+    for i in range(rows.n):
+        rows.duration[i] += seconds
+        rows.steps[i] += steps
+    rows.cached_pairs = None

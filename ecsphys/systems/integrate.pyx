@@ -3,7 +3,8 @@
 
 Guarantees: the positions at the start of the step are kept (``table.prev_pos``, for
 interpolation); for PASSIVE and ACTIVE bodies, semi-implicit Euler: ``v += a_total * dt``
-then ``move = v * dt``; STATIC bodies get a zero move and keep their velocity untouched.
+then ``move = v * dt``; STATIC bodies and sleeping ones (``asleep``) get a zero move and keep
+their velocity untouched (a sleeper's is 0).
 The world's limits hold (``ecsphys.limits``): each velocity component is clamped to
 ``MAX_SPEED``; a move that would take a body past ``MAX_COORD`` stops it there (that velocity
 component set to 0), and a body pushed past it last step is put back on it. Nothing else is
@@ -20,6 +21,8 @@ from ..state.carray cimport c_array
 cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
+from libc.stdint cimport int64_t
+
 from ..state.table_view cimport Rows, rows_of
 
 cdef int STATIC = 0
@@ -83,9 +86,22 @@ cdef void integrate_rows(Rows* r, int n, double dt) noexcept nogil:
     for i in range(n):
         r.prev[2 * i] = r.pos[2 * i]
         r.prev[2 * i + 1] = r.pos[2 * i + 1]
-        if r.kind[i] == STATIC:
+        if r.kind[i] == STATIC or r.asleep[i]:  # a sleeper stays exactly put
             r.move[2 * i] = 0.0
             r.move[2 * i + 1] = 0.0
+            continue
+        _axis(&r.pos[2 * i], &r.vel[2 * i], &r.move[2 * i], r.acc[2 * i], dt)
+        _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)
+
+
+cdef void integrate_listed(Rows* r, const int64_t* rows, Py_ssize_t k, double dt) noexcept nogil:
+    """Stage 1 for the ``k`` rows listed (bodies woken after the step's integration: their
+    start positions are in ``prev`` already)."""
+    cdef Py_ssize_t q
+    cdef int64_t i
+    for q in range(k):
+        i = rows[q]
+        if r.kind[i] == STATIC or r.asleep[i]:
             continue
         _axis(&r.pos[2 * i], &r.vel[2 * i], &r.move[2 * i], r.acc[2 * i], dt)
         _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)

@@ -25,14 +25,6 @@ cimport numpy as cnp
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 
 
-cdef inline int root_of(int* parent, int r) noexcept nogil:
-    """The root of row r's island (path halving on the way)."""
-    while parent[r] != r:
-        parent[r] = parent[parent[r]]
-        r = parent[r]
-    return r
-
-
 cdef void find_islands(int n, const int64_t* a, const int64_t* b, Py_ssize_t m,
                        const unsigned char* links, int* parent) noexcept nogil:
     """Fill ``parent`` (n rows) so that `root_of` gives each row's island: the smallest row

@@ -599,6 +599,12 @@ cdef inline void world_vel(const Ctx* c, int r, double* vx, double* vy) noexcept
         vy[0] += c.vel[2 * f + 1]
 
 
+cdef inline double inv_mass_of(const Ctx* c, int r) noexcept nogil:
+    """Row r's inverse mass as the response exchanges momentum and shares pushes: 0 for a
+    sleeper (a fixed partner until it wakes)."""
+    return 0.0 if c.rows.asleep[r] else c.rows.inv_mass[r]
+
+
 cdef inline double rest_speed(const Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
     """The approach speed below which pair (a, b) meets without an impact of its own (it
     rests): ``bounce_threshold``, or what the two bodies' accelerations add along the
@@ -615,8 +621,8 @@ cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
     friction times the normal impulse (Coulomb), never reversed. A pair that meets slower
     than `rest_speed` does not bounce (its restitution counts as 0): a resting body keeps no
     velocity into what holds it."""
-    cdef double ia = c.rows.inv_mass[a]
-    cdef double ib = c.rows.inv_mass[b]
+    cdef double ia = inv_mass_of(c, a)
+    cdef double ib = inv_mass_of(c, b)
     if ia + ib <= 0.0:
         return
     cdef double* v = c.vel
@@ -751,8 +757,9 @@ cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny,
 
 
 cdef inline bint immovable(const Ctx* c, int r) noexcept nogil:
-    """Row r is never pushed: static, or of infinite mass."""
-    return c.rows.kind[r] == STATIC or c.rows.inv_mass[r] == 0.0
+    """Row r is never pushed: static, of infinite mass, or asleep (a sleeper is a fixed
+    partner until it wakes)."""
+    return c.rows.kind[r] == STATIC or c.rows.inv_mass[r] == 0.0 or c.rows.asleep[r]
 
 
 cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
@@ -899,7 +906,8 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
     cdef double into, share, cx = 0.0, cy = 0.0
     cdef bint rider = c.rows.carrier[j] == r
     cdef bint heavy = isinf(c.rows.mass[r]) and not isinf(c.rows.mass[j])
-    if c.rows.kind[j] != STATIC and not (c.pushed[j] and c.state[j] == DONE) and (
+    if c.rows.kind[j] != STATIC and not c.rows.asleep[j] and not (
+            c.pushed[j] and c.state[j] == DONE) and (
             rider or heavy or (c.rows.kind[j] == PASSIVE and not supported(c, r, nx, ny))):
         into = dot(lx, ly, nx, ny)
         if into > 0.0:
@@ -1928,8 +1936,8 @@ cdef int separate(Ctx* c, Pushes* ps) except -1 nogil:
                 continue
         if not solid(&c.rows, a, b) or is_one_way(c, <int> a) or is_one_way(c, <int> b):
             continue  # a body inside a one-way body is passing through it
-        wa = c.rows.inv_mass[a]
-        wb = c.rows.inv_mass[b]
+        wa = inv_mass_of(c, <int> a)
+        wb = inv_mass_of(c, <int> b)
         total = wa + wb
         if total <= 0.0:
             continue

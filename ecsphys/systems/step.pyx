@@ -22,7 +22,7 @@ Guarantees:
   ``Physics.timings``.
 """
 
-from libc.math cimport M_PI, cos
+from libc.math cimport INFINITY, M_PI, cos
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
@@ -35,9 +35,14 @@ from .contact_rows cimport ContactRows
 from .gil cimport NOGIL_MIN
 from .ground cimport ground_rows
 from .impacts cimport Impacts
-from .integrate cimport integrate_rows, limit_motion
+from .integrate cimport integrate_listed, integrate_rows, limit_motion
 from .narrowphase cimport NarrowphaseSystem
 from .response cimport IndexView, ResponseSystem, index_view, widen_index
+from .sleep cimport fall_asleep, rest_rows, wake_marks
+
+import numpy as np
+
+from .sleep import marked_islands, wake_islands
 
 cimport numpy as cnp
 
@@ -111,6 +116,15 @@ cdef class Step:
     cdef Buf sort_tmp        # `_merged`'s sort buffer
     #: when the last run started and each stage ended (see the module comment)
     cdef double _times[5]
+    #: sleeping (`systems.sleep`): seconds at rest before an island sleeps (< 0: never),
+    #: the speed limit of rest without acceleration, and how near a body wakes a sleeper
+    cdef public double sleep_after
+    cdef public double sleep_speed
+    cdef public double wake_offset
+    cdef bint _still            # every body slept at the end of the last run ...
+    cdef tuple _still_key       # ... with these layout, statics, rows and sleepers
+    cdef bint _rows_quiet       # the last run's contacts are marked as met in no impact
+    cdef readonly Py_ssize_t quiet_steps  # steps that were quiet (`quiet`), diagnostics
 
     def __init__(self, table, broadphase, ResponseSystem response not None,
                  NarrowphaseSystem narrowphase not None, up, double floor_max_angle):
@@ -128,6 +142,13 @@ cdef class Step:
         self.merged = Impacts()
         self.sort_tmp.p = NULL
         self.sort_tmp.cap = 0
+        self.sleep_after = -1.0
+        self.sleep_speed = 0.0
+        self.wake_offset = narrowphase.contact_offset
+        self._still = False
+        self._still_key = None
+        self._rows_quiet = False
+        self.quiet_steps = 0
 
     def __dealloc__(self):
         buf_free(&self.sort_tmp)
@@ -139,9 +160,11 @@ cdef class Step:
         return (self._times[0], self._times[1], self._times[2], self._times[3],
                 self._times[4])
 
-    def run(self, double dt):
+    def run(self, double dt, forced=None):
         """Integrate, broadphase, response, narrowphase, ground and limits for ``dt``;
-        returns the step's `ContactRows`."""
+        returns the step's `ContactRows`. ``forced``: None, or a uint8 flag per row for the
+        STATIC bodies the game changed since the last step (they wake the sleepers they
+        reach; `systems.sleep.take_requests`)."""
         t = self.table
         bp = self.broadphase
         cdef Stage stage = self.stage
@@ -167,6 +190,8 @@ cdef class Step:
             bp.prepare()
             stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers, &r, &s)
             bp.after_stage()
+            if t.sleepers:  # what the awake bodies can reach this step wakes first
+                self._wake(dt, forced, &r, &s)
             c2 = _now()
             if fp is not None:  # its answers may change between steps
                 response.forget_end()
@@ -177,7 +202,7 @@ cdef class Step:
             response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv, &r, &s)
         except BaseException:
             if saved is not None:
-                t.set_motion(saved)
+                t.set_motion(saved)  # (the sleep state too)
             raise
         c3 = _now()
         if fp is not None:
@@ -203,10 +228,76 @@ cdef class Step:
                 limit_motion(r.pos, r.vel, r.n)
         else:
             limit_motion(r.pos, r.vel, r.n)
+        cdef Py_ssize_t fell = 0, awake = 1
+        if self.sleep_after >= 0.0 and rest_rows(&r, r.n, dt, self.sleep_speed,
+                                                 self.sleep_after, &awake):
+            fell = fall_asleep(&r, r.n, a, b, rows.index, rows.sensor, rows.n,
+                               self.sleep_after)
+            if fell < 0:
+                raise MemoryError(f"cannot find the islands of {r.n} bodies")
+            if fell:
+                t.sleepers += fell
+        self._still = awake == fell and t.sleepers > 0
+        self._rows_quiet = False
+        if self._still:
+            self._still_key = (t.layout_version, t.static_version, t.n, t.sleepers)
         t.pose_version += 1  # queries made from filter_pair during the step look again
         c4 = _now()
         self._times[:] = [c0, c1, c2, c3, c4]
         return rows
+
+    def quiet(self):
+        """The last run's `ContactRows` if this step can be quiet, else None: every body slept
+        at the end of the last run and nothing changed since (no row added, removed or
+        re-shaped, no static body changed, no tile dug, nothing woken or written). A quiet
+        step moves nothing: the bodies and their contacts stay as they are; the contacts
+        are marked as met in no impact (``toi`` inf, ``speed`` 0)."""
+        if not self._still:
+            return None
+        t = self.table
+        if (t.static_dirty or t.static_all or t.tile_regions or t.touched or t.changed
+                or self._still_key != (t.layout_version, t.static_version, t.n, t.sleepers)):
+            self._still = False
+            return None
+        cdef ContactRows rows = self.narrowphase.rows
+        cdef Py_ssize_t i
+        cdef double now = _now()
+        if not self._rows_quiet:
+            for i in range(rows.n):
+                rows.toi[i] = INFINITY
+                rows.speed[i] = 0.0
+            rows.cached_set = None
+            rows.cached_pairs = None
+            self._rows_quiet = True
+        self.quiet_steps += 1
+        self._times[:] = [now, now, now, now, now]
+        return rows
+
+    cdef int _wake(self, double dt, forced, Rows* r, Store* s) except -1:
+        """Wake the islands of the sleepers the awake bodies (and the STATIC bodies the game
+        changed, ``forced``) can reach in this step, integrate them and find the pairs
+        again, until no more wake (each round wakes at least one island)."""
+        cdef Stage stage = self.stage
+        t = self.table
+        bp = self.broadphase
+        cdef Py_ssize_t count, nr
+        cdef const unsigned char* fp = NULL
+        if forced is not None:
+            fp = <const unsigned char*> c_array(forced, b'b', &count)
+            if count < r.n:
+                raise ValueError(f"forced holds {count} rows, not {r.n}")
+        mark = np.zeros(max(r.n, 1), dtype=np.uint8)
+        cdef unsigned char* mp = <unsigned char*> cnp.PyArray_DATA(<cnp.ndarray> mark)
+        while wake_marks(r, s, stage.pa, stage.pb, stage.npairs, self.wake_offset, fp, mp):
+            woken = wake_islands(t, marked_islands(t, mark))
+            mark[:] = 0
+            integrate_listed(r, <const int64_t*> c_array(woken, b'i', &nr), nr, dt)
+            bp.prepare()
+            stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers, r, s)
+            bp.after_stage()
+            r[0] = rows_of(t)  # (filter_pair, the game's code, may have added shapes)
+            s[0] = store_of(t.store)
+        return 0
 
     cdef _Pairs _merged(self, Py_ssize_t k, const Rows* r):
         """The broadphase's ``k`` pairs and those the response found beyond the boxes, merged

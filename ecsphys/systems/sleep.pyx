@@ -1,0 +1,283 @@
+# cython: embedsignature=True
+"""Sleeping: bodies at rest stop moving, together with what they rest on and against, and
+wake for anything that would move them.
+
+Guarantees:
+- `rest_rows` (every step while sleeping is on, after the ground and the limits): a body that
+  is neither STATIC nor asleep rests this step when its speed is at most ``s`` and it moved
+  at most ``s * dt``, where ``s = max(sleep_speed, 2 * |acc| * dt)`` (what one step of its
+  acceleration, gravity, adds twice: a resting body meets what holds it at about that speed
+  every step, whatever the game's units); its ``rest_time`` grows by ``dt``, else it is 0.
+  Never resting: a rider whose carrier moved in this step; a body of infinite mass or
+  without a collider unless its velocity and acceleration are exactly 0 (a slow door must
+  not freeze);
+- `fall_asleep` (run only in a step where an awake body has rested ``sleep_after``):
+  islands are the bodies linked by the step's solid contacts (no sensor side) between
+  *linking* bodies: colliding, not STATIC, of finite mass, not sensors (`islands`); static
+  bodies and bodies of infinite mass link nothing, so two piles on one floor are two
+  islands. An island whose every body rested ``sleep_after`` (or already sleeps) falls
+  asleep together: ``asleep = 1``, velocity and move exactly 0, ``prev_pos = pos`` (drawn
+  still), ``island`` the entity of its smallest row. Positions are not written: a sleeper
+  keeps its position bit for bit while it sleeps;
+- `wake_marks` (after the broadphase, when anything sleeps): every sleeper in a pair with a
+  body that could reach it in this step is marked: an awake body that did not rest in the
+  last step (it moved, was just made or woken) within its own move, its carrier's move and
+  ``offset`` (the contact offset) of it at the step's start positions (`contact_within`), or
+  a STATIC body the game changed (``forced``) within ``offset``; sensors wake nothing. An
+  awake body that rests beside a sleeper meets it as a fixed partner, and sleeps with its
+  island once it has rested ``sleep_after`` too (they link through their contact);
+- `wake_islands` wakes every body of the given islands: ``asleep = 0``, ``island = -1``,
+  ``rest_time = 0``; velocities are left as they are (0, or what the game wrote);
+- `take_requests` applies the table's wake requests (see `state.body_table`): the islands of
+  the requested bodies, of the sleepers touching them in the last step's contacts, and of
+  the sleepers near the tiles changed since the last step wake;
+- every loop is over rows in ascending order and contacts in their (key, tile) order: the
+  same bits in every process.
+"""
+
+import numpy as np
+
+from libc.math cimport isinf, sqrt
+from libc.stdint cimport int64_t
+from libc.stdlib cimport calloc, free, malloc
+
+from ..geometry.distance cimport contact_within
+from ..geometry.shape_data cimport Body, CContact, Store
+from ..state.carray cimport c_array
+from ..state.table_view cimport Rows, row_body
+from .contact_rows cimport ContactRows
+from .islands cimport find_islands, root_of
+
+cimport numpy as cnp
+
+cnp.import_array()  # c_array reads arrays through NumPy's C API
+
+cdef int STATIC = 0
+
+
+cdef Py_ssize_t rest_rows(Rows* r, int n, double dt, double speed, double after,
+                          Py_ssize_t* awake) noexcept nogil:
+    """Each awake body's ``rest_time`` after this step (see the module comment); returns how
+    many awake bodies have now rested at least ``after`` seconds, and in ``awake`` how many
+    bodies are awake (not STATIC, not asleep)."""
+    cdef int i, c
+    cdef double ax, ay, vx, vy, dx, dy, s
+    cdef Py_ssize_t ready = 0
+    cdef bint rests
+    awake[0] = 0
+    for i in range(n):
+        if r.kind[i] == STATIC or r.asleep[i]:
+            continue
+        awake[0] += 1
+        ax = r.acc[2 * i]
+        ay = r.acc[2 * i + 1]
+        vx = r.vel[2 * i]
+        vy = r.vel[2 * i + 1]
+        if not r.collides[i] or r.inv_mass[i] == 0.0 or isinf(r.mass[i]):
+            rests = vx == 0.0 and vy == 0.0 and ax == 0.0 and ay == 0.0
+        else:
+            s = 2.0 * dt * sqrt(ax * ax + ay * ay)
+            if s < speed:
+                s = speed
+            dx = r.pos[2 * i] - r.prev[2 * i]
+            dy = r.pos[2 * i + 1] - r.prev[2 * i + 1]
+            rests = vx * vx + vy * vy <= s * s and dx * dx + dy * dy <= s * s * dt * dt
+        c = r.carrier[i]
+        if rests and c >= 0 and (r.move[2 * c] != 0.0 or r.move[2 * c + 1] != 0.0):
+            rests = False  # it rides a platform that moves
+        if rests:
+            r.rest_time[i] += dt
+            if r.rest_time[i] >= after:
+                ready += 1
+        else:
+            r.rest_time[i] = 0.0
+    return ready
+
+
+cdef inline bint _links(const Rows* r, int i) noexcept nogil:
+    return (r.collides[i] and r.kind[i] != STATIC and r.inv_mass[i] > 0.0
+            and not isinf(r.mass[i]) and not r.sensor[i])
+
+
+cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb,
+                            const int64_t* index, const unsigned char* sensor, Py_ssize_t m,
+                            double after) noexcept nogil:
+    """The islands whose every body rested ``after`` seconds (or sleeps) fall asleep (see the
+    module comment): the step's ``m`` contact rows are pairs ``index`` of ``pa``/``pb``
+    (``sensor``: the row has a sensor side).
+    Returns how many bodies fell asleep; -1 when out of memory (nothing changed)."""
+    cdef Py_ssize_t k = 0, q, count = 0
+    cdef int i, root
+    cdef int64_t* ta = <int64_t*> calloc(2 * m + 1, sizeof(int64_t))  # (calloc: the
+    # compiler cannot tell that find_islands reads only the pairs written)
+    cdef int* parent = <int*> malloc((n + 1) * sizeof(int))
+    cdef unsigned char* links = <unsigned char*> calloc(2 * n + 1, 1)
+    cdef int64_t* tb = ta + m
+    cdef unsigned char* ok = links + n
+    if ta == NULL or parent == NULL or links == NULL:
+        free(ta)
+        free(parent)
+        free(links)
+        return -1
+    for i in range(n):
+        links[i] = _links(r, i)
+        ok[i] = 1
+    for q in range(m):
+        if not sensor[q]:
+            ta[k] = pa[index[q]]
+            tb[k] = pb[index[q]]
+            k += 1
+    find_islands(n, ta, tb, k, links, parent)
+    for i in range(n):
+        if r.kind[i] != STATIC and not r.asleep[i] and r.rest_time[i] < after:
+            ok[root_of(parent, i)] = 0
+    for i in range(n):
+        if r.kind[i] == STATIC:
+            continue
+        root = root_of(parent, i)
+        if not ok[root]:
+            continue
+        if not r.asleep[i]:
+            count += 1
+            r.asleep[i] = 1
+            r.vel[2 * i] = 0.0
+            r.vel[2 * i + 1] = 0.0
+            r.move[2 * i] = 0.0
+            r.move[2 * i + 1] = 0.0
+            r.prev[2 * i] = r.pos[2 * i]
+            r.prev[2 * i + 1] = r.pos[2 * i + 1]
+        r.island[i] = r.entity[root]
+    free(ta)
+    free(parent)
+    free(links)
+    return count
+
+
+cdef Py_ssize_t wake_marks(const Rows* r, const Store* s, const int64_t* pa,
+                           const int64_t* pb, Py_ssize_t npairs, double offset,
+                           const unsigned char* forced, unsigned char* mark) noexcept nogil:
+    """Mark (``mark[row] = 1``) every sleeper a body of the step's pairs could reach in this
+    step (see the module comment); returns how many were marked."""
+    cdef Py_ssize_t p, count = 0
+    cdef int64_t a, b, x, sl
+    cdef int c
+    cdef double reach, mx, my
+    cdef Body bx, bs
+    cdef CContact cc
+    for p in range(npairs):
+        a = pa[p]
+        b = pb[p]
+        if r.asleep[a] == r.asleep[b] or r.sensor[a] or r.sensor[b]:
+            continue
+        if r.asleep[a]:
+            sl = a
+            x = b
+        else:
+            sl = b
+            x = a
+        if mark[sl]:
+            continue
+        if r.kind[x] == STATIC:
+            if forced == NULL or not forced[x]:
+                continue
+            reach = offset
+        elif r.rest_time[x] > 0.0:
+            continue  # it rested in the last step: the sleeper holds it like a wall
+        else:
+            mx = r.move[2 * x]
+            my = r.move[2 * x + 1]
+            reach = offset + sqrt(mx * mx + my * my)
+            c = r.carrier[x]
+            if c >= 0:
+                mx = r.move[2 * c]
+                my = r.move[2 * c + 1]
+                reach += sqrt(mx * mx + my * my)
+        bx = row_body(r, x, r.pos)
+        bs = row_body(r, sl, r.pos)
+        if contact_within(s, &bx, &bs, reach, &cc):
+            mark[sl] = 1
+            count += 1
+    return count
+
+
+def wake_islands(table, ids) -> np.ndarray:
+    """Wake every body of the islands ``ids`` (entities naming islands; see the module
+    comment); returns the rows woken, ascending."""
+    n = table.n
+    island = table.island[:n]
+    rows = np.flatnonzero(np.isin(island, np.asarray(list(ids), dtype=np.int64))
+                          & (island >= 0))
+    if len(rows):
+        table.asleep[rows] = 0
+        table.island[rows] = -1
+        table.rest_time[rows] = 0.0
+        table.sleepers -= len(rows)
+    return rows
+
+
+def marked_islands(table, mark) -> set:
+    """The islands of the rows set in ``mark`` (a uint8 array of the table's rows)."""
+    return set(table.island[: table.n][np.asarray(mark[: table.n], dtype=bool)].tolist())
+
+
+def take_requests(table, ContactRows contacts, double offset):
+    """Apply the table's wake requests (see the module comment) and clear them; returns the
+    ``forced`` flags (a uint8 array over the rows: the STATIC bodies the game changed, which
+    wake the sleepers within ``offset`` of them in the step), or None when there is none."""
+    ids = set(table.wake_islands)
+    requested = table.wake_requests
+    table.wake_islands = set()
+    table.wake_requests = set()
+    forced = None
+    if not table.sleepers:
+        return None
+    n = table.n
+    row_of = table.row_of
+    asleep = table.asleep[:n]
+    kinds = table.kind[:n]
+    for e in requested:
+        row = row_of.get(e)
+        if row is None:
+            continue
+        if asleep[row]:
+            ids.add(int(table.island[row]))
+        elif kinds[row] == STATIC:
+            if forced is None:
+                forced = np.zeros(max(n, 1), dtype=np.uint8)
+            forced[row] = 1
+    if requested and contacts is not None and len(contacts):
+        # the sleepers that touched a requested body (one deleted, moved, re-shaped...)
+        req = np.fromiter(requested, dtype=np.int64, count=len(requested))
+        ea = contacts.array("a")
+        eb = contacts.array("b")
+        partners = np.concatenate((eb[np.isin(ea, req)], ea[np.isin(eb, req)]))
+        for e in partners.tolist():
+            row = row_of.get(e)
+            if row is not None and asleep[row]:
+                ids.add(int(table.island[row]))
+    if table.tile_regions:
+        ids.update(_near_tiles(table, offset))
+    if ids:
+        wake_islands(table, ids)
+    return forced
+
+
+def _near_tiles(table, double offset) -> set:
+    """The islands of the sleepers whose boxes reach within ``offset`` of the tiles changed
+    since the last step (each map's ``tile_regions`` box, relative to its position)."""
+    n = table.n
+    asleep = np.flatnonzero(table.asleep[:n])
+    if not len(asleep):
+        return set()
+    pos = table.pos[asleep]
+    lo = pos + table.lo[asleep]
+    hi = pos + table.hi[asleep]
+    near = np.zeros(len(asleep), dtype=bool)
+    for e, (x0, y0, x1, y1) in table.tile_regions.items():
+        row = table.row_of.get(e)
+        if row is None:
+            continue
+        px, py = table.pos[row]
+        near |= ((lo[:, 0] <= px + x1 + offset) & (hi[:, 0] >= px + x0 - offset)
+                 & (lo[:, 1] <= py + y1 + offset) & (hi[:, 1] >= py + y0 - offset))
+    return set(table.island[asleep[near]].tolist())
