@@ -58,9 +58,11 @@ def _view(store: ShapeStore, tm: ep.TileMap) -> dict:
     n = rows * cols
     cells = store.cells
     tiles = []
+    w = cols + 1  # the unit index: two slots per grid point (shape_data.pxd)
     for k in range(n):
-        a, b = int(cells[base + k]), int(cells[base + k + 1])
-        tiles.append(tuple(_leaf(store, int(cells[j])) for j in range(a, b)) if b > a else ())
+        p = base + 2 * ((k // cols) * w + k % cols)  # the tile's lower-left point
+        sides = (cells[p], cells[p + 2 * w], cells[p + 1], cells[p + 3])  # bottom top left right
+        tiles.append(tuple(_leaf(store, first + int(s)) for s in sides if s >= 0))
     whole = [_leaf(store, i) for i in range(first, first + count)]
     runs = [x for j, x in enumerate(whole) if j == 0 or x != whole[j - 1]]
     return {"tiles": tiles, "range": runs, "kinds": cells[kinds_at : kinds_at + n].tolist(),
