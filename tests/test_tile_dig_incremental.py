@@ -242,6 +242,33 @@ def test_one_tile_at_a_time_at_the_ends_and_corners_of_long_edges_reads_as_fresh
     _same_as_fresh(store, tm, oracle=True)
 
 
+@pytest.mark.parametrize("thick", [1, 2])
+def test_holes_dug_into_a_long_flat_floor_and_filled_read_as_a_fresh_layout(thick):
+    # a floor 500 tiles long: each hole dug into its top row splits the floor's top edge (and
+    # a one-tile-thick floor's bottom one), the units of one part taking a new edge; each
+    # hole filled joins two edges again; holes at the floor's ends, beside each other and
+    # far apart, filled in another order with other kinds; the map keeps its range
+    rows, cols = 5, 500
+    grid = np.zeros((rows, cols), dtype=int)
+    grid[rows - thick :] = 1
+    tm = ep.TileMap(grid, 1.0, origin=(-3.0, 2.0))
+    store = ShapeStore()
+    before = store.intern(tm)
+    rng = np.random.default_rng(thick)
+    top = rows - thick
+    holes = [250, 0, cols - 1, 251, 1, 120, 380, *rng.integers(2, cols - 2, 5).tolist()]
+    for j, c in enumerate(holes):
+        tm[top, c] = 0
+        _same_as_fresh(store, tm, oracle=j % 4 == 0)
+    assert len(tm.edge_array()) > 2 * len(set(holes))  # the floor lies in pieces
+    for j, c in enumerate(rng.permutation(holes).tolist()):
+        tm[top, c] = 1 + j % 3
+        _same_as_fresh(store, tm, oracle=j % 4 == 0)
+    assert len(tm.edge_array()) == 4  # one floor again
+    _same_as_fresh(store, tm, oracle=True)
+    assert store.intern(tm)[:2] == before[:2]
+
+
 def test_a_long_change_list_lays_the_map_out_again_in_place():
     tm = ep.TileMap(np.ones((20, 20), dtype=int), 1.0)
     store = ShapeStore()
