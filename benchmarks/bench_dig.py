@@ -15,10 +15,12 @@ it some 6 us slower on this scene, whatever the map, which is no part of a dig. 
 us" times the map's update alone with its glue (``BodyTable.refresh_tilemaps`` right after
 the toggle, in blocks of their own: the step after it is not timed).
 
-On a 2-core machine shared with other work a dig step is about 1.3 plain steps at every size
-(median of repeated runs; one run of 9 rounds varies by +-0.05): some 20 us more, about half
-of it the map's update (tile_edges.pyx, cold caches), the rest the refresh's Python glue,
-the toggle and a slower step after it.
+On a 2-core machine shared with other work a dig step is about 1.2 plain steps at every size
+(median of repeated runs; one run of 9 rounds varies by +-0.05): some 8-10 us more, 5-7 us
+of it the refresh (the map's update in tile_edges.pyx with cold caches, and its Python
+glue), the rest the toggle and a slower step after it. On the long floor a dig step is about
+1.3 plain steps of that much smaller scene: its refresh costs what a random map's does
+(about 5 us), though each dig renames half the floor's units (one index entry each).
 
     python benchmarks/bench_dig.py [--sizes 100,300,500] [--floors 500] [--rounds 15]
                                    [--block 10]
