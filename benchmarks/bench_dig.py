@@ -5,11 +5,12 @@ long flat floor (``--floors``: a map that wide, its floor two tiles thick), a ti
 floor's top row dug and built back in turn, each dig splitting the floor's top edge in two
 (half of its units take a new edge) and each build joining them again.
 
-The two kinds of step alternate in one process (a block of plain steps, a block of dig
-steps, repeat) on the same world; the table shows the median ms of each kind and their
+The kinds of step alternate in one process (a block of plain steps, a block of dig steps, a
+block of refreshes, repeat) on the same world; the table shows the median ms of each kind and their
 ratio. "dig step" times the game's ``tilemap[row, col] = kind`` and the step after it (the
 physics takes the change at that step); "step only" the step alone. The toggled tiles lie
-below the bodies' floor and away from them, so the scene stays the same throughout. They are
+below the bodies' floor (the random map) or at least three tiles from the bodies (the long
+floor), so the scene stays the same throughout. They are
 drawn before the run: drawing each between two steps (NumPy's generator) made the step after
 it some 6 us slower on this scene, whatever the map, which is no part of a dig. "refresh
 us" times the map's update alone with its glue (``BodyTable.refresh_tilemaps`` right after
