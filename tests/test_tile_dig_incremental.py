@@ -58,9 +58,11 @@ def _view(store: ShapeStore, tm: ep.TileMap) -> dict:
     n = rows * cols
     cells = store.cells
     tiles = []
+    w = cols + 1  # the unit index: two slots per grid point (shape_data.pxd)
     for k in range(n):
-        a, b = int(cells[base + k]), int(cells[base + k + 1])
-        tiles.append(tuple(_leaf(store, int(cells[j])) for j in range(a, b)) if b > a else ())
+        p = base + 2 * ((k // cols) * w + k % cols)  # the tile's lower-left point
+        sides = (cells[p], cells[p + 2 * w], cells[p + 1], cells[p + 3])  # bottom top left right
+        tiles.append(tuple(_leaf(store, first + int(s)) for s in sides if s >= 0))
     whole = [_leaf(store, i) for i in range(first, first + count)]
     runs = [x for j, x in enumerate(whole) if j == 0 or x != whole[j - 1]]
     return {"tiles": tiles, "range": runs, "kinds": cells[kinds_at : kinds_at + n].tolist(),
@@ -238,6 +240,33 @@ def test_one_tile_at_a_time_at_the_ends_and_corners_of_long_edges_reads_as_fresh
         tm[r, c] = 0 if tm[r, c] else int(rng.integers(1, 4))
         _same_as_fresh(store, tm, oracle=step % 50 == 0)
     _same_as_fresh(store, tm, oracle=True)
+
+
+@pytest.mark.parametrize("thick", [1, 2])
+def test_holes_dug_into_a_long_flat_floor_and_filled_read_as_a_fresh_layout(thick):
+    # a floor 500 tiles long: each hole dug into its top row splits the floor's top edge (and
+    # a one-tile-thick floor's bottom one), the units of one part taking a new edge; each
+    # hole filled joins two edges again; holes at the floor's ends, beside each other and
+    # far apart, filled in another order with other kinds; the map keeps its range
+    rows, cols = 5, 500
+    grid = np.zeros((rows, cols), dtype=int)
+    grid[rows - thick :] = 1
+    tm = ep.TileMap(grid, 1.0, origin=(-3.0, 2.0))
+    store = ShapeStore()
+    before = store.intern(tm)
+    rng = np.random.default_rng(thick)
+    top = rows - thick
+    holes = [250, 0, cols - 1, 251, 1, 120, 380, *rng.integers(2, cols - 2, 5).tolist()]
+    for j, c in enumerate(holes):
+        tm[top, c] = 0
+        _same_as_fresh(store, tm, oracle=j % 4 == 0)
+    assert len(tm.edge_array()) > 2 * len(set(holes))  # the floor lies in pieces
+    for j, c in enumerate(rng.permutation(holes).tolist()):
+        tm[top, c] = 1 + j % 3
+        _same_as_fresh(store, tm, oracle=j % 4 == 0)
+    assert len(tm.edge_array()) == 4  # one floor again
+    _same_as_fresh(store, tm, oracle=True)
+    assert store.intern(tm)[:2] == before[:2]
 
 
 def test_a_long_change_list_lays_the_map_out_again_in_place():

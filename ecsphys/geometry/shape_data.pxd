@@ -16,7 +16,15 @@
 #   compound or a single shape; for a tile map those on the sides of the tiles the box
 #   covers, possibly more than once: callers keep the best, so repeats do not matter);
 #   `near_body` those that may meet another body, without the one-sided edges of a tile map
-#   that body's centre is behind;
+#   that body's centre is behind; a tile's leaves come in the order of its sides (bottom,
+#   top, left, right), each side's edge once;
+# - a tile map's index in `cells` (from its header leaf's LI_V0; its tile kinds from LI_F0,
+#   a kind per tile, rows from the bottom) is its *unit index*: per grid point (up, col),
+#   up 0 .. rows and col 0 .. cols, two entries, the slot (leaf less the map's first) of the
+#   edge over the unit to the point's right (unit col of horizontal grid line up) and over
+#   the unit above it (unit up of vertical line col), -1 for none: a tile's sides are its
+#   lower-left point's two, the bottom of the point above and the left of the one to the
+#   right (ecsphys/geometry/tile_edges.pyx keeps it);
 # - a `Store` holds raw pointers into the ShapeStore's NumPy arrays: valid while no shape is
 #   added (no Python runs between taking it and the end of the compiled call).
 
@@ -172,16 +180,17 @@ cdef struct Near:
     int i                # a plain range: the next leaf, and the end
     int end
     bint tiled
-    const int* cells
-    int base             # the tile map's index start in cells
+    const int* units     # the tile map's unit index (see the guarantees at the top)
+    int first            # the tile map's first leaf (slot 0)
     int cols
     int c0               # the tiles covered: columns c0 .. c1, rows r .. r1 (from the bottom)
     int c1
     int c
     int r
     int r1
-    int k                # the current tile's leaves: cells[k] .. cells[kend - 1]
+    int k                # the current tile's leaves: first + e[k] .. first + e[kend - 1]
     int kend
+    int e[4]
     bint facing          # skip the edges the viewer (vx, vy) is behind (`near_facing`)
     const int* li
     const double* faces
@@ -205,9 +214,9 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     cdef int rows
     it.tiled = b.kind == TILEMAP
     it.facing = False
-    it.c = it.c0 = it.c1 = it.r = it.r1 = it.k = it.kend = it.cols = it.base = 0
+    it.c = it.c0 = it.c1 = it.r = it.r1 = it.k = it.kend = it.cols = it.first = 0
     it.i = it.end = 0
-    it.cells = NULL
+    it.units = NULL
     it.li = NULL
     it.faces = NULL
     it.vx = it.vy = 0.0
@@ -222,8 +231,8 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     oy = b.py + lf[LF_CY]
     it.cols = li[LI_NV]
     rows = li[LI_NF]
-    it.base = li[LI_V0]
-    it.cells = s.cells
+    it.units = s.cells + li[LI_V0]
+    it.first = b.first
     it.k = it.kend = 0
     x0 = (x0 - ox) / size
     x1 = (x1 - ox) / size
@@ -264,7 +273,8 @@ cdef inline void near_body(Near* it, const Store* s, const Body* group, const Bo
                 other.py + (other.y0 + other.y1) * 0.5)
 
 cdef inline int _near_raw(Near* it) noexcept nogil:
-    cdef int tile
+    cdef const int* p
+    cdef int w, n
     if not it.tiled:
         if it.i < it.end:
             it.i += 1
@@ -279,11 +289,25 @@ cdef inline int _near_raw(Near* it) noexcept nogil:
             it.r += 1
             if it.r > it.r1:
                 return -1
-        tile = it.base + it.r * it.cols + it.c
-        it.k = it.cells[tile]
-        it.kend = it.cells[tile + 1]
+        w = it.cols + 1
+        p = it.units + 2 * (it.r * w + it.c)  # the tile's lower-left grid point
+        n = 0
+        if p[0] >= 0:  # bottom
+            it.e[n] = p[0]
+            n += 1
+        if p[2 * w] >= 0:  # top: the bottom of the point above
+            it.e[n] = p[2 * w]
+            n += 1
+        if p[1] >= 0:  # left
+            it.e[n] = p[1]
+            n += 1
+        if p[3] >= 0:  # right: the left of the point to the right
+            it.e[n] = p[3]
+            n += 1
+        it.k = 0
+        it.kend = n
     it.k += 1
-    return it.cells[it.k - 1]
+    return it.first + it.e[it.k - 1]
 
 cdef inline int near_next(Near* it) noexcept nogil:
     """The next leaf index, or -1 when done."""

@@ -13,18 +13,19 @@ Guarantees:
 - a `TileMap` is its merged edges as one-sided segment leaves, preceded by a *header* leaf
   just before its range (``first - 1``: kind TILEMAP; columns, rows and the start of its cell
   index in ``cells``; tile size and origin) and one tile's square (``first - 2``), and
-  indexed by tile: ``cells[base + k]`` .. ``cells[base + k + 1]`` (``k = up_row * columns +
-  col``, rows counted from the bottom) are the positions in ``cells`` of the leaves on the
-  sides of tile k (bottom, top, left, right), so the leaves near a box are found from the few
-  tiles it covers; the header's last column is where the tiles' kinds are in ``cells`` (same
-  order, 0 empty);
+  indexed by grid unit: ``cells[base + 2 * (up * (columns + 1) + col)]`` and the entry after
+  it are the slots (leaf less ``first``; -1 none) of the edges over the unit right of and the
+  unit above grid point (up, col), rows counted from the bottom, so the leaves on the sides of
+  a tile (bottom, top, left, right) and the leaves near a box are found from the few tiles it
+  covers; the header's last column is where the tiles' kinds are in ``cells`` (``up *
+  columns + col``, 0 empty);
 - a map's range has room for edges to come: its live edges in the order of a fresh layout,
   every other leaf a copy of a live edge with no live edge between the two, so a routine that
   walks the whole range and keeps the first of equal answers answers as over the edges alone;
   the count is 0 while no edge is left;
 - a map whose tiles changed (``TileMap.version``) is taken tile by tile
   (``TileMap.changes_since``, compiled in ``tile_edges``): only the edges on the grid lines
-  around the changed tiles, the leaves they move through and the index entries of the tiles
+  around the changed tiles, the leaves they move through and the index entries of the units
   along them are written again, and its range stays where it is, so every reader sees what a
   fresh layout of the same tiles shows it. It is laid out afresh when its edges outgrow their
   room or leave most of a large one unused (a new range), or when more than about a
@@ -47,7 +48,7 @@ import numpy as np
 from ..mask import Mask
 from ..shapes import Circle, Compound, Rect, Shape
 from ..tilemap import TileMap
-from .tile_edges import TileEdges, room_fits
+from .tile_edges import TileEdges, index_size, room_fits
 
 LI_STRIDE = 5  # kind, nv, nf, v0, f0
 LF_STRIDE = 9  # radius, cx, cy, hx, hy, x0, y0, x1, y1
@@ -211,7 +212,7 @@ class ShapeStore:
         edges = room.edges if room is not None else TileEdges(rows, cols)
         count = edges.count_edges(tm.grid)
         if room is None:
-            cells = self._reserve_cells(6 * rows * cols + 1)
+            cells = self._reserve_cells(index_size(rows, cols))
         else:
             cells = edges.kinds
         if room is None or not room_fits(count, edges.room):

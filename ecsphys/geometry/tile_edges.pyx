@@ -4,14 +4,14 @@
 # Guarantees:
 # - `TileEdges(rows, cols)` lays a map out in a `ShapeStore` (ecsphys/geometry/shape_store.py)
 #   with `count_edges(grid)` then `lay_out(store, grid, first, room, cells_at, size, ox, oy)`:
-#   the edges' segment leaves in the `room` slots from `first`, the tiles' kinds, starts and
-#   entries in `cells` from `cells_at` (the layout of shape_data.pxd: `near_next` and
+#   the edges' segment leaves in the `room` slots from `first`, the tiles' kinds and the
+#   unit index in `cells` from `cells_at` (the layout of shape_data.pxd: `near_next` and
 #   `tile_grid` read it), and `found`, the map's `(first, count, 0)` as the store hands it
 #   out, is set; `take(store, tiles)` takes the tiles the map's `TileLog`
 #   (ecsphys/state/tile_log.pyx) lists as changed since `version` (the tiles' version it shows,
 #   set by the store), reading its kinds and log in place, and rewrites only the edges on the
 #   grid lines around the changed tiles, the slots they move through, and the index entries
-#   of the tiles along those edges; it returns `found` (the same tuple while the count
+#   of the units those edges cover; it returns `found` (the same tuple while the count
 #   stays), or None, and the map must be laid out again, when the log does not reach back to
 #   `version` or lists more than `limit` changes since (nothing is changed then), or when the
 #   live edges would fill more than 7/8 of the room, or less than 1/8 of a room of more than
@@ -27,38 +27,35 @@
 #   leaves' numbers are a function of the edge alone (one routine writes them all);
 # - an update costs per grid line it merges again (the runs of units around its changed
 #   ones; none for a line with one changed unit, as when one tile is dug or built: the new
-#   edges' ends are read from the records of the edges there before), per run of tiles whose
-#   number of edges changed (tiles with no edge end a run), and per edge it moves (an edge
+#   edges' ends are read from the records of the edges there before), per unit whose edge
+#   changed (one index entry each: a dig into a long floor renames the units of the part of
+#   the floor's edges that got a new slot, nothing else), and per edge it moves (an edge
 #   with no free slot beside it moves at most SHIFT_REACH others, or a window of slots is
 #   spread again, rarely); never per edge or tile of the whole map.
 #
 # Data (laid out so that one change reads and writes few cache lines: the map's arrays are far
 # larger than the caches, and an update is a handful of scattered reads otherwise each
-# waiting for memory): `grid` holds a `Cell` per tile with a ring of empty tiles around,
-# rows from the bottom (`_cell(up, col)`, up and col from -1): the tile's solidity, the slot
-# of the edge over its bottom unit (unit col of horizontal grid line up; -1: none) and over
-# its left unit (unit up of vertical line col), so the four sides of a tile are in its cell
-# and the ones above and to the right; `tst[k]` is how many of tile k's sides carry an edge,
-# and TILE_LISTED once tile k is listed in `dirty`; `srec` is each slot's edge as one int64
+# waiting for memory): `solid` holds a byte per tile with a ring of empty tiles around, rows
+# from the bottom (`_solid(up, col)`, up and col from -1); the index is the unit index of
+# shape_data.pxd in the store's `cells` (`units`): per grid point (up, col), up 0 .. rows
+# and col 0 .. cols, two entries, the slot of the edge over the unit to its right (unit col
+# of horizontal grid line up) and over the unit above it (unit up of vertical line col), -1
+# for none, so a tile's four sides are its own point's two and the bottom of the point
+# above and the left of the one to the right, and changing an edge writes the entries of
+# the units it covers and nothing else; `srec` is each slot's edge as one int64
 # record (`_rec`: its grid line and group, where it starts and ends, and COPY for a slot
 # that copies the live edge of that record), whose order key (`rec_key`, the record less
 # its ends: line, group, start) never decreases along the slots; between two live edges
 # the copies of the left one come first. An update changes records only; the leaves of the
 # slots whose record changed are written last, each once, from its record (their lines asked
-# for at once first, and the listed tiles' index lines before the index is written). The
-# big arrays sit on huge pages where the system has them (Linux), so the update's reads are
-# not each held up by a page-table walk. The index: tile k (rows from the bottom) has a zone of 4 entries, zones laid from the top of
-# the entry area down (tile 0 highest); a run of consecutive tiles with edges is laid in
-# order somewhere within its tiles' zones (in the middle when laid anew; a run whose tiles
-# gain or lose edges moves the fewer of its tiles), so each run ends at or above where the
-# next one starts, and a tile with no edge is skipped by a start at or above the next
-# tile's (`start[k + 1] <= start[k]` reads as empty).
+# for at once first). The big arrays sit on huge pages where the system has them (Linux),
+# so the update's reads are not each held up by a page-table walk.
 
 cimport cython
 from libc.math cimport fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort, realloc
-from libc.string cimport memcpy, memmove, memset
+from libc.stdlib cimport free, qsort, realloc
+from libc.string cimport memset
 
 from ..state.tile_log cimport TileLog
 
@@ -110,22 +107,12 @@ cdef enum:
     UNIT_BITS = 14       # a changed unit: its grid line above these bits (sides <= 16384)
     UNIT_MASK = (1 << 14) - 1
     PLACED = -2          # a new edge's hint once it took the slot of one that went
-    TILE_COUNT = 7       # tst[k]: how many of the tile's sides carry an edge (0 .. 4)
-    TILE_LISTED = 0x80   # tst[k]: the tile is listed in dirty
 
 # an edge record (int64): COPY | end << 1 | start << 16 | (line * 2 + group) << 31; the
 # group is 0 for the edges of a line that open up / left, 1 for those that open down / right
 cdef enum:
     COPY = 1
     REC_UNIT = 0x7FFF    # start and end: 15 bits (sides <= 16384)
-
-
-cdef struct Cell:
-    # a tile of the padded grid: the slots of the edges over its bottom and left units
-    # (-1: none), and whether it is solid
-    int32_t bottom
-    int32_t left
-    uint8_t solid
 
 
 cdef struct Buf:
@@ -217,6 +204,16 @@ cdef inline bint _fits(Py_ssize_t live, Py_ssize_t room) noexcept nogil:
     return live <= room - room // 8 - 1 and not (room > SMALL_ROOM and live * 8 < room)
 
 
+cdef inline Py_ssize_t _index_size(Py_ssize_t rows, Py_ssize_t cols) noexcept nogil:
+    return rows * cols + 2 * (rows + 1) * (cols + 1)
+
+
+def index_size(Py_ssize_t rows, Py_ssize_t cols) -> int:
+    """How many ``cells`` entries a ``rows`` x ``cols`` map's index takes: a kind per tile,
+    then two unit entries per grid point (shape_data.pxd)."""
+    return _index_size(rows, cols)
+
+
 def room_fits(Py_ssize_t live, Py_ssize_t room) -> bool:
     """Whether ``live`` edges may stay in a room of ``room`` slots: they fill at most 7/8 of
     it (less one slot), and at least 1/8 of it if it has more than 256."""
@@ -261,10 +258,8 @@ cdef class TileEdges:
     cdef Py_ssize_t n
     cdef int nlines
     cdef int w               # cells a row of the padded grid (cols + 2)
-    cdef Cell* grid
-    cdef uint8_t* tst        # per tile: its count of edges, TILE_LISTED
+    cdef uint8_t* solid      # per tile of the padded grid: solid
     cdef int64_t* srec       # per slot: its edge record
-    cdef Buf dirty           # tiles whose list may have changed
     cdef Buf lines           # the changed units: line << UNIT_BITS | unit
     cdef Buf64 pending       # edge records (a fresh layout's, or an update's new ones)
     cdef Buf gone            # slots of the edges an update removes
@@ -272,8 +267,6 @@ cdef class TileEdges:
     cdef Buf hints           # per new edge of an update, a slot near where it goes
     cdef Buf scratch
     cdef Buf64 window        # the edges of a window of slots spread again
-    cdef Buf runs            # an update's runs of tiles laid again, and their tiles' entries
-    cdef Buf saved
     cdef Buf wslots          # slots whose record changed: their leaves are written last
     cdef bint deferred       # (an update defers the leaves' writes; a layout writes all)
     cdef bint oom
@@ -290,10 +283,10 @@ cdef class TileEdges:
     cdef int* cells
     cdef readonly int first
     cdef int v0, f0          # slot 0's vertices and faces (slot s: v0 + 2 s, f0 + 4 s)
-    #: where the map's index (kinds, starts, entries) starts in the store's ``cells``
+    #: where the map's tile kinds and unit index start in the store's ``cells``
     cdef readonly int kinds
-    cdef int starts
-    cdef int entries
+    cdef int index
+    cdef int32_t* units      # the unit index: cells + index (taken again with the arrays)
     cdef double size
     cdef double ox
     cdef double oy
@@ -307,18 +300,14 @@ cdef class TileEdges:
         self.nlines = rows + cols + 2
         self.w = cols + 2
         self.store_version = -1
-        cdef size_t gsize = (<size_t> (rows + 2) * (cols + 2) * sizeof(Cell) + 63) & ~(<size_t> 63)
-        self.grid = <Cell*> big_alloc(gsize + self.n)
-        self.tst = <uint8_t*> self.grid + gsize if self.grid != NULL else NULL
-        if self.grid == NULL or self.tst == NULL:
+        self.solid = <uint8_t*> big_alloc(<size_t> (rows + 2) * (cols + 2))
+        if self.solid == NULL:
             raise MemoryError(f"TileEdges: no memory for a {rows} x {cols} map")
-        memset(self.grid, 0, <size_t> (rows + 2) * (cols + 2) * sizeof(Cell))
-        memset(self.tst, 0, self.n)
+        memset(self.solid, 0, <size_t> (rows + 2) * (cols + 2))
 
     def __dealloc__(self):
-        free(self.grid)
+        free(self.solid)
         free(self.srec)
-        free(self.dirty.p)
         free(self.lines.p)
         free(self.pending.p)
         free(self.gone.p)
@@ -326,8 +315,6 @@ cdef class TileEdges:
         free(self.hints.p)
         free(self.scratch.p)
         free(self.window.p)
-        free(self.runs.p)
-        free(self.saved.p)
         free(self.wslots.p)
 
     @property
@@ -354,8 +341,8 @@ cdef class TileEdges:
     def lay_out(self, store, const int[:, ::1] grid, int first, int room, int cells_at,
                 double size, double ox, double oy) -> None:
         """Write the edges ``count_edges`` merged into slots ``first .. first + room`` of the
-        store and the index into its ``cells`` from ``cells_at`` (``6 * rows * cols + 1``
-        entries: kinds, starts, 4 per tile); the slots' vertex and face rooms must be set,
+        store and the index into its ``cells`` from ``cells_at`` (``index_size(rows, cols)``
+        entries: the kinds, then the unit index); the slots' vertex and face rooms must be set,
         each slot's right after the one before (2 vertices and 4 faces a slot: ValueError if
         not). It writes what every slot's leaf shares once; an update writes the rest."""
         cdef Py_ssize_t edges = self.pending.n
@@ -372,8 +359,7 @@ cdef class TileEdges:
         self.room = room
         self.first = first
         self.kinds = cells_at
-        self.starts = cells_at + <int> self.n
-        self.entries = cells_at + 2 * <int> self.n + 1
+        self.index = cells_at + <int> self.n
         self.size = size
         self.ox = ox
         self.oy = oy
@@ -394,7 +380,6 @@ cdef class TileEdges:
         self._write_kinds(grid)
         with nogil:
             self._lay_slots()
-            self._lay_index()
         self.pending.n = 0
         self._raise_oom()
         self.stale = False
@@ -440,7 +425,7 @@ cdef class TileEdges:
         cdef Py_ssize_t k, row, col, u, i
         cdef int32_t kind
         cdef uint8_t sol
-        cdef Cell* c
+        cdef uint8_t* c
         for i in range(start, end):
             k = tiles.log[i]
             if not 0 <= k < self.n:
@@ -452,9 +437,9 @@ cdef class TileEdges:
             u = self.rows - 1 - row
             self.cells[self.kinds + u * self.cols + col] = kind
             sol = kind != 0
-            c = self._cell(<int> u, <int> col)
-            if c.solid != sol:  # its four sides: units of four grid lines
-                c.solid = sol
+            c = self._solid(<int> u, <int> col)
+            if c[0] != sol:  # its four sides: units of four grid lines
+                c[0] = sol
                 self._mark_unit(<int> u, <int> col)
                 self._mark_unit(<int> u + 1, <int> col)
                 self._mark_unit(self.rows + 1 + <int> col, <int> u)
@@ -484,7 +469,8 @@ cdef class TileEdges:
         cdef double[:, ::1] verts = store.verts
         cdef double[:, ::1] faces = store.faces
         cdef int[::1] cells = store.cells
-        if (li.shape[0] < self.first + self.room or cells.shape[0] < self.entries + 4 * self.n
+        if (li.shape[0] < self.first + self.room
+                or cells.shape[0] < self.kinds + _index_size(self.rows, self.cols)
                 or li.shape[1] != LI_STRIDE or lf.shape[1] != LF_STRIDE):
             raise ValueError("TileEdges: the store's arrays do not hold the map's room")
         self.arrays = (store.leaf_i, store.leaf_f, store.leaf_h, store.verts, store.faces,
@@ -495,16 +481,16 @@ cdef class TileEdges:
         self.verts = &verts[0, 0]
         self.faces = &faces[0, 0]
         self.cells = &cells[0]
+        self.units = <int32_t*> self.cells + self.index
         self.store_version = version
 
     cdef void _take_solid(self, const int[:, ::1] grid) noexcept:
         cdef int row, col
         cdef Py_ssize_t i
-        for i in range(<Py_ssize_t> (self.rows + 2) * self.w):
-            self.grid[i].solid = 0
+        memset(self.solid, 0, <size_t> (self.rows + 2) * self.w)
         for row in range(self.rows):
             for col in range(self.cols):
-                self._cell(self.rows - 1 - row, col).solid = grid[row, col] != 0
+                self._solid(self.rows - 1 - row, col)[0] = grid[row, col] != 0
 
     cdef void _write_kinds(self, const int[:, ::1] grid) noexcept:
         cdef int row, col
@@ -515,25 +501,16 @@ cdef class TileEdges:
 
     # ------------------------------------------------------------ cells and tiles
 
-    cdef inline Cell* _cell(self, int up, int col) noexcept nogil:
-        """The cell of tile (up, col), rows from the bottom; up and col from -1 (the ring)."""
-        return self.grid + (up + 1) * self.w + col + 1
-
-    cdef inline Cell* _tile_cell(self, Py_ssize_t k) noexcept nogil:
-        cdef int u = <int> (k // self.cols)
-        return self._cell(u, <int> (k - <Py_ssize_t> u * self.cols))
-
-    cdef inline int _cnt(self, Py_ssize_t k) noexcept nogil:
-        return self.tst[k] & TILE_COUNT
-
-    cdef inline void _set_cnt(self, Py_ssize_t k, int c) noexcept nogil:
-        self.tst[k] = <uint8_t> ((self.tst[k] & TILE_LISTED) | c)
+    cdef inline uint8_t* _solid(self, int up, int col) noexcept nogil:
+        """Whether tile (up, col) is solid, rows from the bottom; up and col from -1 (the
+        ring)."""
+        return self.solid + (up + 1) * self.w + col + 1
 
     cdef inline int32_t* _unit(self, int line, int p) noexcept nogil:
-        """The slot of the edge over unit p of a grid line (its cell's bottom or left)."""
+        """The index entry of unit p of a grid line: the slot of the edge over it."""
         if line <= self.rows:
-            return &self._cell(line, p).bottom
-        return &self._cell(p, line - self.rows - 1).left
+            return self.units + 2 * (line * (self.cols + 1) + p)
+        return self.units + 2 * (p * (self.cols + 1) + line - self.rows - 1) + 1
 
     # ------------------------------------------------------------ merging a grid line
 
@@ -664,37 +641,13 @@ cdef class TileEdges:
         self.wslots.n = 0
 
     cdef void _point(self, int64_t r, int32_t slot) noexcept nogil:
-        """The units of the edge of record ``r`` name ``slot`` (-1: no edge); the tiles beside
-        it are listed for their index entries."""
-        cdef int line = rec_line(r), a = rec_start(r), b = rec_end(r), x, y
-        cdef Cell* c
-        if line <= self.rows:
-            y = line
-            c = self._cell(y, a)
-            for x in range(a, b):
-                if c.bottom != slot:
-                    c.bottom = slot
-                    if y > 0:
-                        self._touch((y - 1) * self.cols + x)
-                    if y < self.rows:
-                        self._touch(y * self.cols + x)
-                c += 1
-        else:
-            x = line - self.rows - 1
-            c = self._cell(a, x)
-            for y in range(a, b):
-                if c.left != slot:
-                    c.left = slot
-                    if x > 0:
-                        self._touch(y * self.cols + x - 1)
-                    if x < self.cols:
-                        self._touch(y * self.cols + x)
-                c += self.w
-
-    cdef inline void _touch(self, Py_ssize_t k) noexcept nogil:
-        if not self.tst[k] & TILE_LISTED:
-            self.tst[k] |= TILE_LISTED
-            self.oom |= not push(&self.dirty, <int32_t> k)
+        """The units of the edge of record ``r`` name ``slot`` (-1: no edge)."""
+        cdef int line = rec_line(r), a = rec_start(r), b = rec_end(r), p
+        cdef int32_t* u = self._unit(line, a)
+        cdef int step = 2 if line <= self.rows else 2 * (self.cols + 1)
+        for p in range(a, b):
+            u[0] = slot
+            u += step
 
     cdef inline bint _alive(self, int s) noexcept nogil:
         return not self.srec[s] & COPY
@@ -727,12 +680,10 @@ cdef class TileEdges:
         copy of the live edge before it."""
         cdef Py_ssize_t edges = self.pending.n, i
         cdef int s, last = -1
-        cdef Cell* c = self.grid
         self.deferred = False
         self.wslots.n = 0
-        for i in range(<Py_ssize_t> (self.rows + 2) * self.w):
-            c[i].bottom = -1
-            c[i].left = -1
+        for i in range(2 * <Py_ssize_t> (self.rows + 1) * (self.cols + 1)):
+            self.units[i] = -1
         for s in range(self.room):
             self.srec[s] = COPY
         for i in range(edges):
@@ -748,10 +699,6 @@ cdef class TileEdges:
             for s in range(self.room):
                 self._write_leaf(s, self.srec[s])
         self.deferred = True
-        # the tiles were listed while the edges were placed: the whole index is laid anew
-        for i in range(self.dirty.n):
-            self.tst[self.dirty.p[i]] &= ~TILE_LISTED
-        self.dirty.n = 0
 
     cdef int _lower_bound(self, int64_t key, int hint) noexcept nogil:
         """The first slot whose key is not below ``key``, searched from slot ``hint`` (-1: no
@@ -938,7 +885,6 @@ cdef class TileEdges:
         removed = self.gone.n
         added = self.pending.n
         if not _fits(self.live - removed + added, self.room):
-            self._forget_tiles()
             return False
         for i in range(added):  # a new edge that sorts where one that goes is takes its slot
             self._replace(self.pending.p[i], &self.hints.p[i])
@@ -951,15 +897,13 @@ cdef class TileEdges:
         for i in range(removed):  # last, the units of the edges that went and no edge took
             self._let_go(self.gone_rec.p[i])
         self.pending.n = 0
-        self._prefetch_leaves()  # (in flight while the index is written)
-        self._finish_tiles()
+        self._prefetch_leaves()
         self._write_leaves()
         return True
 
     cdef void _let_go(self, int64_t r) noexcept nogil:
         """The units of the edge of record ``r`` (gone) that still name its slot and that
-        the slot's edge now does not cover name no slot (the tiles beside them are listed);
-        units another edge took keep it."""
+        the slot's edge now does not cover name no slot; units another edge took keep it."""
         cdef int line = rec_line(r), a = rec_start(r), b = rec_end(r), p, s
         cdef int32_t* unit
         for p in range(a, b):
@@ -968,25 +912,9 @@ cdef class TileEdges:
             if s < 0 or (self._alive(s) and self._covers(self.srec[s], line, p)):
                 continue
             unit[0] = -1
-            self._touch_unit(line, p)
 
     cdef inline bint _covers(self, int64_t r, int line, int p) noexcept nogil:
         return rec_line(r) == line and rec_start(r) <= p < rec_end(r)
-
-    cdef inline void _touch_unit(self, int line, int p) noexcept nogil:
-        """List the tiles beside unit p of a grid line."""
-        cdef int x
-        if line <= self.rows:
-            if line > 0:
-                self._touch((line - 1) * self.cols + p)
-            if line < self.rows:
-                self._touch(line * self.cols + p)
-        else:
-            x = line - self.rows - 1
-            if x > 0:
-                self._touch(p * self.cols + x - 1)
-            if x < self.cols:
-                self._touch(p * self.cols + x)
 
     cdef void _replace(self, int64_t r, int32_t* hint) noexcept nogil:
         """If the new edge of record ``r`` sorts between the live edges beside one that goes
@@ -1027,15 +955,15 @@ cdef class TileEdges:
         """Unit p of a grid line: 0 no edge, 1 an edge of the line's first group (open up /
         left), 2 of its second (open down / right)."""
         cdef uint8_t a, b
-        cdef const Cell* c
+        cdef const uint8_t* c
         if line <= self.rows:
-            c = self._cell(line, p)
-            a = (c - self.w).solid  # below
-            b = c.solid  # above
+            c = self._solid(line, p)
+            a = (c - self.w)[0]  # below
+            b = c[0]  # above
         else:
-            c = self._cell(p, line - self.rows - 1)
-            b = (c - 1).solid  # left
-            a = c.solid  # right
+            c = self._solid(p, line - self.rows - 1)
+            b = (c - 1)[0]  # left
+            a = c[0]  # right
         return 1 if a and not b else (2 if b and not a else 0)
 
     cdef void _diff_unit(self, int line, int u) noexcept nogil:
@@ -1179,271 +1107,3 @@ cdef class TileEdges:
                 if s >= 0:
                     return s
         return -1
-
-    # ------------------------------------------------------------ the index
-
-    cdef inline int _count(self, Py_ssize_t k) noexcept nogil:
-        cdef const Cell* c = self._tile_cell(k)
-        return ((c.bottom >= 0) + ((c + self.w).bottom >= 0) + (c.left >= 0)
-                + ((c + 1).left >= 0))
-
-    cdef inline void _write_tile(self, Py_ssize_t k) noexcept nogil:
-        """Tile k's list at its start: the edges of its bottom, top, left, right sides."""
-        cdef const Cell* c = self._tile_cell(k)
-        cdef int* out = self.cells + self.cells[self.starts + k]
-        cdef int s
-        s = c.bottom
-        if s >= 0:
-            out[0] = self.first + s
-            out += 1
-        s = (c + self.w).bottom
-        if s >= 0:
-            out[0] = self.first + s
-            out += 1
-        s = c.left
-        if s >= 0:
-            out[0] = self.first + s
-            out += 1
-        s = (c + 1).left
-        if s >= 0:
-            out[0] = self.first + s
-
-    cdef Py_ssize_t _lay_run(self, Py_ssize_t a) noexcept nogil:
-        """Lay the run of tiles with edges that starts at tile ``a`` in the middle of its
-        tiles' zones (room to grow either way); returns its last tile."""
-        cdef Py_ssize_t b = a, k
-        cdef int at, length = 0
-        while b + 1 < self.n and self._cnt(b + 1) > 0:
-            b += 1
-        for k in range(a, b + 1):
-            length += self._cnt(k)
-        at = self.entries + 4 * <int> (self.n - 1 - b) + (4 * <int> (b - a + 1) - length) // 2
-        for k in range(a, b + 1):
-            self.cells[self.starts + k] = at
-            self._write_tile(k)
-            at += self._cnt(k)
-        self.cells[self.starts + b + 1] = at  # ends the run (an empty tile or the end)
-        return b
-
-    cdef inline void _empty_start(self, Py_ssize_t k) noexcept nogil:
-        """The start of tile k (or the end, k == n) after a tile with no edge: the top of its
-        zone, at or below the one before and at or above any run after."""
-        self.cells[self.starts + k] = self.entries + 4 * <int> (self.n - k)
-
-    cdef void _lay_index(self) noexcept nogil:
-        cdef Py_ssize_t k = 0
-        for k in range(self.n):
-            self._set_cnt(k, self._count(k))
-        k = 0
-        while k < self.n:
-            if self._cnt(k) > 0:
-                k = self._lay_run(k) + 1
-            else:
-                if k == 0 or self._cnt(k - 1) == 0:
-                    self._empty_start(k)
-                k += 1
-        if self._cnt(self.n - 1) == 0:
-            self._empty_start(self.n)
-
-    cdef void _finish_tiles(self) noexcept nogil:
-        """The index entries of the listed tiles. A run of tiles with edges beside a tile that
-        got its first edge or lost its last is laid again in the middle of its tiles' zones;
-        in a run whose tiles only changed how many edges they have, the tiles after the first
-        changed one, or up to the last, move within the run's zones (whichever are fewer), or
-        it is laid again if neither fits. A moved tile's entries are copied from where they
-        were (read first: a run that split may have lain where its other part goes), a listed
-        tile's written from its sides; a listed tile in another run keeps its place. No tile
-        outside those runs is read."""
-        cdef Py_ssize_t i, j, k, t, a, b
-        cdef Buf* changed = &self.scratch  # tiles whose count changed: (tile, count before)
-        cdef Buf* runs = &self.runs        # the runs laid again: first and last tiles
-        cdef int c
-        cdef const Cell* cell
-        changed.n = 0
-        runs.n = 0
-        for i in range(self.dirty.n):  # what the listed tiles read first, asked for at once
-            k = self.dirty.p[i]
-            cell = self._tile_cell(k)
-            prefetch(cell)
-            prefetch(cell + self.w)
-            prefetch(self.tst + k)
-            prefetch(self.cells + self.starts + k)
-        for i in range(self.dirty.n):
-            k = self.dirty.p[i]
-            prefetch(self.cells + self.cells[self.starts + k])
-        for i in range(self.dirty.n):
-            k = self.dirty.p[i]
-            c = self._count(k)
-            if c != self._cnt(k):
-                self.oom |= not (push(changed, <int32_t> k) and push(changed, self._cnt(k)))
-                self._set_cnt(k, c)
-        for i in range(0, changed.n, 2):  # the runs beside a tile that flipped, each once
-            k = changed.p[i]
-            if (changed.p[i + 1] == 0) != (self._cnt(k) == 0):
-                for t in range(k - 1, k + 2):
-                    self._add_run(t)
-        if self.oom:
-            self._forget_tiles()
-            return
-        self._save_runs(0)
-        for i in range(0, changed.n, 2):  # tiles with no edge after one with none start at
-            k = changed.p[i]              # the top of their zone
-            if (changed.p[i + 1] == 0) != (self._cnt(k) == 0):
-                for t in range(k, k + 2):
-                    if t <= self.n and (t == self.n or self._cnt(t) == 0) and (
-                            t == 0 or self._cnt(t - 1) == 0):
-                        self._empty_start(t)
-        self._lay_saved(0)
-        for i in range(0, changed.n, 2):  # runs that only changed counts: shifted, once
-            k = changed.p[i]
-            if self._cnt(k) > 0 and not self._in_runs(k):
-                self._shift_run(k, changed)
-        for i in range(self.dirty.n):
-            k = self.dirty.p[i]
-            if self._cnt(k) > 0:
-                self._write_tile(k)
-            self.tst[k] &= ~TILE_LISTED
-        self.dirty.n = 0
-
-    cdef inline void _add_run(self, Py_ssize_t t) noexcept nogil:
-        """List the run of tiles with edges that holds tile t (nothing if t has none or is
-        outside the map, or its run is listed)."""
-        cdef Py_ssize_t a = t, b = t
-        if t < 0 or t >= self.n or self._cnt(t) == 0 or self._in_runs(t):
-            return
-        while a > 0 and self._cnt(a - 1) > 0:
-            a -= 1
-        while b + 1 < self.n and self._cnt(b + 1) > 0:
-            b += 1
-        self._list_run(a, b)
-
-    cdef inline void _list_run(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
-        self.oom |= not (push(&self.runs, <int32_t> a) and push(&self.runs, <int32_t> b))
-
-    cdef inline bint _in_runs(self, Py_ssize_t t) noexcept nogil:
-        """Whether the run holding tile t is listed in ``runs`` (first and last tiles)."""
-        cdef Py_ssize_t i
-        for i in range(0, self.runs.n, 2):
-            if self.runs.p[i] <= t <= self.runs.p[i + 1]:
-                return True
-        return False
-
-    cdef void _save_runs(self, Py_ssize_t first) noexcept nogil:
-        """Copy the entries of the unlisted tiles of the runs listed from ``runs[first]`` on
-        (first and last tiles) to ``saved``, in order."""
-        cdef Py_ssize_t i, t, need = 0
-        cdef int j, m
-        cdef int32_t* out
-        for i in range(first, self.runs.n, 2):
-            need += 4 * (self.runs.p[i + 1] - self.runs.p[i] + 1)
-        self.saved.n = 0
-        while self.saved.cap < need:
-            if not _grow(&self.saved):
-                self.oom = True
-                return
-        out = self.saved.p
-        for i in range(first, self.runs.n, 2):
-            for t in range(self.runs.p[i], self.runs.p[i + 1] + 1):
-                if not (self.tst[t] & TILE_LISTED):
-                    j = self.cells[self.starts + t]
-                    for m in range(self._cnt(t)):
-                        out[m] = self.cells[j + m]
-                    out += self._cnt(t)
-
-    cdef void _lay_saved(self, Py_ssize_t first) noexcept nogil:
-        """Lay the runs listed from ``runs[first]`` on in the middle of their zones, their
-        unlisted tiles' entries from ``saved``."""
-        cdef Py_ssize_t i, a, b, t
-        cdef int at, total, m
-        cdef int* starts = self.cells + self.starts
-        cdef const int32_t* src = self.saved.p
-        if self.oom:
-            return
-        for i in range(first, self.runs.n, 2):
-            a = self.runs.p[i]
-            b = self.runs.p[i + 1]
-            total = 0
-            for t in range(a, b + 1):
-                total += self._cnt(t)
-            at = self.entries + 4 * <int> (self.n - 1 - b) + (4 * <int> (b - a + 1) - total) // 2
-            for t in range(a, b + 1):
-                starts[t] = at
-                if not (self.tst[t] & TILE_LISTED):
-                    for m in range(self._cnt(t)):
-                        self.cells[at + m] = src[m]
-                    src += self._cnt(t)
-                at += self._cnt(t)
-            starts[b + 1] = at  # ends the run (a tile with no edge, or the end)
-
-    cdef void _shift_run(self, Py_ssize_t k, const Buf* changed) noexcept nogil:
-        """Tile k's run kept its tiles but some of them (listed in ``changed`` with their
-        counts before) changed how many edges they have: move the fewer tiles, their entries
-        copied (through ``saved``: the moves may overlap), or lay the run again if neither
-        way fits its zones."""
-        cdef Py_ssize_t a = k, b = k, lo_k = k, hi_k = k, i, t, t0, t1
-        cdef int delta = 0, at, start, end, bottom, top, m, j, old
-        cdef int* starts = self.cells + self.starts
-        while a > 0 and self._cnt(a - 1) > 0:
-            a -= 1
-        while b + 1 < self.n and self._cnt(b + 1) > 0:
-            b += 1
-        for i in range(0, changed.n, 2):
-            t = changed.p[i]
-            if a <= t <= b:
-                delta += self._cnt(t) - changed.p[i + 1]
-                lo_k = t if t < lo_k else lo_k
-                hi_k = t if t > hi_k else hi_k
-        start = starts[a]
-        end = starts[b + 1]
-        bottom = self.entries + 4 * <int> (self.n - 1 - b)
-        top = self.entries + 4 * <int> (self.n - a)
-        if end + delta <= top and (start - delta < bottom or b - lo_k <= hi_k - a):
-            t0, t1 = lo_k, b  # tiles lo_k .. b from where lo_k starts
-            at = starts[lo_k]
-        elif start - delta >= bottom:
-            t0, t1 = a, hi_k  # tiles a .. hi_k ending where hi_k + 1 starts
-            at = starts[a] - delta
-        else:
-            self._list_run(a, b)
-            self._save_runs(self.runs.n - 2)
-            self._lay_saved(self.runs.n - 2)
-            return
-        self._list_run(a, b)  # (done: not shifted again)
-        if lo_k == hi_k:  # one tile changed: the tiles on one side of it move as a block
-            if t0 == lo_k:  # those after it, by delta (its start stays)
-                self._move_block(lo_k + 1, b, delta)
-            else:  # those before it, by -delta (its end stays)
-                self._move_block(a, hi_k - 1, -delta)
-            return
-        old = starts[t0]  # the moved tiles' entries, as they were
-        self.saved.n = 0
-        while self.saved.cap < starts[t1 + 1] - old:
-            if not _grow(&self.saved):
-                self.oom = True
-                return
-        memcpy(self.saved.p, self.cells + old, (starts[t1 + 1] - old) * sizeof(int32_t))
-        for t in range(t0, t1 + 1):
-            j = starts[t] - old
-            starts[t] = at
-            if not (self.tst[t] & TILE_LISTED):  # (a listed tile is written from its sides)
-                for m in range(self._cnt(t)):
-                    self.cells[at + m] = self.saved.p[j + m]
-            at += self._cnt(t)
-        starts[t1 + 1] = at
-
-    cdef inline void _move_block(self, Py_ssize_t t0, Py_ssize_t t1, int d) noexcept nogil:
-        """Tiles t0 .. t1 (none if t1 < t0), whose counts stay, move by d entries: their
-        entries as one block, and the starts of t0 .. t1 + 1."""
-        cdef int* starts = self.cells + self.starts
-        cdef Py_ssize_t t
-        if t0 <= t1:
-            memmove(self.cells + starts[t0] + d, self.cells + starts[t0],
-                    (starts[t1 + 1] - starts[t0]) * sizeof(int32_t))
-        for t in range(t0, t1 + 2):
-            starts[t] += d
-
-    cdef void _forget_tiles(self) noexcept nogil:
-        cdef Py_ssize_t i
-        for i in range(self.dirty.n):
-            self.tst[self.dirty.p[i]] &= ~TILE_LISTED
-        self.dirty.n = 0
