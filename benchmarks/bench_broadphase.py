@@ -156,7 +156,7 @@ def bench_physics(name: str, n: int, steps: int, warmup: int = 20) -> tuple[floa
     import ecsphys as ep
 
     esper.switch_world(f"bench-{name}-{n}")
-    physics = ep.Physics(fixed_dt=1 / 60, broadphase=name)
+    physics = ep.Physics(fixed_dt=1 / 60, broadphase=name, sleep_after=None)
     c, r, _, _ = scene(n)
     side = 2.5 * np.sqrt(n)
     for x, y, w, h in ((side / 2, -1, side + 4, 2), (side / 2, side + 1, side + 4, 2),

@@ -47,7 +47,7 @@ def _collider(kind, features: bool, **extra) -> ep.Collider:
 def platformer(world: str, features: bool, seed: int = 0):
     """About 200 bodies: 100 characters, 60 crates, 8 moving platforms, statics."""
     esper.switch_world(world)
-    physics = ep.Physics(fixed_dt=1 / 60)
+    physics = ep.Physics(fixed_dt=1 / 60, sleep_after=None)
     rng = np.random.default_rng(seed)
     def static(x, y, shape, **kw):
         esper.create_entity(ep.Position(x, y), _collider(ep.STATIC, features, **kw),

@@ -53,7 +53,7 @@ def build(side: int, seed: int = 0) -> tuple[ep.Physics, ep.TileMap]:
     grid[:SKY] = 0
     grid[SKY] = 1
     tm = ep.TileMap(grid, 1.0)
-    physics = ep.Physics(fixed_dt=DT)
+    physics = ep.Physics(fixed_dt=DT, sleep_after=None)
     esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
     top = side - SKY
     shapes = [ep.Circle(0.4), ep.Rect(0.9, 0.6), ep.Polygon([(-0.4, -0.3), (0.4, -0.3),
@@ -75,7 +75,7 @@ def build_floor(side: int) -> tuple[ep.Physics, ep.TileMap]:
     grid = np.zeros((SKY + 2, side), dtype=np.int32)
     grid[SKY:] = 1
     tm = ep.TileMap(grid, 1.0)
-    physics = ep.Physics(fixed_dt=DT)
+    physics = ep.Physics(fixed_dt=DT, sleep_after=None)
     esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
     for i in range(8):
         esper.create_entity(ep.Position((i + 0.5) * side / 8, 2.5), ep.Velocity(0, 0),

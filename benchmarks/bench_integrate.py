@@ -16,7 +16,7 @@ import ecsphys as ep
 
 def build(n: int, name: str) -> tuple[ep.Physics, list[int]]:
     esper.switch_world(f"bench-integrate-{name}-{n}")
-    physics = ep.Physics(fixed_dt=1 / 60)
+    physics = ep.Physics(fixed_dt=1 / 60, sleep_after=None)
     ents = [
         esper.create_entity(ep.Position(i % 100, i // 100), ep.Velocity(1, 0),
                             ep.AccelerationMap(gravity=(0, -9.8)), ep.Collider(ep.ACTIVE))

@@ -52,7 +52,7 @@ def run_case(case: str, n: int, frames: int, vectorised: bool = True) -> dict[st
     warm-up), timed in turns."""
     name = f"bench-sprites-{case}-{n}-{vectorised}"
     esper.switch_world(name)
-    physics = ep.Physics(fixed_dt=1 / 60)
+    physics = ep.Physics(fixed_dt=1 / 60, sleep_after=None)
     batch = pyglet.graphics.Batch()
     rgba = np.full((8, 8, 4), 200, dtype=np.uint8)
     img = pyglet.image.ImageData(8, 8, "RGBA", rgba.tobytes())
