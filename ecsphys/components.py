@@ -213,7 +213,7 @@ class Velocity(_VectorView):
 
     def _written(self) -> None:
         assert self._table is not None
-        self._table.motion_written(self._row)
+        self._table.velocity_written(self._row)
 
 
 class AccelerationMap(_Bindable):
@@ -263,10 +263,12 @@ class AccelerationMap(_Bindable):
         return (tx, ty)
 
     def _update(self) -> None:
+        old = self._total
         self._total = self._sum(self._named)
         if self._table is not None:
             self._table.acc[self._row] = self._total
-            self._table.motion_written(self._row)
+            if self._total != old:  # (a sleeper wakes for a new total, not for the same)
+                self._table.acceleration_changed(self._row)
 
     @property
     def total(self) -> Vec:

@@ -130,8 +130,10 @@ class Physics:
             is not integrated, keeps its position bit for bit and reads a velocity of
             exactly 0; it is a fixed partner to the bodies still awake, and its island wakes
             in the step an awake body can reach it, and in the next step when the game
-            writes its Position, Velocity, AccelerationMap, Collider or Geometry, changes or
-            deletes a body it touches, digs a tile near it or calls ``wake``. See
+            writes its Position, Velocity, AccelerationMap, Collider or Geometry (a write of
+            what it has, a velocity of (0, 0) or the same acceleration total, wakes
+            nothing), changes or deletes a body it touches, digs a tile near it or calls
+            ``wake``. See
             `ecsphys.systems.sleep`.
         sleep_speed: world units per second (default 0.05): a body rests in a step when its
             speed is at most this, or twice what one step of its acceleration adds if that

@@ -346,3 +346,29 @@ def test_a_quiet_world_ends_quiet_for_any_change_and_replays_from_a_snapshot():
     assert first[30][0] != first[29][0]
     physics.restore(snap)
     assert play() == first
+
+
+def test_writes_of_what_a_sleeper_already_has_do_not_wake_it():
+    physics, floor, balls = _pile("sleep-equal-writes", n=14)
+    _settle(physics, balls)
+    run(2)
+    ball = balls[4]
+    pos = esper.component_for_entity(ball, ep.Position)
+    esper.component_for_entity(ball, ep.Velocity).xy = (0.0, 0.0)
+    esper.component_for_entity(ball, ep.AccelerationMap)["gravity"] = (0.0, -9.8)
+    pos.xy = pos.xy
+    floor_pos = esper.component_for_entity(floor, ep.Position)
+    floor_pos.y = floor_pos.y
+    before = _positions(balls)
+    quiet = physics._step.quiet_steps
+    run(5)  # (one full step re-indexes the floor: nothing moves in it)
+    assert physics.stats["sleeping"] == len(balls)
+    assert _positions(balls).tobytes() == before.tobytes()
+    assert physics._step.quiet_steps == quiet + 4
+    esper.component_for_entity(ball, ep.AccelerationMap)["wind"] = (0.0, 0.0)  # same total
+    pos.x = pos.x
+    run(1)
+    assert physics.is_sleeping(ball)
+    esper.component_for_entity(ball, ep.AccelerationMap)["wind"] = (0.5, 0.0)  # a new total
+    run(1)
+    assert not physics.is_sleeping(ball)

@@ -32,8 +32,9 @@ Guarantees:
   map's pairs would be looked at for it; the step's positions are those rows' positions);
 - ``sleepers`` counts the rows that sleep (``asleep``: never integrated, fixed partners in
   the response, velocity exactly 0; ``island``: the island they sleep in); a game's write
-  to a sleeper's Velocity or AccelerationMap, and a write to any body's Position, Collider
-  or Geometry or its removal while something sleeps, go to ``wake_requests`` (a removed
+  of a non-zero Velocity or a new acceleration total to a sleeper, and a write to any
+  body's Position (other than the one a sleeper or a static body has), Collider or
+  Geometry or its removal while something sleeps, go to ``wake_requests`` (a removed
   sleeper's island to ``wake_islands``), which the physics applies at the start of the next
   step (`systems.sleep`);
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
@@ -486,15 +487,25 @@ class BodyTable:
         if self.sleepers:
             self.wake_requests.add(int(self.entity[row]))
 
-    def motion_written(self, row: int) -> None:
-        """A game wrote a Velocity or an acceleration: a sleeping body wakes."""
+    def acceleration_changed(self, row: int) -> None:
+        """The total of a body's AccelerationMap changed: a sleeping body wakes."""
         if self.asleep[row]:
             self.wake_requests.add(int(self.entity[row]))
 
+    def velocity_written(self, row: int) -> None:
+        """A game wrote a Velocity: a sleeping body wakes, unless it wrote (0, 0) (what a
+        sleeper's velocity is)."""
+        if self.asleep[row] and (self.vel[row, 0] != 0.0 or self.vel[row, 1] != 0.0):
+            self.wake_requests.add(int(self.entity[row]))
+
     def position_written(self, row: int) -> None:
-        """A game wrote a Position: statics must be re-indexed; queries look again."""
+        """A game wrote a Position: statics must be re-indexed; queries look again. What
+        sleeps on or against it wakes, unless it wrote the position it had (a sleeper's
+        and a static body's ``prev_pos`` is its position)."""
         self.pose_version += 1
-        self._wake_request(row)
+        if (self.pos[row, 0] != self.prev_pos[row, 0] or self.pos[row, 1] != self.prev_pos[row, 1]
+                or not (self.asleep[row] or self.kind[row] == STATIC)):
+            self._wake_request(row)
         self.touched.add(int(self.entity[row]))
         if self.kind[row] == STATIC and self.collides[row]:
             self._static_touched(int(self.entity[row]))
