@@ -10,6 +10,7 @@ Shows, on piles settled asleep (`tests/test_sleep.py`'s ``_pile`` / ``_settle``)
 - the game's writes wake at the start of the next step: a sleeper's Collider (layer, mask),
   Geometry (a bigger circle: its neighbours are pushed out) or Position; the floor's
   Collider mask (the pile falls through), Geometry (a thinner floor: the pile falls onto it);
+  a component added or replaced (AccelerationMap, Velocity, Position, the floor's Collider);
   a tile dug under a sleeper (a tile dug far away wakes nothing); a resting platform of
   infinite mass set moving carries its sleeping riders from that step;
 - what does not wake: a sleeper's Velocity written with the value it has (xfail: today any
@@ -343,6 +344,31 @@ def test_a_static_floor_made_thinner_drops_the_pile_onto_it():
     assert (_positions(balls)[:, 1] < before[:, 1]).all()
     _watch(physics, [*balls, floor, *walls], 120)
     assert (_positions(balls)[:, 1] < before[:, 1] - 0.25).all()
+
+
+@pytest.mark.parametrize("what", ["AccelerationMap added", "Velocity replaced",
+                                  "Position replaced", "floor's Collider replaced"])
+def test_a_component_added_or_replaced_wakes_like_a_write(what):
+    physics = _world("wake-replace-" + what)
+    floor = body(0, -0.5, ep.Rect(40, 1), ep.STATIC)
+    ball = body(0, 0.5, ep.Circle(0.5), g=9.8)
+    floater = body(5, 5, ep.Circle(0.5))  # no gravity: it rests in the air
+    _settle(physics, [ball, floater])
+    if what == "AccelerationMap added":
+        esper.add_component(floater, ep.AccelerationMap(gravity=(0.0, -9.8)))
+    elif what == "Velocity replaced":
+        esper.add_component(floater, ep.Velocity(3.0, 0.0))
+    elif what == "Position replaced":
+        esper.add_component(ball, ep.Position(0.0, 3.0))
+    else:
+        esper.add_component(floor, ep.Collider(ep.STATIC, mask=0))
+    before = _positions([ball, floater])
+    esper.process(DT)
+    moved = np.abs(_positions([ball, floater]) - before).max(axis=1)
+    e = ball if what in ("Position replaced", "floor's Collider replaced") else floater
+    assert not physics.is_sleeping(e)
+    assert moved[[ball, floater].index(e)] > 0  # it moves from this step
+    assert physics.is_sleeping(ball if e == floater else floater)  # the other sleeps on
 
 
 # ------------------------------------------------------------------ tiles
