@@ -18,7 +18,8 @@ Shows, on piles settled asleep (`tests/test_sleep.py`'s ``_pile`` / ``_settle``)
 - a body that stops beside a sleeper falls asleep with it, as one island;
 - known gaps (xfail, strict): a Position write that puts an awake body that rested in the
   last step into or beside a sleeper wakes nothing (between two sleepers the overlap stays;
-  walked into a sleeping crate it is blocked until it falls asleep itself).
+  walked into a sleeping crate it is blocked until it falls asleep itself); a filter_pair
+  removed while two sleepers overlap leaves them overlapping.
 """
 
 from __future__ import annotations
@@ -522,3 +523,18 @@ def test_a_resting_player_moved_beside_a_sleeping_crate_pushes_it_at_once():
         esper.component_for_entity(player, ep.Velocity).x = 3.0
         esper.process(DT)
     assert _xy(crate)[0] > 0.01
+
+
+@pytest.mark.xfail(strict=True, reason="setting physics.filter_pair wakes nothing, and two "
+                   "sleepers are never pushed apart: two balls kept apart by a filter sleep "
+                   "overlapping by 0.5 and stay so when the filter is removed")
+def test_removing_a_filter_that_kept_two_sleepers_apart_pushes_them_apart():
+    physics = _world("wake-filter-removed")
+    body(0, -0.5, ep.Rect(40, 1), ep.STATIC)
+    a = body(0.0, 0.5, ep.Circle(0.5), g=9.8)
+    b = body(0.5, 0.5, ep.Circle(0.5), g=9.8)
+    physics.filter_pair = lambda e1, e2: {e1, e2} != {a, b}
+    _settle(physics, [a, b])
+    physics.filter_pair = None
+    run(60)
+    assert _depth(a, b) < TOL
