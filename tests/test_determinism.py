@@ -10,7 +10,11 @@ and duration), with counts showing the scene did something. Scenes:
 - ``rain``: bodies of every shape (Circle, Rect, OrientedRect, Polygon, Compound), ACTIVE and
   PASSIVE, with gravity, falling into a walled box past static sensor zones, with a few moving
   sensors crossing the box;
-- ``crowd``: agents with ``slide="tangent"`` steered through a gap in a wall.
+- ``crowd``: agents with ``slide="tangent"`` steered through a gap in a wall;
+- ``pile``: balls and boxes dropped into a walled box fall asleep (sleeping is on by
+  default); at step 400 a rock dropped on the pile wakes it, and it falls asleep again: the
+  steps the bodies fell asleep and woke (``physics.stats["sleeping"]`` step by step) are
+  hashed too.
 
 A third test checks the comparison is not vacuous: one body started one ulp away changes the
 hash. The two processes of a test run at once; the whole file takes about 4 s.
@@ -101,11 +105,24 @@ elif scene == "crowd":
         x = -3.0 - (i // 10) * 0.9 + rng.uniform(-0.02, 0.02)
         y = ((i % 10) - 4.5) * 0.9 + rng.uniform(-0.02, 0.02)
         bodies.append(body(ep.ACTIVE, x, y, ep.Circle(0.4), gravity=False, slide="tangent"))
+elif scene == "pile":
+    static(0.0, -0.5, ep.Rect(12.0, 1.0))
+    static(-4.5, 10.0, ep.Rect(1.0, 22.0))
+    static(4.5, 10.0, ep.Rect(1.0, 22.0))
+    for i in range(42):
+        x = -3.4 + (i % 7) * 1.1 + rng.uniform(-0.05, 0.05)
+        shape = ep.Circle(0.5) if i % 3 else ep.Rect(0.9, 0.9)
+        bodies.append(body(ep.ACTIVE if i % 5 else ep.PASSIVE, x, 0.6 + (i // 7) * 1.15,
+                           shape, rng.uniform(-1, 1), 0.0))
 else:
     raise SystemExit(f"unknown scene {scene!r}")
 
 goal = (40.0, 0.0)
-for _ in range(steps):
+sleeping = []  # the pile: bodies asleep after each step
+for step in range(steps):
+    if scene == "pile" and step == 400:
+        top = max(esper.component_for_entity(e, ep.Position).y for e in bodies)
+        bodies.append(body(ep.ACTIVE, 0.3, top + 2.0, ep.Circle(1.0), 0.0, -20.0, mass=20.0))
     if scene == "crowd":
         for e in bodies:
             p = esper.component_for_entity(e, ep.Position)
@@ -113,6 +130,7 @@ for _ in range(steps):
             d = max(math.hypot(dx, dy), 1e-9)
             esper.component_for_entity(e, ep.Velocity).xy = (3.0 * dx / d, 3.0 * dy / d)
     physics.step()
+    sleeping.append(physics.stats["sleeping"])
 
 pos = np.array([esper.component_for_entity(e, ep.Position).xy for e in bodies], np.float64)
 vel = np.array([esper.component_for_entity(e, ep.Velocity).xy for e in bodies], np.float64)
@@ -121,6 +139,10 @@ print(json.dumps({
     "velocities": hashlib.sha256(vel.tobytes()).hexdigest(),
     "events": hashlib.sha256(bytes(log)).hexdigest(),
     "counts": counts,
+    "sleeping": hashlib.sha256(np.array(sleeping, np.int64).tobytes()).hexdigest(),
+    "asleep_before_rock": max(sleeping[:400]),
+    "asleep_after_rock": min(sleeping[400:]),
+    "asleep_at_end": sleeping[-1],
     "bodies": len(bodies),
     "finite": bool(np.isfinite(pos).all() and np.isfinite(vel).all()),
     "moving": int((np.abs(vel) > 1e-6).any(axis=1).sum()),
@@ -149,7 +171,7 @@ def _run_twice(scene: str, nudge_second: bool = False) -> tuple[dict, dict]:
     return outs[0], outs[1]
 
 
-@pytest.mark.parametrize("scene", ["rain", "crowd"])
+@pytest.mark.parametrize("scene", ["rain", "crowd", "pile"])
 def test_same_scene_in_two_processes_is_bit_identical(scene):
     first, second = _run_twice(scene)
     for key in ("positions", "velocities", "events"):
@@ -162,8 +184,12 @@ def test_same_scene_in_two_processes_is_bit_identical(scene):
     if scene == "rain":
         assert counts["sensor"] > 20  # the zones and the moving sensors saw bodies
         assert first["mean_y"] < 16.0  # the rain fell
-    else:
+    elif scene == "crowd":
         assert first["mean_x"] > 0.5  # the crowd went through the gap
+    else:  # the pile fell asleep, the rock woke it, and it fell asleep again
+        assert first["asleep_before_rock"] == first["bodies"] - 1  # all but the rock
+        assert first["asleep_after_rock"] < first["bodies"] // 2
+        assert first["asleep_at_end"] == first["bodies"]  # the rock sleeps too
 
 
 def test_the_hashes_see_a_one_ulp_change():
