@@ -134,7 +134,7 @@ class Physics:
             what it has, a velocity of (0, 0) or the same acceleration total, wakes
             nothing), changes or deletes a body it touches, digs a tile near it or calls
             ``wake``. See
-            `ecsphys.systems.sleep`.
+            ``ecsphys.systems.sleep``.
         sleep_speed: world units per second (default 0.05): a body rests in a step when its
             speed is at most this, or twice what one step of its acceleration adds if that
             is more, and it moved at most that speed times the step.
@@ -398,7 +398,9 @@ class Physics:
         """Optional ``fn(entity_a, entity_b) -> bool`` that vetoes candidate pairs.
 
         For game rules masks cannot express. It is a Python call per candidate pair each step:
-        slower than layers and masks, so prefer those where they fit.
+        slower than layers and masks, so prefer those where they fit. Setting it wakes every
+        sleeping body at the next step (the new rules may part or join sleeping pairs); a
+        function that changes its answers later should ``wake`` the bodies concerned.
         """
         return self._broadphase.filter_pair
 
@@ -407,6 +409,10 @@ class Physics:
         if fn is not None and not callable(fn):
             raise TypeError(f"filter_pair must be callable or None, got {fn!r}")
         self._broadphase.filter_pair = fn
+        t = self.table
+        if t.sleepers:  # its answers may part or join sleeping pairs: every island wakes
+            n = t.n
+            t.wake_islands.update(np.unique(t.island[:n][t.asleep[:n] == 1]).tolist())
 
     # ------------------------------------------------------------ reading
 

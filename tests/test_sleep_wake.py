@@ -13,13 +13,14 @@ Shows, on piles settled asleep (`tests/test_sleep.py`'s ``_pile`` / ``_settle``)
   a component added or replaced (AccelerationMap, Velocity, Position, the floor's Collider);
   a tile dug under a sleeper (a tile dug far away wakes nothing); a resting platform of
   infinite mass set moving carries its sleeping riders from that step;
-- what does not wake: a sleeper's Velocity written with the value it has (xfail: today any
-  write wakes), ``physics.filter_pair`` set while things sleep (see its test);
+- what does not wake: a sleeper's Velocity written with the value it has; setting
+  ``physics.filter_pair`` wakes every island (a filter that drops the floor's pairs lets
+  the pile fall through);
 - a body that stops beside a sleeper falls asleep with it, as one island;
-- known gaps (xfail, strict): a Position write that puts an awake body that rested in the
-  last step into or beside a sleeper wakes nothing (between two sleepers the overlap stays;
-  walked into a sleeping crate it is blocked until it falls asleep itself); a filter_pair
-  removed while two sleepers overlap leaves them overlapping.
+- a Position write that puts an awake body that rested in the last step into or beside a
+  sleeper wakes it (the written body starts resting afresh: between two sleepers they are
+  pushed apart; walked into a sleeping crate it pushes it at once); a filter_pair removed
+  while two sleepers overlap lets them be pushed apart.
 """
 
 from __future__ import annotations
@@ -311,28 +312,12 @@ def test_a_sleeper_moved_up_falls_back():
     assert _xy(ball)[1] < y_written - 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="any write to a sleeper's Velocity wakes its island, "
-                   "even one equal to its velocity (0, 0) (body_table.motion_written)")
 def test_writing_a_sleepers_velocity_as_it_is_leaves_it_asleep():
     physics, floor, walls, balls = _pile("wake-equal-write", n=7)
     _settle(physics, balls)
     esper.component_for_entity(balls[3], ep.Velocity).xy = (0.0, 0.0)
     esper.process(DT)
     assert physics.is_sleeping(balls[3])
-
-
-def test_writing_a_sleepers_velocity_as_it_is_wakes_it_today_and_it_stays_put():
-    """Today's behaviour behind the xfail above: the island wakes, nothing moves out of
-    rest, and it sleeps again ``sleep_after`` later."""
-    physics, floor, walls, balls = _pile("wake-equal-write-today", n=7)
-    _settle(physics, balls)
-    before = _positions(balls)
-    esper.component_for_entity(balls[3], ep.Velocity).xy = (0.0, 0.0)
-    esper.process(DT)
-    assert not physics.is_sleeping(balls[3])
-    assert np.abs(_positions(balls) - before).max() < 0.01
-    run(60)
-    assert len(_asleep(physics, balls)) == len(balls)
 
 
 def test_a_static_floor_made_thinner_drops_the_pile_onto_it():
@@ -428,19 +413,15 @@ def test_a_resting_platform_set_moving_carries_its_sleeping_riders_from_that_ste
     assert _deepest([platform, *riders])[0] < TOL
 
 
-def test_setting_filter_pair_while_asleep_wakes_nothing():
-    """Documents today's behaviour: a new ``filter_pair`` is no wake cause. A filter that
-    drops the balls' pairs with the floor leaves the sleeping pile where it was (sleepers
-    are not integrated), until something else wakes it; then it falls through."""
+def test_setting_filter_pair_while_asleep_wakes_every_island():
+    """A new ``filter_pair`` may part or join sleeping pairs: every island wakes at the next
+    step. A filter that drops the balls' pairs with the floor lets the pile fall through."""
     physics, floor, walls, balls = _pile("wake-filter", n=7)
     _settle(physics, balls)
     before = _positions(balls)
     physics.filter_pair = lambda a, b: floor not in (a, b)
-    run(30)
-    assert len(_asleep(physics, balls)) == len(balls)
-    assert _positions(balls).tobytes() == before.tobytes()
-    for b in balls:
-        physics.wake(b)
+    esper.process(DT)
+    assert not _asleep(physics, balls)
     run(30)
     assert (_positions(balls)[:, 1] < before[:, 1] - 1.0).all()
 
@@ -470,13 +451,7 @@ def test_a_body_stopping_beside_a_sleeper_falls_asleep_with_it_as_one_island():
     assert not physics.is_sleeping(sleeper)
 
 
-# ------------------------------------------------------------------ known gaps (xfail)
-
-_WRITTEN_AWAKE = ("a Position write to an awake body that rested in the last step does not "
-                  "make it a waker (its rest_time is kept) and take_requests wakes only the "
-                  "sleepers it touched in the last step's contacts: written into or beside a "
-                  "sleeper, it meets it as a fixed partner")
-
+# ------------------------------------------------------------------ writes to awake bodies
 
 def _two_sleepers_and_a_resting_rock(name):
     physics = _world(name)
@@ -490,27 +465,15 @@ def _two_sleepers_and_a_resting_rock(name):
     return physics, floor, a, b, rock
 
 
-@pytest.mark.xfail(strict=True, reason=_WRITTEN_AWAKE + " (here: between two sleepers, 0.45 "
-                   "into each, nothing wakes and the overlap stays while all fall asleep)")
 def test_a_resting_body_moved_in_between_two_sleepers_wakes_them():
     physics, floor, a, b, rock = _two_sleepers_and_a_resting_rock("wake-written-between")
     esper.component_for_entity(rock, ep.Position).xy = (0.0, 0.5)  # 0.45 into a and b
     esper.process(DT)
     assert not physics.is_sleeping(a) and not physics.is_sleeping(b)
+    run(30)
+    assert _depth(rock, a) < TOL and _depth(rock, b) < TOL  # pushed apart
 
 
-def test_a_resting_body_moved_in_between_two_sleepers_today():
-    """Today's behaviour behind the xfail above: the overlap stays, and all three sleep."""
-    physics, floor, a, b, rock = _two_sleepers_and_a_resting_rock("wake-written-today")
-    esper.component_for_entity(rock, ep.Position).xy = (0.0, 0.5)
-    run(60)
-    assert physics.is_sleeping(a) and physics.is_sleeping(b) and physics.is_sleeping(rock)
-    assert _depth(rock, a) == pytest.approx(0.45, abs=1e-3)
-
-
-@pytest.mark.xfail(strict=True, reason=_WRITTEN_AWAKE + " (here: moved beside a sleeping "
-                   "crate and walked into it at 3 units/s, the player is blocked and rests "
-                   "until it falls asleep itself, 20 steps)")
 def test_a_resting_player_moved_beside_a_sleeping_crate_pushes_it_at_once():
     physics = _world("wake-written-push")
     body(0, -0.5, ep.Rect(40, 1), ep.STATIC)
@@ -525,9 +488,6 @@ def test_a_resting_player_moved_beside_a_sleeping_crate_pushes_it_at_once():
     assert _xy(crate)[0] > 0.01
 
 
-@pytest.mark.xfail(strict=True, reason="setting physics.filter_pair wakes nothing, and two "
-                   "sleepers are never pushed apart: two balls kept apart by a filter sleep "
-                   "overlapping by 0.5 and stay so when the filter is removed")
 def test_removing_a_filter_that_kept_two_sleepers_apart_pushes_them_apart():
     physics = _world("wake-filter-removed")
     body(0, -0.5, ep.Rect(40, 1), ep.STATIC)

@@ -483,7 +483,10 @@ class BodyTable:
 
     def _wake_request(self, row: int) -> None:
         """Row ``row`` was changed by the game: its island and the sleepers touching it wake
-        at the start of the next step (nothing to do while nobody sleeps)."""
+        at the start of the next step (nothing to do while nobody sleeps), and an awake body
+        starts resting afresh (so it wakes the sleepers it can reach in the next step, as a
+        body that moved does)."""
+        self.rest_time[row] = 0.0
         if self.sleepers:
             self.wake_requests.add(int(self.entity[row]))
 
