@@ -10,6 +10,11 @@ Guarantees:
   pixels are touched in Python, so resting piles cost almost nothing;
 - each layer (colliders, AABBs, contacts, flashes) is a pyglet ``Group`` whose visibility is
   a toggle; a hidden layer is not updated either;
+- sleeping bodies (``physics.is_sleeping``) are drawn dimmed, at ``SLEEP_DIM`` of their
+  colour's opacity, while the ``sleepers`` toggle is on (the default); a body that wakes is
+  drawn in its normal colour again at the next ``update()``. Only the bodies whose sleep
+  state changed since the last frame are touched in Python (one NumPy comparison of the
+  ``asleep`` column finds them; none at all while nothing sleeps or is drawn dimmed);
 - a world-to-screen transform ``screen = world * scale + offset`` lets scenes work in world
   units; ``screen_to_world`` inverts it (for the mouse).
 
@@ -46,6 +51,8 @@ KIND_COLORS: dict[int, Color] = {
     int(ACTIVE): (70, 165, 250, 230),
 }
 SENSOR_COLOR: Color = (90, 220, 110, 120)
+#: Sleeping bodies are drawn at this fraction of their colour's opacity (``sleepers`` toggle).
+SLEEP_DIM = 0.5
 #: Width of the darker outline of rects and oriented rects, in pixels.
 OUTLINE_PX = 1.0
 AABB_COLOR: Color = (250, 250, 250, 90)
@@ -99,8 +106,25 @@ class _MaskItem:
     def position(self, xy: tuple[float, float]) -> None:
         self.sprite.position = (xy[0], xy[1], 0.0)
 
+    @property
+    def opacity(self) -> int:
+        return int(self.sprite.opacity)
+
+    @opacity.setter
+    def opacity(self, value: int) -> None:
+        self.sprite.opacity = value
+
     def delete(self) -> None:
         self.sprite.delete()
+
+
+def _set_opacity(item: Any, alpha: int) -> None:
+    """Set a drawn item's opacity: a bordered rectangle's border too (its ``opacity`` would
+    leave the border opaque; its ``color`` with an alpha sets both)."""
+    if isinstance(item, pshapes.BorderedRectangle):
+        item.color = (*item.color[:3], alpha)
+    else:
+        item.opacity = alpha
 
 
 def _tile_versions(table: Any) -> dict[int, int]:
@@ -120,6 +144,13 @@ class _Body:
     #: a TileMap's version when drawn (its tiles change in place), -1 for other shapes
     version: int = -1
     box_at: tuple[float, float] = (0.0, 0.0)
+    #: each item's opacity as made (the undimmed one)
+    alphas: list[int] = field(default_factory=list)
+
+    def dim(self, dimmed: bool) -> None:
+        """Draw the items at ``SLEEP_DIM`` of their opacity (asleep) or at their own."""
+        for (item, _, _), alpha in zip(self.items, self.alphas, strict=True):
+            _set_opacity(item, round(alpha * SLEEP_DIM) if dimmed else alpha)
 
     def delete(self) -> None:
         for item, _, _ in self.items:
@@ -134,7 +165,9 @@ class DebugDraw:
     """Draws the colliders of one `Physics` into a pyglet ``Batch``.
 
     Call ``update()`` once a frame (after ``esper.process``), then draw the batch (or call
-    ``draw()``). Toggles: ``colliders``, ``aabbs``, ``contacts``, ``flashes`` (bools).
+    ``draw()``). Toggles: ``colliders``, ``aabbs``, ``contacts``, ``flashes``, ``sleepers``
+    (bools; ``sleepers``: sleeping bodies drawn dimmed, on by default, so a pile that fell
+    asleep, or a body that should be moving and is not, shows at a glance).
 
     Parameters:
         physics: the Physics whose bodies are drawn.
@@ -157,6 +190,7 @@ class DebugDraw:
         aabbs: bool = False,
         contacts: bool = False,
         flashes: bool = True,
+        sleepers: bool = True,
         max_contacts: int = 2000,
         flash_time: float = 0.3,
         move_threshold: float = 0.25,
@@ -185,6 +219,9 @@ class DebugDraw:
         self._sensors = np.zeros(0, dtype=np.bool_)
         self._collides = np.zeros(0, dtype=np.bool_)
         self._shapes: list[Shape | None] = []
+        self._sleepers = bool(sleepers)
+        self._dimmed = np.zeros(0, dtype=np.uint8)  # per row: drawn dimmed (1) or not (0)
+        self._n_dimmed = 0
         self._points: list[pshapes.Circle] = []
         self._normals: list[pshapes.Line] = []
         self._shown_contacts = 0
@@ -210,6 +247,16 @@ class DebugDraw:
     contacts = _toggle("contacts")
     flashes = _toggle("flashes")
     del _toggle
+
+    @property
+    def sleepers(self) -> bool:
+        """Whether sleeping bodies are drawn dimmed (at ``SLEEP_DIM`` of their opacity); off,
+        they are drawn as awake ones. Takes effect at the next ``update()``."""
+        return self._sleepers
+
+    @sleepers.setter
+    def sleepers(self, value: bool) -> None:
+        self._sleepers = bool(value)
 
     def world_to_screen(self, x: float, y: float) -> tuple[float, float]:
         """The screen pixel of the world point ``(x, y)``."""
@@ -239,6 +286,8 @@ class DebugDraw:
             self._resync(ents)
         if self.colliders or self.aabbs:
             self._place(screen)
+        if self.colliders:
+            self._dim_sleepers()
         if self.contacts:
             self._update_contacts()
         else:
@@ -277,6 +326,7 @@ class DebugDraw:
         n = t.n
         old_row = {int(e): i for i, e in enumerate(self._ents.tolist())}
         drawn = np.full((n, 2), np.nan)
+        dimmed = np.zeros(n, dtype=np.uint8)
         alive: dict[int, _Body] = {}
         rows: list[_Body] = []
         for i, e in enumerate(ents.tolist()):
@@ -292,6 +342,7 @@ class DebugDraw:
                 body = self._make_body(shape, kind, sensor)
             elif e in old_row:
                 drawn[i] = self._drawn[old_row[e]]
+                dimmed[i] = self._dimmed[old_row[e]]
             alive[e] = body
             rows.append(body)
         for body in self._bodies.values():
@@ -300,6 +351,8 @@ class DebugDraw:
         self._rows = rows
         self._ents = ents.copy()
         self._drawn = drawn
+        self._dimmed = dimmed
+        self._n_dimmed = int(np.count_nonzero(dimmed))
         self._kinds = t.kind[:n].copy()
         self._sensors = t.sensor[:n].copy()
         self._collides = t.collides[:n].copy()
@@ -321,6 +374,23 @@ class DebugDraw:
                 body.box.position = (x + body.box_at[0], y + body.box_at[1])
         self._drawn[idx] = screen[idx]
 
+    def _dim_sleepers(self) -> None:
+        """Dim the bodies that fell asleep since the last frame and undim those that woke
+        (all of them when the toggle changed): Python touches only those rows."""
+        t = self.physics.table
+        if not self._n_dimmed and not (t.sleepers and self._sleepers):
+            return
+        n = t.n
+        want = t.asleep[:n] if self._sleepers else np.zeros(n, dtype=np.uint8)
+        changed = np.flatnonzero(want != self._dimmed)
+        if len(changed) == 0:
+            return
+        rows = self._rows
+        for i, asleep in zip(changed.tolist(), want[changed].tolist(), strict=True):
+            rows[i].dim(bool(asleep))
+        self._dimmed[changed] = want[changed]
+        self._n_dimmed = int(np.count_nonzero(self._dimmed))
+
     def _make_body(self, shape: Shape | None, kind: int, sensor: bool) -> _Body:
         body = _Body(shape, kind, sensor)
         if shape is None:
@@ -339,6 +409,7 @@ class DebugDraw:
         body.box = pshapes.Box(0, 0, max(x1 - x0, 1.0), max(y1 - y0, 1.0), thickness=1,
                                color=AABB_COLOR, batch=self.batch, group=self._groups["aabbs"])
         body.box_at = (x0, y0)
+        body.alphas = [int(item.opacity) for item, _, _ in body.items]
         return body
 
     def _tile_fill(self, tm: TileMap, color: Color) -> list[tuple[Any, float, float]]:

@@ -11,8 +11,9 @@ Guarantees:
 A scene is a class with ``title``, ``scale`` (px per world unit), ``offset`` (screen px of
 the world origin), a ``physics`` made in ``__init__(app, args)``, and optional
 ``update(dt)`` (before the physics), ``after_physics()`` (after it, before drawing: to move
-sprites), ``status()`` (HUD text) and pyglet event handlers (``on_mouse_press``...) that
-the window calls.
+sprites), ``status()`` (HUD text), ``aabbs`` (True: start with the debug view's boxes
+shown), ``sleepers`` (False: sleeping bodies not dimmed) and pyglet event handlers
+(``on_mouse_press``...) that the window calls.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ class App:
         self.debug = DebugDraw(self.scene.physics, batch=self.batch, scale=self.scene.scale,
                                offset=self.scene.offset)
         self.debug.aabbs = getattr(self.scene, "aabbs", False)  # a scene may show its boxes
+        # sleeping bodies drawn dimmed, unless the scene says otherwise
+        self.debug.sleepers = getattr(self.scene, "sleepers", True)
         self.frames = 0
         self.physics_s = self.draw_s = self.render_s = 0.0
         self.step_ms = 0.0

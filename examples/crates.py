@@ -90,6 +90,7 @@ def plank(w: int, h: int, tip: tuple[int, int, int] | None = None) -> pyglet.ima
 class Crates:
     title = "crates (sprites)"
     scale = SCALE
+    sleepers = False  # its debug view covers the sprites: no fill dimmed to see-through
     offset = (0.0, 0.0)
 
     def __init__(self, app: _scene.App, args: argparse.Namespace) -> None:

@@ -3,7 +3,8 @@
     python examples/rain.py [COUNT] [--headless --frames N --screenshot PATH]
 
 Balls (active circles) are dropped in rows from the top, a few rows a second, until COUNT
-are in; the box is three static rects. Press A for AABBs, C for contacts.
+are in; the box is three static rects. Press A for AABBs, C for contacts, S to show
+sleeping balls dimmed or not (on at the start).
 """
 
 from __future__ import annotations
@@ -60,13 +61,16 @@ class Rain:
     def status(self) -> str:
         return (f"{self.physics.body_count} bodies ({self.dropped}/{self.count} balls), "
                 f"step {self.app.step_ms:.2f} ms, "
-                f"contacts {len(self.physics.contact_set)}")
+                f"contacts {len(self.physics.contact_set)}, "
+                f"asleep {self.physics.stats['sleeping']}")
 
     def on_key_press(self, symbol: int, modifiers: int) -> None:
         if symbol == key.A:
             self.app.debug.aabbs = not self.app.debug.aabbs
         elif symbol == key.C:
             self.app.debug.contacts = not self.app.debug.contacts
+        elif symbol == key.S:
+            self.app.debug.sleepers = not self.app.debug.sleepers
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

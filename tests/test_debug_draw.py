@@ -198,3 +198,75 @@ def test_a_mask_is_drawn_as_its_pixels(window, world) -> None:  # type: ignore[n
     assert px(frame, draw, 6.0, 6.0) == BG  # the hole
     assert px(frame, draw, 3.75, 8.25) == BG  # the missing top-left pixel
     assert px(frame, draw, 9.0, 6.0) == BG  # outside
+
+
+def _sleeping_ball(sleep_after: float = 0.25):  # type: ignore[no-untyped-def]
+    """A ball fallen to rest on a static floor and asleep: ``(physics, ball)``."""
+    physics = ep.Physics(fixed_dt=1 / 60, sleep_after=sleep_after)
+    esper.create_entity(ep.Position(10, 1), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(20, 2)))
+    ball = esper.create_entity(ep.Position(5, 3.0), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                               ep.AccelerationMap(gravity=(0, -20)),
+                               ep.Geometry(ep.Circle(1.0)))
+    for _ in range(120):
+        esper.process(1 / 60)
+        if physics.is_sleeping(ball):
+            break
+    assert physics.is_sleeping(ball)
+    return physics, ball
+
+
+def _blend(color: tuple[int, int, int, int], alpha: float) -> tuple[int, ...]:
+    """``color`` drawn at opacity ``alpha`` (0..255) over the black background."""
+    return tuple(round(c * alpha / 255) for c in color[:3])
+
+
+def test_a_sleeping_body_is_drawn_dimmed_and_the_toggle_turns_it_off(window, world) -> None:  # type: ignore[no-untyped-def]
+    from ecsphys.debug_draw import KIND_COLORS, SLEEP_DIM, DebugDraw
+
+    physics, ball = _sleeping_ball()
+    color = KIND_COLORS[int(ep.ACTIVE)]
+    normal, dimmed = _blend(color, color[3]), _blend(color, round(color[3] * SLEEP_DIM))
+    assert all(a - b > 40 for a, b in zip(normal[1:], dimmed[1:], strict=True))  # tell apart
+    x, y = physics.interpolated_position(ball)
+    draw = DebugDraw(physics, scale=SCALE, flashes=False)
+    assert draw.sleepers  # on by default
+    assert close(px(render(window, draw), draw, x, y), dimmed)
+    dims = []
+    for body in draw._rows:  # count the bodies re-coloured in Python from now on
+        body.dim = lambda dimmed, _dim=body.dim: (dims.append(dimmed), _dim(dimmed))
+    assert close(px(render(window, draw), draw, x, y), dimmed)  # and stays so,
+    assert dims == []  # touching no body while no sleep state changes
+    draw.sleepers = False
+    assert close(px(render(window, draw), draw, x, y), normal)
+    assert dims == [False]  # the sleeper only
+    draw.sleepers = True
+    assert close(px(render(window, draw), draw, x, y), dimmed)
+    floor = px(render(window, draw), draw, 15, 1)  # a static body never sleeps: never dimmed
+    assert close(floor, KIND_COLORS[int(ep.STATIC)][:3])
+    off = DebugDraw(physics, scale=SCALE, flashes=False, sleepers=False)
+    assert close(px(render(window, off), off, x, y), normal)
+
+
+@pytest.mark.parametrize("how", ["wake", "velocity"])
+def test_a_woken_body_is_drawn_in_its_normal_colour_again(window, world, how) -> None:  # type: ignore[no-untyped-def]
+    from ecsphys.debug_draw import KIND_COLORS, SLEEP_DIM, DebugDraw
+
+    physics, ball = _sleeping_ball()
+    color = KIND_COLORS[int(ep.ACTIVE)]
+    normal, dimmed = _blend(color, color[3]), _blend(color, round(color[3] * SLEEP_DIM))
+    draw = DebugDraw(physics, scale=SCALE, flashes=False)
+    x, y = physics.interpolated_position(ball)
+    assert close(px(render(window, draw), draw, x, y), dimmed)
+    if how == "wake":
+        physics.wake(ball)
+    else:  # the game's write wakes it at the next step
+        esper.component_for_entity(ball, ep.Velocity).xy = (0.0, 0.5)
+        esper.process(1 / 60)
+    assert not physics.is_sleeping(ball)
+    x, y = physics.interpolated_position(ball)
+    assert close(px(render(window, draw), draw, x, y), normal)
+    for _ in range(120):  # it rests again and falls asleep again: dimmed again
+        esper.process(1 / 60)
+    assert physics.is_sleeping(ball)
+    x, y = physics.interpolated_position(ball)
+    assert close(px(render(window, draw), draw, x, y), dimmed)

@@ -19,15 +19,19 @@ STATIC = (110, 120, 140)
 BG = (20, 23, 31)  # glClearColor(0.08, 0.09, 0.12)
 
 
-def over_bg(rgba: tuple[int, int, int, int]) -> tuple[int, int, int]:
-    """A debug-draw colour blended over the scenes' background."""
-    a = rgba[3] / 255
+def over_bg(rgba: tuple[int, int, int, int], dim: float = 1.0) -> tuple[int, int, int]:
+    """A debug-draw colour blended over the scenes' background (its opacity times ``dim``:
+    ``SLEEP_DIM`` for a sleeping body)."""
+    a = round(rgba[3] * dim) / 255
     return tuple(round(c * a + b * (1 - a)) for c, b in zip(rgba[:3], BG, strict=False))
 
 
+SLEEP_DIM = 0.5  # ecsphys.debug_draw.SLEEP_DIM (checked below)
 ACTIVE = over_bg((70, 165, 250, 230))
+ACTIVE_ASLEEP = over_bg((70, 165, 250, 230), SLEEP_DIM)  # a sleeping body is drawn dimmed
 TILE_FILL = over_bg((*STATIC, 60))  # a TileMap's solid tiles, dimmed under its edges
 PASSIVE = over_bg((235, 165, 60, 230))
+PASSIVE_ASLEEP = over_bg((235, 165, 60, 230), SLEEP_DIM)
 SENSOR = over_bg((90, 220, 110, 120))
 SIGHT = over_bg((255, 70, 70, 150))  # invaders: the sight lines of aliens that see the player
 CRATE_FRAME = (92, 58, 26)  # crates: the dark frame of a crate's sprite image
@@ -60,7 +64,20 @@ def share(img: np.ndarray, color: tuple[int, int, int], tol: int = 12) -> float:
     return float(np.all(np.abs(img.astype(int) - color) <= tol, axis=2).mean())
 
 
-# scene, frames, extra args, (pixels (x, y from the top) with a colour), minimum shares
+def share_awake_or_asleep(img: np.ndarray, awake: tuple[int, int, int],
+                          asleep: tuple[int, int, int], tol: int = 12) -> float:
+    """The share of a body colour, drawn awake or dimmed asleep (the two never overlap)."""
+    return share(img, awake, tol) + share(img, asleep, tol)
+
+
+def test_sleep_dim_is_the_debug_views():
+    from ecsphys.debug_draw import SLEEP_DIM as dim
+
+    assert dim == SLEEP_DIM
+
+
+# scene, frames, extra args, (pixels (x, y from the top) with a colour), minimum shares (of
+# active or passive bodies: awake or asleep)
 CASES = {
     "rain": (300, ("300",), [((480, 628), STATIC), ((22, 300), STATIC)], [(ACTIVE, 0.05)]),
     "pong": (300, (), [((480, 630), STATIC), ((480, 10), STATIC)], [(ACTIVE, 0.005)]),
@@ -92,7 +109,9 @@ def test_scene_runs_headless_and_draws(scene: str, tmp_path: Path) -> None:
     for (x, y), color in probes:
         assert close(img[y, x], color), (scene, x, y, img[y, x])
     for color, least in shares:
-        assert share(img, color) >= least, (scene, color, share(img, color))
+        dimmed = {ACTIVE: ACTIVE_ASLEEP, PASSIVE: PASSIVE_ASLEEP}.get(color)
+        got = share(img, color) if dimmed is None else share_awake_or_asleep(img, color, dimmed)
+        assert got >= least, (scene, color, got)
 
 
 def test_crates_sprites_lie_under_their_debug_outlines(tmp_path: Path) -> None:
@@ -110,9 +129,11 @@ def test_crates_sprites_lie_under_their_debug_outlines(tmp_path: Path) -> None:
 
 
 def test_rain_ball_colour_where_a_ball_is(tmp_path: Path) -> None:
-    """After the balls settle, the bottom row above the floor is mostly balls (active)."""
+    """After the balls settle, the bottom row above the floor is mostly balls (active), most
+    of them asleep by now: drawn dimmed."""
     shot = tmp_path / "rain.png"
     run("rain", 300, shot, "300")
     img = pixels(shot)
     row = img[640 - 20 - 8, 40:920]  # 8 px above the floor's top (world y = 0 at screen 20)
-    assert share(row[None], ACTIVE, 20) > 0.4
+    assert share_awake_or_asleep(row[None], ACTIVE, ACTIVE_ASLEEP, 20) > 0.4
+    assert share(row[None], ACTIVE_ASLEEP, 20) > 0.2
