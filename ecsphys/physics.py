@@ -124,7 +124,7 @@ class Physics:
             bodies' accelerations add along the normal in two steps (a body resting on
             another meets it at about one step of gravity every step): resting piles stay
             at rest, and a resting pair's ``contact.speed`` reads 0.
-        sleep_after: seconds (default None: never) a body must rest before it may sleep;
+        sleep_after: seconds (default 0.5; None: never) a body must rest before it may sleep;
             an island (bodies linked by contacts, static bodies and bodies of infinite mass
             not linking) falls asleep when all its bodies have rested that long. A sleeper
             is not integrated, keeps its position bit for bit and reads a velocity of
@@ -133,8 +133,7 @@ class Physics:
             writes its Position, Velocity, AccelerationMap, Collider or Geometry (a write of
             what it has, a velocity of (0, 0) or the same acceleration total, wakes
             nothing), changes or deletes a body it touches, digs a tile near it or calls
-            ``wake``. See
-            ``ecsphys.systems.sleep``.
+            ``wake``. See ``ecsphys.systems.sleep``.
         sleep_speed: world units per second (default 0.05): a body rests in a step when its
             speed is at most this, or twice what one step of its acceleration adds if that
             is more, and it moved at most that speed times the step.
@@ -279,11 +278,9 @@ class Physics:
         """Wake ``entity``'s island and the sleepers touching it (a STATIC body: the
         sleepers touching it), now; an awake body starts resting afresh (its rest time is
         0). ``KeyError`` naming the entity if it is not a body of this Physics."""
-        row = self._row(entity)
         t = self.table
-        t.rest_time[row] = 0.0
-        if t.sleepers:
-            t.wake_requests.add(int(entity))
+        t._wake_request(self._row(entity))
+        if t.wake_requests:
             self._take_wakes(keep_statics=True)
 
     def advance(self, frame_dt: float) -> int:

@@ -112,13 +112,15 @@ cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb
     # compiler cannot tell that find_islands reads only the pairs written)
     cdef int* parent = <int*> malloc((n + 1) * sizeof(int))
     cdef unsigned char* links = <unsigned char*> calloc(2 * n + 1, 1)
-    cdef int64_t* tb = ta + m
-    cdef unsigned char* ok = links + n
+    cdef int64_t* tb
+    cdef unsigned char* ok
     if ta == NULL or parent == NULL or links == NULL:
         free(ta)
         free(parent)
         free(links)
         return -1
+    tb = ta + m
+    ok = links + n
     for i in range(n):
         links[i] = _links(r, i)
         ok[i] = 1
