@@ -16,56 +16,21 @@ import math
 import esper
 import numpy as np
 import pytest
+from sleep_scenes import DT, body, pile, run
+from sleep_scenes import positions as _positions
+from sleep_scenes import settle as _settle
 
 import ecsphys as ep
 
-DT = 1 / 60
 
-
-def body(x, y, shape, kind=ep.ACTIVE, vx=0.0, vy=0.0, g=0.0, **collider):
-    comps = [ep.Position(x, y), ep.Velocity(vx, vy), ep.Collider(kind, **collider),
-             ep.Geometry(shape)]
-    if g:
-        comps.append(ep.AccelerationMap(gravity=(0.0, -g)))
-    return esper.create_entity(*comps)
-
-
-def run(steps):
-    for _ in range(steps):
-        esper.process(DT)
-
-
-def _pile(world, n=60, sleep_after=0.5, seed=3):
-    """``n`` balls of radius 0.5 dropped into a box 8 wide; returns (physics, floor, balls)."""
-    esper.switch_world(world)
-    esper.clear_database()
-    physics = ep.Physics(fixed_dt=DT, sleep_after=sleep_after)
-    floor = body(0, -0.5, ep.Rect(12, 1), ep.STATIC)
-    body(-4.5, 10, ep.Rect(1, 22), ep.STATIC)
-    body(4.5, 10, ep.Rect(1, 22), ep.STATIC)
-    rng = np.random.default_rng(seed)
-    balls = []
-    for i in range(n):
-        x = -3.4 + (i % 7) * 1.1 + rng.uniform(-0.05, 0.05)
-        y = 0.6 + (i // 7) * 1.15
-        balls.append(body(x, y, ep.Circle(0.5), g=9.8, vx=rng.uniform(-1, 1)))
+def _pile(name, n=60, sleep_after=0.5, seed=3):
+    """`sleep_scenes.pile` without its walls: (physics, floor, balls)."""
+    physics, floor, _, balls = pile(name, n, sleep_after, seed)
     return physics, floor, balls
-
-
-def _positions(balls):
-    return np.array([esper.component_for_entity(b, ep.Position).xy for b in balls])
 
 
 def _velocities(balls):
     return np.array([esper.component_for_entity(b, ep.Velocity).xy for b in balls])
-
-
-def _settle(physics, balls, limit_s=20):
-    for _ in range(int(limit_s / DT)):
-        esper.process(DT)
-        if physics.stats["sleeping"] == len(balls):
-            return
-    raise AssertionError(f"{physics.stats['sleeping']} of {len(balls)} asleep after {limit_s} s")
 
 
 # ------------------------------------------------------------------ falling asleep

@@ -31,62 +31,23 @@ import math
 import esper
 import numpy as np
 import pytest
+from sleep_scenes import DT, body, pile, run
+from sleep_scenes import positions as _positions
+from sleep_scenes import settle as _settle
+from sleep_scenes import world as _world
 
 import ecsphys as ep
 
-DT = 1 / 60
 TOL = 0.02  # the deepest overlap allowed at the end of a step (a settled pile: ~0.01)
 
 
-def body(x, y, shape, kind=ep.ACTIVE, vx=0.0, vy=0.0, g=0.0, **collider):
-    comps = [ep.Position(x, y), ep.Velocity(vx, vy), ep.Collider(kind, **collider),
-             ep.Geometry(shape)]
-    if g:
-        comps.append(ep.AccelerationMap(gravity=(0.0, -g)))
-    return esper.create_entity(*comps)
-
-
-def run(steps):
-    for _ in range(steps):
-        esper.process(DT)
-
-
-def _world(name, sleep_after=0.5):
-    esper.switch_world(name)
-    esper.clear_database()
-    return ep.Physics(fixed_dt=DT, sleep_after=sleep_after)
-
-
 def _pile(name, n=21, seed=3):
-    """``n`` balls of radius 0.5 dropped into a box 8 wide (as in tests/test_sleep.py);
-    returns (physics, floor, walls, balls)."""
-    physics = _world(name)
-    floor = body(0, -0.5, ep.Rect(12, 1), ep.STATIC)
-    walls = [body(-4.5, 10, ep.Rect(1, 22), ep.STATIC), body(4.5, 10, ep.Rect(1, 22), ep.STATIC)]
-    rng = np.random.default_rng(seed)
-    balls = []
-    for i in range(n):
-        x = -3.4 + (i % 7) * 1.1 + rng.uniform(-0.05, 0.05)
-        y = 0.6 + (i // 7) * 1.15
-        balls.append(body(x, y, ep.Circle(0.5), g=9.8, vx=rng.uniform(-1, 1)))
-    return physics, floor, walls, balls
-
-
-def _settle(physics, bodies, limit_s=20):
-    for _ in range(int(limit_s / DT)):
-        esper.process(DT)
-        if all(physics.is_sleeping(b) for b in bodies):
-            return
-    asleep = sum(physics.is_sleeping(b) for b in bodies)
-    raise AssertionError(f"{asleep} of {len(bodies)} asleep after {limit_s} s")
+    """`sleep_scenes.pile`: (physics, floor, walls, balls)."""
+    return pile(name, n, seed=seed)
 
 
 def _xy(e):
     return np.array(esper.component_for_entity(e, ep.Position).xy)
-
-
-def _positions(bodies):
-    return np.array([_xy(b) for b in bodies])
 
 
 def _asleep(physics, bodies):
