@@ -310,7 +310,7 @@ cdef class Stage:
 
 def dynamic_layout(table):
     """``(dyn, all_layers_pass)`` of the table's current rows, in one pass: the rows of the
-    bodies that collide and are not static, in entity order (the stage's dynamic ids), and
+    bodies that collide and are neither static nor asleep, in entity order (the stage's dynamic ids), and
     whether every colliding body's layer meets the AND of all their masks (then no pair
     needs the layer test). Rows are mostly in entity order already (only a removal's
     swap moves one out of it), so the sort, when needed, runs on nearly sorted keys."""
@@ -328,6 +328,9 @@ def dynamic_layout(table):
     cdef const int64_t* mask = <const int64_t*> c_array(mask_, b'i', &got)
     kind8 = kind_.view(np.uint8)
     cdef const unsigned char* kind = <const unsigned char*> c_array(kind8, b'b', &got)
+    cdef const unsigned char* asleep = <const unsigned char*> c_array(table.asleep, b'b', &got)
+    if got < n:
+        raise ValueError(f"the asleep column holds {got} rows, the table {n}")
     dyn_ = np.empty(n, dtype=np.int64)
     cdef int64_t* dyn = <int64_t*> c_array(dyn_, b'i', &got)
     cdef int64_t common = -1
@@ -339,7 +342,7 @@ def dynamic_layout(table):
                 continue
             any_solid = True
             common &= mask[i]
-            if kind[i] == _STATIC:
+            if kind[i] == _STATIC or asleep[i]:
                 continue
             dyn[k] = i
             k += 1

@@ -36,7 +36,10 @@ Guarantees:
   body's Position (other than the one a sleeper or a static body has), Collider or
   Geometry or its removal while something sleeps, go to ``wake_requests`` (a removed
   sleeper's island to ``wake_islands``), which the physics applies at the start of the next
-  step (`systems.sleep`);
+  step (`systems.sleep`); a sleeper is indexed as a static box (it moves no more than a
+  static body does), so removing, moving or re-shaping one, or one falling asleep or waking,
+  is a static change too (``static_dirty`` / ``static_all``); ``sleep_version`` changes
+  whenever a body falls asleep or wakes (the awake rows are another set);
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -86,7 +89,7 @@ _SCALAR_COLUMNS = {
     # what the last step's contacts said (systems/ground.pyx)
     "ground": np.int8, "floor_entity": np.int64, "carrier": np.intc,
     # sleeping (systems/sleep.pyx): asleep 0/1, seconds rested without a break, the island
-    # a sleeper sleeps in (the entity of its smallest row when it fell asleep; -1: awake)
+    # a sleeper sleeps in (an entity of the island: see sleep.fall_asleep; -1: awake)
     "asleep": np.uint8, "rest_time": np.float64, "island": np.int64,
 }
 #: what a step changes in the rows (``motion`` / ``set_motion``, snapshots)
@@ -208,6 +211,8 @@ class BodyTable:
         self.wake_requests: set[int] = set()
         #: islands to wake at the start of the next step (a member was removed)
         self.wake_islands: set[int] = set()
+        #: changes whenever a body falls asleep or wakes
+        self.sleep_version = 0
         self._allocate(max(capacity, 1))
 
     # ---------------------------------------------------------------- storage
@@ -349,16 +354,14 @@ class BodyTable:
         self.tile_regions.pop(entity, None)
         for has in self.has:
             has.discard(entity)
-        collides = self.collides
-        kind = self.kind
-        if collides[row] and kind[row] == _STATIC:
+        if self.indexed_static(row):
             self._static_touched(entity)
         for c in self.comps[row]:
             if c is not None and c._table is self and c._row == row:
                 c._unbind()
         last = self.n - 1
-        if row != last and collides[last] and kind[last] == _STATIC:
-            # a static body changes row: the index holds rows
+        if row != last and self.indexed_static(last):
+            # a static body (or a sleeper) changes row: the index holds rows
             self._static_touched(int(self.entity[last]))
         # riders of the removed row ride nothing; those of the last row follow it (only an
         # ACTIVE body of infinite mass carries riders: no scan for the others)
@@ -380,6 +383,11 @@ class BodyTable:
         self.comps.pop()
         self.n = last
         self.layout_version += 1
+
+    def indexed_static(self, row: int) -> bool:
+        """Whether row ``row`` is a static box of the broadphase: a colliding body that is
+        STATIC or asleep."""
+        return bool(self.collides[row]) and (self.kind[row] == _STATIC or bool(self.asleep[row]))
 
     def _carries(self, row: int) -> bool:
         """Whether other rows may ride row ``row`` (an ACTIVE body of infinite mass)."""
@@ -479,7 +487,12 @@ class BodyTable:
         for name, values in zip(MOTION_COLUMNS, saved, strict=True):
             getattr(self, name)[:n] = values
         self.pose_version += 1
-        self.sleepers = int(np.count_nonzero(self.asleep[:n]))
+        sleepers = int(np.count_nonzero(self.asleep[:n]))
+        if sleepers or self.sleepers:  # who sleeps may differ: sleepers are static boxes
+            self.static_all = True
+            self.static_version += 1
+            self.sleep_version += 1
+        self.sleepers = sleepers
 
     def _wake_request(self, row: int) -> None:
         """Row ``row`` was changed by the game: its island and the sleepers touching it wake
@@ -510,12 +523,12 @@ class BodyTable:
                 or not (self.asleep[row] or self.kind[row] == STATIC)):
             self._wake_request(row)
         self.touched.add(int(self.entity[row]))
-        if self.kind[row] == STATIC and self.collides[row]:
+        if self.indexed_static(row):
             self._static_touched(int(self.entity[row]))
 
     def collider_changed(self, row: int, col: Collider) -> None:
         """A field of an adopted Collider changed."""
-        was_static = self.kind[row] == STATIC and self.collides[row]
+        was_static = self.indexed_static(row)
         carried = self._carries(row)
         self._wake_request(row)
         self._write_collider(row, col)
@@ -523,7 +536,7 @@ class BodyTable:
         if carried and not self._carries(row):  # its riders ride nothing from now on
             carrier = self.carrier[: self.n]
             carrier[carrier == row] = -1
-        if was_static or (self.kind[row] == STATIC and self.collides[row]):
+        if was_static or self.indexed_static(row):
             self._static_touched(int(self.entity[row]))
         self.changed.add(int(self.entity[row]))
 
@@ -532,7 +545,7 @@ class BodyTable:
         self._wake_request(row)
         self._write_shape(row, shape)
         self.touched.add(int(self.entity[row]))
-        if self.kind[row] == STATIC and self.collides[row]:
+        if self.indexed_static(row):
             self._static_touched(int(self.entity[row]))
 
     def _static_touched(self, entity: int) -> None:

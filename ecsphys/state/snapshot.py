@@ -39,6 +39,7 @@ from ..components import AccelerationMap, Collider
 from ..limits import MAX_COORD, MAX_DT, MAX_SPEED
 from ..mask import Mask
 from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
+from ..systems.sleep import dormant_rows
 from ..tilemap import TileMap
 from .body_table import MOTION_COLUMNS
 from .contact_set import ContactSet
@@ -186,9 +187,11 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     t.pose_version += 1
     t.static_version += 1  # statics the game moved since are indexed again
     t.static_all = True
+    t.sleep_version += 1  # (who is awake: the broadphase learns its rows again)
     t.changed.clear()
     t.changed.update(snap.changed)
     physics._narrowphase.result = copy.deepcopy(snap.contacts)
+    dormant_rows(t, physics._narrowphase.rows)  # sleeping pairs' rows are carried on
     physics._events.restore_pairs(copy.deepcopy(snap.pairs))
     physics._response.forget_end()
     (physics.accumulator, physics.alpha, physics.steps, physics.time,

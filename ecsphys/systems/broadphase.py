@@ -19,6 +19,10 @@ Guarantees:
   no table has, for a free id), written in place when the table moves it to another row; so
   a dynamic body created or deleted never re-indexes a static one;
   static-static pairs are never produced; bodies without Collider or Geometry never pair;
+- a sleeping body is indexed as a static box (it does not move while it sleeps), so a
+  sleeper pairs only with awake bodies, never with a static body or another sleeper: the
+  stage's dynamic rows are the awake colliding bodies (learnt again when
+  ``table.sleep_version`` changes);
 - a pair is kept only if each side's layer is in the other's mask, and then only if the
   optional ``filter_pair(entity_a, entity_b)`` hook (a Python call per pair: slower) agrees;
 - output: rows ``ra``, ``rb`` with ``entity[ra] < entity[rb]``, sorted by that entity pair,
@@ -94,7 +98,7 @@ class BroadphaseSystem(esper.Processor):
         self._rb: np.ndarray | None = np.zeros(0, dtype=np.int64)
         #: pairs whose boxes overlapped before the layer filter (diagnostics)
         self.box_pairs = 0
-        self._layout: tuple[int, int] | None = None
+        self._layout: tuple[int, int, int] | None = None
         self._dyn = np.zeros(0, dtype=np.int64)
         self._all_layers_pass = True
         self._stage = Stage()
@@ -155,9 +159,10 @@ class BroadphaseSystem(esper.Processor):
         up to date (see the module notes)."""
         t = self.table
         layout = self._layout
-        if layout is None or layout[0] != t.layout_version or layout[1] != t.n:
+        if (layout is None or layout[0] != t.layout_version or layout[1] != t.n
+                or layout[2] != t.sleep_version):
             self._learn_layout()
-            self._layout = (t.layout_version, t.n)
+            self._layout = (t.layout_version, t.n, t.sleep_version)
         if (not self._built or t.static_all or t.static_dirty
                 or t.static_version != self._static_version):  # (rare: a static changed)
             if not self._built or t.static_all:
@@ -225,7 +230,7 @@ class BroadphaseSystem(esper.Processor):
         """Every static body gets a static id again (in row order) and the index is built."""
         t = self.table
         n = t.n
-        rows = np.flatnonzero(t.collides[:n] & (t.kind[:n] == _STATIC))
+        rows = np.flatnonzero(t.collides[:n] & ((t.kind[:n] == _STATIC) | (t.asleep[:n] != 0)))
         m = rows.size
         self._room(m)
         base = t.pos[rows]
@@ -249,14 +254,15 @@ class BroadphaseSystem(esper.Processor):
         if not dirty:  # the version moved with nothing named: look at everything
             self._rebuild_statics()
             return
-        row_of, collides, kind = t.row_of, t.collides, t.kind
+        row_of, collides, kind, asleep = t.row_of, t.collides, t.kind, t.asleep
         slot_of, free = self._slot_of, self._free
         put_slots: list[int] = []
         put_rows: list[int] = []
         gone: list[int] = []
         for e in sorted(dirty):  # (sorted: the same ids in every process)
             row = row_of.get(e)
-            now = row is not None and bool(collides[row]) and int(kind[row]) == _STATIC
+            now = row is not None and bool(collides[row]) and (
+                int(kind[row]) == _STATIC or bool(asleep[row]))
             slot = slot_of.get(e)
             if slot is None:
                 if not now:

@@ -3,6 +3,13 @@
 
 from libc.stdint cimport int64_t
 
+# the pair index of a sleeping pair's row (both sides asleep or STATIC, one asleep): its pair
+# is in no step's pairs, the narrowphase carries the row on; and of such a row whose side
+# woke since (its pair is found again, or it ended)
+cdef enum:
+    DORMANT = -1
+    WOKEN = -2
+
 
 cdef class ContactRows:
     cdef readonly Py_ssize_t n       # rows written
@@ -45,3 +52,6 @@ cdef class ContactRows:
 
 cdef int diff_rows(ContactRows prev, ContactRows cur, const unsigned char* forced,
                    double dt) except -1
+
+
+cdef ContactRows with_dormant(ContactRows prev, ContactRows cur)

@@ -17,11 +17,16 @@ Guarantees:
 - `diff_rows(prev, cur, forced, dt)` is one linear merge of the two sorted row lists: a row of
   ``cur`` whose ``(key, tile)`` was in ``prev`` (and whose previous row is not ``forced``) is
   kept and carries its history on (duration + ``dt``, steps + 1, the old layers); any other
-  starts at zero with its layers now; ``present`` (over ``prev``'s rows) says which were kept.
+  starts at zero with its layers now; ``present`` (over ``prev``'s rows) says which were kept;
+- `with_dormant(prev, cur)` carries ``prev``'s rows of sleeping pairs (pair index `DORMANT`:
+  see `systems.sleep`) into a step's new rows, in order: a sleeping pair's contact stays as
+  it was, met in no impact. The pair index column is the step's own (a row's pair), or
+  `DORMANT` / `WOKEN`; it is the one column written after the step (a wake marks rows).
 """
 
 import numpy as np
 
+from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
@@ -342,3 +347,108 @@ def add_time(ContactRows rows not None, double seconds, int64_t steps):
         rows.duration[i] += seconds
         rows.steps[i] += steps
     rows.cached_pairs = None
+
+
+cdef inline void _copy_row(ContactRows src, Py_ssize_t i, ContactRows dst,
+                           Py_ssize_t o) noexcept nogil:
+    """Row ``i`` of ``src`` as row ``o`` of ``dst`` (what the narrowphase writes; no
+    history)."""
+    dst.keys[o] = src.keys[i]
+    dst.ea[o] = src.ea[i]
+    dst.eb[o] = src.eb[i]
+    dst.la[o] = src.la[i]
+    dst.lb[o] = src.lb[i]
+    dst.tile[o] = src.tile[i]
+    dst.tile_kind[o] = src.tile_kind[i]
+    dst.index[o] = src.index[i]
+    dst.normal[2 * o] = src.normal[2 * i]
+    dst.normal[2 * o + 1] = src.normal[2 * i + 1]
+    dst.point[2 * o] = src.point[2 * i]
+    dst.point[2 * o + 1] = src.point[2 * i + 1]
+    dst.depth[o] = src.depth[i]
+    dst.toi[o] = src.toi[i]
+    dst.speed[o] = src.speed[i]
+    dst.sensor[o] = src.sensor[i]
+
+
+cdef inline void _copy_run(ContactRows src, Py_ssize_t i, ContactRows dst, Py_ssize_t o,
+                           Py_ssize_t k) noexcept nogil:
+    """Rows ``i .. i + k - 1`` of ``src`` as rows ``o ..`` of ``dst``: `_copy_row` a column
+    at a time (a sleeping pile's rows come in long runs)."""
+    memcpy(dst.keys + o, src.keys + i, k * sizeof(int64_t))
+    memcpy(dst.ea + o, src.ea + i, k * sizeof(int64_t))
+    memcpy(dst.eb + o, src.eb + i, k * sizeof(int64_t))
+    memcpy(dst.la + o, src.la + i, k * sizeof(int64_t))
+    memcpy(dst.lb + o, src.lb + i, k * sizeof(int64_t))
+    memcpy(dst.tile + o, src.tile + i, k * sizeof(int64_t))
+    memcpy(dst.tile_kind + o, src.tile_kind + i, k * sizeof(int64_t))
+    memcpy(dst.index + o, src.index + i, k * sizeof(int64_t))
+    memcpy(dst.normal + 2 * o, src.normal + 2 * i, 2 * k * sizeof(double))
+    memcpy(dst.point + 2 * o, src.point + 2 * i, 2 * k * sizeof(double))
+    memcpy(dst.depth + o, src.depth + i, k * sizeof(double))
+    memcpy(dst.toi + o, src.toi + i, k * sizeof(double))
+    memcpy(dst.speed + o, src.speed + i, k * sizeof(double))
+    memcpy(dst.sensor + o, src.sensor + i, k)
+
+
+cdef void _carry(ContactRows prev, ContactRows cur, ContactRows out) noexcept nogil:
+    """`with_dormant`'s merge: ``cur``'s rows and ``prev``'s `DORMANT` ones in (key, tile)
+    order (a row in both: ``cur``'s), each run of dormant rows copied at once."""
+    cdef Py_ssize_t pn = prev.n, m = cur.n, i = 0, j = 0, o = 0, k, q
+    cdef int c
+    while i < m or j < pn:
+        if j < pn and prev.index[j] != DORMANT:
+            j += 1
+            continue
+        if j == pn:
+            c = -1
+        elif i == m:
+            c = 1
+        else:
+            c = _cmp(cur.keys[i], cur.tile[i], prev.keys[j], prev.tile[j])
+        if c <= 0:
+            _copy_row(cur, i, out, o)
+            i += 1
+            if c == 0:
+                j += 1
+            o += 1
+            continue
+        # a run of dormant rows, all before cur's next row
+        k = 1
+        while (j + k < pn and prev.index[j + k] == DORMANT
+               and (i == m or _cmp(cur.keys[i], cur.tile[i], prev.keys[j + k],
+                                   prev.tile[j + k]) > 0)):
+            k += 1
+        _copy_run(prev, j, out, o, k)
+        for q in range(o, o + k):
+            out.toi[q] = INFINITY  # resting: met in no impact
+            out.speed[q] = 0.0
+        j += k
+        o += k
+    out.n = o
+
+
+cdef ContactRows with_dormant(ContactRows prev, ContactRows cur):
+    """``cur`` (a step's new rows) with ``prev``'s `DORMANT` rows carried on: the contacts of
+    sleeping pairs, which no step's pairs hold (see `systems.sleep`), as they were, met in
+    no impact (``toi`` inf, ``speed`` 0). ``cur`` itself when there are none."""
+    cdef Py_ssize_t q, d = 0
+    for q in range(prev.n):
+        d += prev.index[q] == DORMANT
+    if not d:
+        return cur
+    cdef ContactRows out = ContactRows()
+    out.reserve(cur.n + d)
+    if cur.n + d >= NOGIL_MIN:
+        with nogil:
+            _carry(prev, cur, out)
+    else:
+        _carry(prev, cur, out)
+    out.deepest = cur.deepest
+    out.tested = cur.tested
+    return out
+
+
+def carry_dormant(ContactRows prev not None, ContactRows cur not None):
+    """`with_dormant` for Python (tests)."""
+    return with_dormant(prev, cur)

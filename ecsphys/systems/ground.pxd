@@ -7,4 +7,5 @@ from ..state.table_view cimport Rows
 from .contact_rows cimport ContactRows
 
 cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
-                     ContactRows rows, double upx, double upy, double cos_floor) except -1
+                     ContactRows rows, double upx, double upy, double cos_floor,
+                     const int64_t* awake, Py_ssize_t nawake) except -1

@@ -10,7 +10,8 @@ Guarantees (one compiled pass over the contacts at the end of each step):
   one-way direction within ``floor_max_angle``);
 - per row: ``ground`` (GROUND_FLOOR | GROUND_WALL | GROUND_CEILING), and for the most level
   floor its surface normal (``floor_n``, pointing up out of the floor), velocity
-  (``floor_v``) and entity (``floor_entity``, -1: none); static bodies get nothing;
+  (``floor_v``) and entity (``floor_entity``, -1: none); static bodies get nothing; a
+  sleeping body keeps what it had when it fell asleep (its contacts stay as they were);
 - ``carrier``: the row of the floor when that floor is a moving body that is never pushed
   (infinite mass, not STATIC: a moving platform; the response carries the body along with
   it in the next step), else -1; a body of infinite mass rides nothing (only the game
@@ -37,7 +38,7 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
-from .contact_rows cimport ContactRows
+from .contact_rows cimport DORMANT, ContactRows
 from .gil cimport NOGIL_MIN
 
 cdef int STATIC = 0
@@ -58,7 +59,7 @@ cdef void _side(Pass* g, int r, int o, double dx, double dy, double depth) noexc
     """Row r touches row o, (dx, dy) the unit normal from r to o."""
     cdef const Rows* w = &g.rows
     cdef double ux, uy, down, wx, wy
-    if w.kind[r] == STATIC:
+    if w.kind[r] == STATIC or w.asleep[r]:
         return
     body_up(w, r, g.upx, g.upy, &ux, &uy)
     down = -(dx * ux + dy * uy)      # cos of the angle between "down" and the normal
@@ -115,18 +116,22 @@ def ground_pass(t, ra, rb, ContactRows rows, up, double cos_floor):
     if 2 * t.n > nv:
         raise ValueError(f"the table's velocities hold {nv // 2} rows, not {t.n}")
     cdef Rows r = rows_of(t)
-    ground_rows(&r, a, b, na, rows, up[0], up[1], cos_floor)
+    ground_rows(&r, a, b, na, rows, up[0], up[1], cos_floor, NULL, r.n)
 
 
 cdef void _ground(Pass* g, Rows* w, int* old, const int64_t* k, const double* nrm,
                   const double* dep, const unsigned char* sen, Py_ssize_t m,
-                  const int64_t* a, const int64_t* b) noexcept nogil:
+                  const int64_t* a, const int64_t* b, const int64_t* awake,
+                  Py_ssize_t na) noexcept nogil:
     """`ground_rows`'s loops: each row's floor and carrier from the step's contacts."""
     cdef int n = w.n
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, q
     cdef int r, f, p, ia, ib
-    for r in range(n):
+    for q in range(na):
+        r = <int> (awake[q] if awake != NULL else q)
         old[r] = w.carrier[r]
+        if w.asleep[r]:  # a sleeper's ground stays as it was when it fell asleep
+            continue
         w.carrier[r] = -1
         w.ground[r] = 0
         w.floor_n[2 * r] = w.floor_n[2 * r + 1] = 0.0
@@ -134,14 +139,15 @@ cdef void _ground(Pass* g, Rows* w, int* old, const int64_t* k, const double* nr
         w.floor_entity[r] = -1
         g.best[r] = -2.0
     for i in range(m):
-        if sen[i]:
+        if sen[i] or k[i] < 0:  # (a sleeping pair's row: both sides keep their ground)
             continue
         p = <int> k[i]
         ia = <int> a[p]
         ib = <int> b[p]
         _side(g, ia, ib, nrm[2 * i], nrm[2 * i + 1], dep[i])
         _side(g, ib, ia, -nrm[2 * i], -nrm[2 * i + 1], dep[i])
-    for r in range(n):
+    for q in range(na):
+        r = <int> (awake[q] if awake != NULL else q)
         f = old[r]
         if f == w.carrier[r]:
             continue
@@ -153,16 +159,19 @@ cdef void _ground(Pass* g, Rows* w, int* old, const int64_t* k, const double* nr
 
 
 cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
-                     ContactRows rows, double upx, double upy, double cos_floor) except -1:
-    """`ground_pass` on the C rows ``w`` and the step's ``na`` pairs ``a``, ``b``."""
+                     ContactRows rows, double upx, double upy, double cos_floor,
+                     const int64_t* awake, Py_ssize_t nawake) except -1:
+    """`ground_pass` on the C rows ``w`` and the step's ``na`` pairs ``a``, ``b``; the rows
+    reset and classified are the ``nawake`` rows listed in ``awake`` (the rows not asleep),
+    or rows ``0 .. nawake`` when it is NULL (a sleeper's ground stays as it was)."""
     cdef Py_ssize_t m = rows.n
     cdef const int64_t* k = rows.index
     cdef const double* nrm = rows.normal
     cdef const double* dep = rows.depth
     cdef const unsigned char* sen = rows.sensor
     cdef Py_ssize_t j
-    for j in range(m):  # the contacts' pairs are the step's pairs
-        if not 0 <= k[j] < na:
+    for j in range(m):  # the contacts' pairs are the step's pairs, or a sleeping pair's
+        if not (0 <= k[j] < na or k[j] == DORMANT):
             raise IndexError(f"contact {j}: pair index {k[j]} outside the {na} pairs")
     cdef Pass g
     g.rows = w[0]
@@ -179,9 +188,9 @@ cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
         raise MemoryError()
     if n + m >= NOGIL_MIN:
         with nogil:
-            _ground(&g, w, old, k, nrm, dep, sen, m, a, b)
+            _ground(&g, w, old, k, nrm, dep, sen, m, a, b, awake, nawake)
     else:
-        _ground(&g, w, old, k, nrm, dep, sen, m, a, b)
+        _ground(&g, w, old, k, nrm, dep, sen, m, a, b, awake, nawake)
     free(old)
     free(g.best)
     return 0

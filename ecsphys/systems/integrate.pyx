@@ -107,6 +107,51 @@ cdef void integrate_listed(Rows* r, const int64_t* rows, Py_ssize_t k, double dt
         _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)
 
 
+cdef void integrate_some(Rows* r, const int64_t* rows, Py_ssize_t k,
+                         double dt) noexcept nogil:
+    """`integrate_rows` over the ``k`` rows listed (ascending: the rows not asleep while
+    something sleeps), or over rows ``0 .. k`` when ``rows`` is NULL."""
+    cdef Py_ssize_t q
+    cdef int64_t i
+    if rows == NULL:
+        integrate_rows(r, <int> k, dt)
+        return
+    for q in range(k):
+        i = rows[q]
+        r.prev[2 * i] = r.pos[2 * i]
+        r.prev[2 * i + 1] = r.pos[2 * i + 1]
+        if r.kind[i] == STATIC or r.asleep[i]:
+            r.move[2 * i] = 0.0
+            r.move[2 * i + 1] = 0.0
+            continue
+        _axis(&r.pos[2 * i], &r.vel[2 * i], &r.move[2 * i], r.acc[2 * i], dt)
+        _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)
+
+
+cdef inline void _limit(double* pos, double* vel, Py_ssize_t i) noexcept nogil:
+    if pos[i] > MAX_COORD:
+        pos[i] = MAX_COORD
+    elif pos[i] < -MAX_COORD:
+        pos[i] = -MAX_COORD
+    if vel[i] > MAX_SPEED:
+        vel[i] = MAX_SPEED
+    elif vel[i] < -MAX_SPEED:
+        vel[i] = -MAX_SPEED
+
+
+cdef void limit_some(double* pos, double* vel, const int64_t* rows,
+                     Py_ssize_t k) noexcept nogil:
+    """`limit_motion` over the ``k`` rows listed, or rows ``0 .. k`` when ``rows`` is NULL
+    (a sleeper neither moves nor is pushed: it stays within the limits)."""
+    cdef Py_ssize_t q
+    if rows == NULL:
+        limit_motion(pos, vel, <int> k)
+        return
+    for q in range(k):
+        _limit(pos, vel, 2 * rows[q])
+        _limit(pos, vel, 2 * rows[q] + 1)
+
+
 cdef void limit_motion(double* pos, double* vel, int n) noexcept nogil:
     """Every velocity component within MAX_SPEED and every position within MAX_COORD, over
     rows ``0 .. n`` of the position and velocity columns."""

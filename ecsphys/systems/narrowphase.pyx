@@ -28,7 +28,9 @@ Guarantees:
   until it is apart by more than the separation offset (hysteresis, ``2 * contact_offset``
   by default: resting pairs must not flicker), and a pair that met during the step (the
   response's impacts) touches in that step even if it ends it apart, so no impact goes
-  unreported; one compiled call, the previous step's keys merged with this step's pairs in C.
+  unreported; one compiled call, the previous step's keys merged with this step's pairs in C;
+- the rows of sleeping pairs (both sides asleep or STATIC: no step's pairs hold them) are
+  carried on from the previous step as they were, met in no impact (`contact_rows.with_dormant`).
 """
 
 import esper
@@ -49,7 +51,7 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, row_body, rows_of
-from .contact_rows cimport ContactRows
+from .contact_rows cimport ContactRows, with_dormant
 from .gil cimport NOGIL_MIN
 from .impacts cimport Impacts
 
@@ -703,10 +705,10 @@ cdef class NarrowphaseSystem:
             point = np.zeros((len(toi), 2))
         self._last = (ra, rb, prev_rows if prev_rows is not None else prev_keys,
                       impacts if impacts is not None else (toi, normal, point))
-        self.rows = touching_pairs(
+        self.rows = with_dormant(prev, touching_pairs(
             t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
             toi, normal, point, speed, columns=True, prev_tiles=prev_tiles,
-            prev_rows=prev_rows, impacts=impacts)
+            prev_rows=prev_rows, impacts=impacts))
 
     cdef int step_rows(self, const int64_t* a, const int64_t* b, Py_ssize_t k, object changed,
                        Impacts impacts, object pairs_of, const Rows* r,
@@ -739,7 +741,7 @@ cdef class NarrowphaseSystem:
         q.ipoint = impacts.point if k else NULL
         self._last = (None, None, prev if keep else None, impacts)
         self._pairs_of = pairs_of
-        self.rows = contact_rows_of(&q, r, s)
+        self.rows = with_dormant(prev, contact_rows_of(&q, r, s))
         return 0
 
     def reset(self):

@@ -17,7 +17,8 @@ Guarantees:
   bodies and bodies of infinite mass link nothing, so two piles on one floor are two
   islands. An island whose every body rested ``sleep_after`` (or already sleeps) falls
   asleep together: ``asleep = 1``, velocity and move exactly 0, ``prev_pos = pos`` (drawn
-  still), ``island`` the entity of its smallest row. Positions are not written: a sleeper
+  still), ``island`` the entity of its smallest row, or, when it joins sleeping islands,
+  the smallest of their ids (which they all take). Positions are not written: a sleeper
   keeps its position bit for bit while it sleeps;
 - `wake_marks` (after the broadphase, when anything sleeps): every sleeper in a pair with a
   body that could reach it in this step is marked: an awake body that did not rest in the
@@ -28,6 +29,11 @@ Guarantees:
   island once it has rested ``sleep_after`` too (they link through their contact);
 - `wake_islands` wakes every body of the given islands: ``asleep = 0``, ``island = -1``,
   ``rest_time = 0``; velocities are left as they are (0, or what the game wrote);
+- a sleeper is a static box of the broadphase (`systems.broadphase`): it pairs only with
+  awake bodies. A contact row whose sides both sleep or are STATIC is marked `DORMANT` at
+  the end of its step (`mark_dormant`) and carried on as it is by the narrowphase while
+  they sleep (touching, keep-touching and ``contacts()`` go on); every wake marks the rows
+  of bodies no longer asleep `WOKEN` (`dormant_rows`), so their pairs are found again;
 - `take_requests` applies the table's wake requests (see `state.body_table`): the islands of
   the requested bodies, of the sleepers touching them in the last step's contacts, and of
   the sleepers near the tiles changed since the last step wake;
@@ -39,13 +45,13 @@ import numpy as np
 
 from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdlib cimport calloc, free, malloc, qsort
 
 from ..geometry.distance cimport contact_within
 from ..geometry.shape_data cimport Body, CContact, Store
 from ..state.carray cimport c_array
 from ..state.table_view cimport Rows, row_body
-from .contact_rows cimport ContactRows
+from .contact_rows cimport DORMANT, WOKEN, ContactRows
 from .islands cimport find_islands, root_of
 
 cimport numpy as cnp
@@ -55,17 +61,20 @@ cnp.import_array()  # c_array reads arrays through NumPy's C API
 cdef int STATIC = 0
 
 
-cdef Py_ssize_t rest_rows(Rows* r, int n, double dt, double speed, double after,
-                          Py_ssize_t* awake) noexcept nogil:
-    """Each awake body's ``rest_time`` after this step (see the module comment); returns how
-    many awake bodies have now rested at least ``after`` seconds, and in ``awake`` how many
-    bodies are awake (not STATIC, not asleep)."""
+cdef Py_ssize_t rest_rows(Rows* r, const int64_t* rows, Py_ssize_t n, double dt, double speed,
+                          double after, Py_ssize_t* awake) noexcept nogil:
+    """Each awake body's ``rest_time`` after this step (see the module comment), over the
+    ``n`` rows listed in ``rows`` (or rows ``0 .. n`` when NULL); returns how many awake
+    bodies have now rested at least ``after`` seconds, and in ``awake`` how many bodies are
+    awake (not STATIC, not asleep)."""
     cdef int i, c
+    cdef Py_ssize_t q
     cdef double ax, ay, vx, vy, dx, dy, s
     cdef Py_ssize_t ready = 0
     cdef bint rests
     awake[0] = 0
-    for i in range(n):
+    for q in range(n):
+        i = <int> (rows[q] if rows != NULL else q)
         if r.kind[i] == STATIC or r.asleep[i]:
             continue
         awake[0] += 1
@@ -99,33 +108,65 @@ cdef inline bint _links(const Rows* r, int i) noexcept nogil:
             and not isinf(r.mass[i]) and not r.sensor[i])
 
 
+cdef int _cmp_labels(const void* x, const void* y) noexcept nogil:
+    cdef int64_t a = (<const int64_t*> x)[0], b = (<const int64_t*> y)[0]
+    return (a > b) - (a < b)
+
+
+cdef inline Py_ssize_t _label_at(const int64_t* lab, Py_ssize_t nl, int64_t v) noexcept nogil:
+    """The index of label ``v`` in the sorted, unique ``lab`` (-1: not there)."""
+    cdef Py_ssize_t lo = 0, hi = nl, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if lab[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < nl and lab[lo] == v else -1
+
+
+cdef inline Py_ssize_t _label_root(Py_ssize_t* up, Py_ssize_t x) noexcept nogil:
+    while up[x] != x:
+        up[x] = up[up[x]]
+        x = up[x]
+    return x
+
+
 cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb,
                             const int64_t* index, const unsigned char* sensor, Py_ssize_t m,
-                            double after) noexcept nogil:
+                            double after, int64_t* fell) noexcept nogil:
     """The islands whose every body rested ``after`` seconds (or sleeps) fall asleep (see the
     module comment): the step's ``m`` contact rows are pairs ``index`` of ``pa``/``pb``
-    (``sensor``: the row has a sensor side).
-    Returns how many bodies fell asleep; -1 when out of memory (nothing changed)."""
-    cdef Py_ssize_t k = 0, q, count = 0
+    (``sensor``: the row has a sensor side; a sleeping pair's row, index ``DORMANT``, links
+    nothing here: its sides sleep in one island already). An island that joins sleeping
+    islands takes the smallest of their ids, and those islands take it too (they are one
+    island now); else it takes the entity of its smallest row. The rows that fell asleep go
+    to ``fell`` (ascending). Returns how many; -1 when out of memory (nothing changed)."""
+    cdef Py_ssize_t k = 0, q, count = 0, nl = 0, j, x, y
     cdef int i, root
     cdef int64_t* ta = <int64_t*> calloc(2 * m + 1, sizeof(int64_t))  # (calloc: the
     # compiler cannot tell that find_islands reads only the pairs written)
     cdef int* parent = <int*> malloc((n + 1) * sizeof(int))
     cdef unsigned char* links = <unsigned char*> calloc(2 * n + 1, 1)
+    cdef int64_t* first = <int64_t*> malloc((n + 1) * sizeof(int64_t))
     cdef int64_t* tb
     cdef unsigned char* ok
-    if ta == NULL or parent == NULL or links == NULL:
+    cdef int64_t* lab = NULL
+    cdef Py_ssize_t* up = NULL
+    if ta == NULL or parent == NULL or links == NULL or first == NULL:
         free(ta)
         free(parent)
         free(links)
+        free(first)
         return -1
     tb = ta + m
     ok = links + n
     for i in range(n):
         links[i] = _links(r, i)
         ok[i] = 1
+        first[i] = -1
     for q in range(m):
-        if not sensor[q]:
+        if not sensor[q] and index[q] >= 0:
             ta[k] = pa[index[q]]
             tb[k] = pb[index[q]]
             k += 1
@@ -133,25 +174,137 @@ cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb
     for i in range(n):
         if r.kind[i] != STATIC and not r.asleep[i] and r.rest_time[i] < after:
             ok[root_of(parent, i)] = 0
+    # the sleeping islands the falling ones join: their ids, merged (a small union-find)
     for i in range(n):
-        if r.kind[i] == STATIC:
+        if r.asleep[i] and ok[root_of(parent, i)]:
+            nl += 1
+    if nl:
+        lab = <int64_t*> malloc(nl * sizeof(int64_t))
+        up = <Py_ssize_t*> malloc(nl * sizeof(Py_ssize_t))
+        if lab == NULL or up == NULL:
+            free(ta)
+            free(parent)
+            free(links)
+            free(first)
+            free(lab)
+            free(up)
+            return -1
+        nl = 0
+        for i in range(n):
+            if r.asleep[i] and ok[root_of(parent, i)]:
+                lab[nl] = r.island[i]
+                nl += 1
+        qsort(lab, nl, sizeof(int64_t), _cmp_labels)
+        j = 0
+        for q in range(nl):
+            if q == 0 or lab[q] != lab[j - 1]:
+                lab[j] = lab[q]
+                j += 1
+        nl = j
+        for q in range(nl):
+            up[q] = q
+        for i in range(n):
+            if not r.asleep[i]:
+                continue
+            root = root_of(parent, i)
+            if not ok[root]:
+                continue
+            x = _label_at(lab, nl, r.island[i])
+            if first[root] < 0:
+                first[root] = x
+            else:  # one island now: the smaller id is the root
+                x = _label_root(up, x)
+                y = _label_root(up, first[root])
+                if x < y:
+                    up[y] = x
+                elif y < x:
+                    up[x] = y
+    for i in range(n):
+        if r.kind[i] == STATIC or r.asleep[i]:
             continue
         root = root_of(parent, i)
         if not ok[root]:
             continue
-        if not r.asleep[i]:
-            count += 1
-            r.asleep[i] = 1
-            r.vel[2 * i] = 0.0
-            r.vel[2 * i + 1] = 0.0
-            r.move[2 * i] = 0.0
-            r.move[2 * i + 1] = 0.0
-            r.prev[2 * i] = r.pos[2 * i]
-            r.prev[2 * i + 1] = r.pos[2 * i + 1]
-        r.island[i] = r.entity[root]
+        fell[count] = i
+        count += 1
+        r.asleep[i] = 1
+        r.vel[2 * i] = 0.0
+        r.vel[2 * i + 1] = 0.0
+        r.move[2 * i] = 0.0
+        r.move[2 * i + 1] = 0.0
+        r.prev[2 * i] = r.pos[2 * i]
+        r.prev[2 * i + 1] = r.pos[2 * i + 1]
+        r.island[i] = (lab[_label_root(up, first[root])] if first[root] >= 0
+                       else r.entity[root])
+    if nl:  # every sleeper of a joined island takes the merged id
+        for i in range(n):
+            if r.asleep[i]:
+                x = _label_at(lab, nl, r.island[i])
+                if x >= 0:
+                    r.island[i] = lab[_label_root(up, x)]
     free(ta)
     free(parent)
     free(links)
+    free(first)
+    free(lab)
+    free(up)
+    return count
+
+
+cdef void mark_dormant(const Rows* r, const int64_t* pa, const int64_t* pb,
+                       ContactRows rows) noexcept nogil:
+    """At the end of a step: each contact row whose sides both sleep or are STATIC (one at
+    least asleep) gets the index ``DORMANT``: its pair is in no later step's pairs (a
+    sleeper is a static box of the broadphase), so the narrowphase carries the row on as it
+    is until a side wakes."""
+    cdef Py_ssize_t q
+    cdef int64_t p, a, b
+    for q in range(rows.n):
+        p = rows.index[q]
+        if p < 0:
+            continue
+        a = pa[p]
+        b = pb[p]
+        if ((r.asleep[a] or r.asleep[b]) and (r.asleep[a] or r.kind[a] == STATIC)
+                and (r.asleep[b] or r.kind[b] == STATIC)):
+            rows.index[q] = DORMANT
+
+
+def dormant_rows(table, ContactRows rows) -> int:
+    """Mark ``rows`` (the last step's contacts) again from the table's sleep state now: a
+    row stays ``DORMANT`` (carried on by the narrowphase) only while both its sides are
+    bodies that sleep or are STATIC, one at least asleep; any other dormant row becomes
+    ``WOKEN`` (its pair is found again, or it ended). Marks rows dormant the same way (a
+    snapshot restored, a step put back). Returns how many rows are dormant."""
+    cdef Py_ssize_t m = rows.n, q, count = 0
+    if not m:
+        return 0
+    n = table.n
+    if table.sleepers:
+        ent = table.entity[:n]
+        order = np.argsort(ent, kind="stable")
+        sorted_ent = ent[order]
+        asleep = table.asleep[:n].astype(bool)
+        still = asleep | (table.kind[:n] == STATIC)
+
+        def sides(e):
+            at = np.minimum(np.searchsorted(sorted_ent, e), max(n - 1, 0))
+            found = sorted_ent[at] == e if n else np.zeros(len(e), dtype=bool)
+            row = order[at] if n else at
+            return found, row
+
+        fa, ra = sides(rows.array("a"))
+        fb, rb = sides(rows.array("b"))
+        dorm = (fa & fb & still[ra] & still[rb] & (asleep[ra] | asleep[rb])).view(np.uint8)
+    else:
+        dorm = np.zeros(m, dtype=np.uint8)
+    cdef const unsigned char[::1] d = dorm
+    for q in range(m):
+        if d[q]:
+            rows.index[q] = DORMANT
+            count += 1
+        elif rows.index[q] == DORMANT:
+            rows.index[q] = WOKEN
     return count
 
 
@@ -202,9 +355,27 @@ cdef Py_ssize_t wake_marks(const Rows* r, const Store* s, const int64_t* pa,
     return count
 
 
-def wake_islands(table, ids) -> np.ndarray:
+#: more bodies than this falling asleep or waking at once: the broadphase indexes every
+#: static box again (one vectorised pass) rather than these one by one
+STATIC_BATCH = 64
+
+
+def sleep_changed(table, rows) -> None:
+    """The rows ``rows`` fell asleep or woke: they are static boxes of the broadphase, or are
+    no more (see `state.body_table`)."""
+    table.sleep_version += 1
+    table.static_version += 1
+    rows = rows[table.collides[rows]]
+    if len(rows) > STATIC_BATCH:
+        table.static_all = True
+    else:
+        table.static_dirty.update(table.entity[rows].tolist())
+
+
+def wake_islands(table, ids, ContactRows contacts=None) -> np.ndarray:
     """Wake every body of the islands ``ids`` (entities naming islands; see the module
-    comment); returns the rows woken, ascending."""
+    comment); returns the rows woken, ascending. With ``contacts`` (the last step's rows),
+    the sleeping pairs' rows of the woken bodies are marked `WOKEN` (`dormant_rows`)."""
     n = table.n
     island = table.island[:n]
     rows = np.flatnonzero(np.isin(island, np.asarray(list(ids), dtype=np.int64))
@@ -214,6 +385,9 @@ def wake_islands(table, ids) -> np.ndarray:
         table.island[rows] = -1
         table.rest_time[rows] = 0.0
         table.sleepers -= len(rows)
+        sleep_changed(table, rows)
+        if contacts is not None:
+            dormant_rows(table, contacts)
     return rows
 
 
@@ -232,6 +406,8 @@ def take_requests(table, ContactRows contacts, double offset):
     table.wake_requests = set()
     forced = None
     if not table.sleepers:
+        if contacts is not None:  # (the last sleeper was removed: its rows end)
+            dormant_rows(table, contacts)
         return None
     n = table.n
     row_of = table.row_of
@@ -261,6 +437,8 @@ def take_requests(table, ContactRows contacts, double offset):
         ids.update(_near_tiles(table, offset))
     if ids:
         wake_islands(table, ids)
+    if contacts is not None and (ids or requested):
+        dormant_rows(table, contacts)  # (a removed body's rows end too)
     return forced
 
 

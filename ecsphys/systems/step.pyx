@@ -35,14 +35,14 @@ from .contact_rows cimport ContactRows
 from .gil cimport NOGIL_MIN
 from .ground cimport ground_rows
 from .impacts cimport Impacts
-from .integrate cimport integrate_listed, integrate_rows, limit_motion
+from .integrate cimport integrate_listed, integrate_some, limit_some
 from .narrowphase cimport NarrowphaseSystem
 from .response cimport IndexView, ResponseSystem, index_view, widen_index
-from .sleep cimport fall_asleep, rest_rows, wake_marks
+from .sleep cimport fall_asleep, mark_dormant, rest_rows, wake_marks
 
 import numpy as np
 
-from .sleep import marked_islands, wake_islands
+from .sleep import dormant_rows, marked_islands, sleep_changed, wake_islands
 
 cimport numpy as cnp
 
@@ -125,6 +125,8 @@ cdef class Step:
     cdef tuple _still_key       # ... with these layout, statics, rows and sleepers
     cdef bint _rows_quiet       # the last run's contacts are marked as met in no impact
     cdef readonly Py_ssize_t quiet_steps  # steps that were quiet (`quiet`), diagnostics
+    cdef object _awake_arr      # the rows not asleep, ascending (while something sleeps) ...
+    cdef tuple _awake_key       # ... for these layout, rows and sleep versions
 
     def __init__(self, table, broadphase, ResponseSystem response not None,
                  NarrowphaseSystem narrowphase not None, up, double floor_max_angle):
@@ -149,6 +151,22 @@ cdef class Step:
         self._still_key = None
         self._rows_quiet = False
         self.quiet_steps = 0
+        self._awake_arr = None
+        self._awake_key = None
+
+    cdef const int64_t* _awake(self, Py_ssize_t* k) except? NULL:
+        """The rows not asleep, ascending, and their count in ``k``; NULL with ``k`` = n
+        while nothing sleeps (every row: the loops run over ``0 .. n``)."""
+        t = self.table
+        if not t.sleepers:
+            k[0] = t.n
+            return NULL
+        key = (t.layout_version, t.n, t.sleep_version)
+        if key != self._awake_key:
+            self._awake_arr = np.flatnonzero(t.asleep[: t.n] == 0).astype(np.int64)
+            self._awake_key = key
+        k[0] = len(self._awake_arr)
+        return <const int64_t*> cnp.PyArray_DATA(<cnp.ndarray> self._awake_arr)
 
     def __dealloc__(self):
         buf_free(&self.sort_tmp)
@@ -176,22 +194,25 @@ cdef class Step:
         cdef Rows r = rows_of(t)
         cdef Store s = store_of(t.store)
         cdef IndexView iv
+        cdef Py_ssize_t nw
+        cdef const int64_t* awake = self._awake(&nw)  # the loops over rows: these only
         fp = bp.filter_pair
         # filter_pair is the game's code inside the step: if it raises, the bodies are put
         # back as they were, so the step is all or nothing
         saved = t.motion() if fp is not None else None
         try:
-            if r.n >= NOGIL_MIN:
+            if nw >= NOGIL_MIN:
                 with nogil:
-                    integrate_rows(&r, r.n, dt)  # keeps the start positions in prev first
+                    integrate_some(&r, awake, nw, dt)  # keeps the start positions in prev
             else:
-                integrate_rows(&r, r.n, dt)
+                integrate_some(&r, awake, nw, dt)
             c1 = _now()
             bp.prepare()
             stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers, &r, &s)
             bp.after_stage()
             if t.sleepers:  # what the awake bodies can reach this step wakes first
                 self._wake(dt, forced, &r, &s)
+                awake = self._awake(&nw)
             c2 = _now()
             if fp is not None:  # its answers may change between steps
                 response.forget_end()
@@ -203,6 +224,7 @@ cdef class Step:
         except BaseException:
             if saved is not None:
                 t.set_motion(saved)  # (the sleep state too)
+                dormant_rows(t, narrow.rows)  # (islands woken in this step sleep again)
             raise
         c3 = _now()
         if fp is not None:
@@ -221,23 +243,28 @@ cdef class Step:
             narrow.step_rows(a, b, k, t.changed, response.pair_impacts, bp, &r, &s)
         cdef ContactRows rows = narrow.rows
         response.note_end_c(rows.deepest)
-        ground_rows(&r, a, b, k, rows, self.upx, self.upy, self.cos_floor)
+        ground_rows(&r, a, b, k, rows, self.upx, self.upy, self.cos_floor, awake, nw)
         # impulses, pushes and a rider leaving its platform stay within the valid range
-        if r.n >= NOGIL_MIN:
+        if nw >= NOGIL_MIN:
             with nogil:
-                limit_motion(r.pos, r.vel, r.n)
+                limit_some(r.pos, r.vel, awake, nw)
         else:
-            limit_motion(r.pos, r.vel, r.n)
-        cdef Py_ssize_t fell = 0, awake = 1
-        if self.sleep_after >= 0.0 and rest_rows(&r, r.n, dt, self.sleep_speed,
-                                                 self.sleep_after, &awake):
+            limit_some(r.pos, r.vel, awake, nw)
+        cdef Py_ssize_t fell = 0, moving = 1
+        if self.sleep_after >= 0.0 and rest_rows(&r, awake, nw, dt, self.sleep_speed,
+                                                 self.sleep_after, &moving):
+            fell_rows = np.empty(max(r.n, 1), dtype=np.int64)
             fell = fall_asleep(&r, r.n, a, b, rows.index, rows.sensor, rows.n,
-                               self.sleep_after)
+                               self.sleep_after,
+                               <int64_t*> cnp.PyArray_DATA(<cnp.ndarray> fell_rows))
             if fell < 0:
                 raise MemoryError(f"cannot find the islands of {r.n} bodies")
             if fell:
                 t.sleepers += fell
-        self._still = awake == fell and t.sleepers > 0
+                sleep_changed(t, fell_rows[:fell])
+        if t.sleepers:  # the pairs of sleepers and statics are carried on from now
+            mark_dormant(&r, a, b, rows)
+        self._still = moving == fell and t.sleepers > 0
         self._rows_quiet = False
         if self._still:
             self._still_key = (t.layout_version, t.static_version, t.n, t.sleepers)
@@ -289,7 +316,7 @@ cdef class Step:
         mark = np.zeros(max(r.n, 1), dtype=np.uint8)
         cdef unsigned char* mp = <unsigned char*> cnp.PyArray_DATA(<cnp.ndarray> mark)
         while wake_marks(r, s, stage.pa, stage.pb, stage.npairs, self.wake_offset, fp, mp):
-            woken = wake_islands(t, marked_islands(t, mark))
+            woken = wake_islands(t, marked_islands(t, mark), self.narrowphase.rows)
             mark[:] = 0
             integrate_listed(r, <const int64_t*> c_array(woken, b'i', &nr), nr, dt)
             bp.prepare()

@@ -1,0 +1,206 @@
+"""Sleepers leave the step's pairs: a sleeper is a static box of the broadphase, pairs only
+with awake bodies, and its contacts with statics and other sleepers are carried on as they
+were while the rest of the world steps (keep-touching, ``contacts()``, ``ground``)."""
+
+from __future__ import annotations
+
+import esper
+import numpy as np
+import pytest
+
+import ecsphys as ep
+from ecsphys.systems.contact_rows import ContactRows, carry_dormant
+from tests.sleep_scenes import DT, body, pile, positions, run, settle, world
+
+
+def _awake_elsewhere():
+    """A ball bouncing for ever on a floor of its own, far from everything else: the world
+    is never all asleep, so no step is a quiet one."""
+    floor = body(-500, -0.5, ep.Rect(4, 1), ep.STATIC)
+    ball = body(-500, 0.5, ep.Circle(0.5), vx=0.0, vy=3.0, g=9.8, restitution=1.0)
+    return floor, ball
+
+
+def _contact_view(physics, entities):
+    """The carried fields of the contacts among ``entities``: pair, normal, depth, point."""
+    keep = set(entities)
+    return sorted((c.a, c.b, c.normal, c.depth, c.point) for c in physics.contacts()
+                  if c.a in keep and c.b in keep)
+
+
+def test_sleepers_make_no_pairs_and_keep_their_contacts_while_another_body_moves():
+    physics, floor, walls, balls = pile("pairs-out", 30)
+    settle(physics, balls)
+    run(2)  # (the step after falling asleep indexes the sleepers as static boxes)
+    before = _contact_view(physics, [floor, *walls, *balls])
+    assert len(before) >= 30
+    p0 = positions(balls)
+    _, bouncer = _awake_elsewhere()
+    run(2)
+    for _ in range(60):
+        y0 = positions([bouncer])[0, 1]
+        esper.process(DT)
+        assert positions([bouncer])[0, 1] != y0  # the world steps: nothing is quiet
+        # the bouncer's own pair with its floor at most: no pair has a sleeper in it
+        assert physics.stats["box_pairs"] <= 1
+        assert physics.stats["sleeping"] == 30
+    assert positions(balls).tobytes() == p0.tobytes()
+    assert _contact_view(physics, [floor, *walls, *balls]) == before
+    for c in physics.contacts():
+        if c.a in balls or c.b in balls:
+            assert c.speed == 0.0  # met in no impact: resting
+    cs = physics.contact_set
+    assert np.all(cs.toi[np.isin(cs.a, balls) | np.isin(cs.b, balls)] == np.inf)
+
+
+def test_a_sleeper_in_a_static_sensor_keeps_touching_it_every_step():
+    physics = world("pairs-lava")
+    floor = body(0, -0.5, ep.Rect(6, 1), ep.STATIC)
+    lava = body(0, 0.5, ep.Rect(6, 1), ep.STATIC, sensor=True)
+    ball = body(0, 0.55, ep.Circle(0.5), g=9.8)
+    _awake_elsewhere()
+    settle(physics, [ball])
+    heard = []
+    physics.on_keep_touching(lambda c: heard.append((c.a, c.b, c.duration, c.steps)), entity=lava)
+    run(40)
+    assert physics.is_sleeping(ball)
+    assert [h[:2] for h in heard] == [tuple(sorted((ball, lava)))] * 40
+    durations = [h[2] for h in heard]
+    steps = [h[3] for h in heard]
+    assert all(d2 > d1 for d1, d2 in zip(durations, durations[1:], strict=False))
+    assert steps == list(range(steps[0], steps[0] + 40))
+    assert physics.touching(ball) == sorted([floor, lava])
+    assert physics.ground(ball).on_floor and physics.ground(ball).floor_entity == floor
+
+
+def test_deleting_a_sleeper_ends_its_carried_contacts():
+    physics = world("pairs-delete")
+    floor = body(0, -0.5, ep.Rect(6, 1), ep.STATIC)
+    ball = body(0, 0.55, ep.Circle(0.5), g=9.8)
+    _awake_elsewhere()
+    settle(physics, [ball])
+    run(3)
+    separated = []
+    physics.on_separate(lambda c: separated.append((c.a, c.b)), entity=floor)
+    assert physics.touching(floor) == [ball]
+    esper.delete_entity(ball)
+    run(1)
+    assert separated == [tuple(sorted((ball, floor)))]
+    assert physics.touching(floor) == []
+    run(5)  # and it stays gone (not carried on)
+    assert physics.touching(floor) == [] and separated == [tuple(sorted((ball, floor)))]
+
+
+def test_waking_a_sleeper_finds_its_pairs_again_without_a_touch_event():
+    physics, floor, walls, balls = pile("pairs-wake", 14)
+    settle(physics, balls)
+    _awake_elsewhere()
+    run(3)
+    events = []
+    physics.on_touch(lambda c: events.append(("touch", c.a, c.b)), entity=floor)
+    physics.on_separate(lambda c: events.append(("separate", c.a, c.b)), entity=floor)
+    on_floor = physics.touching(floor)
+    physics.wake(balls[0])
+    run(1)
+    assert not any(physics.is_sleeping(b) for b in balls)  # one island: all woke
+    assert physics.stats["box_pairs"] > 14  # their pairs are found again
+    assert events == []  # the resting contacts went on: nothing began or ended
+    assert physics.touching(floor) == on_floor
+
+
+def test_a_body_that_comes_to_rest_against_a_sleeping_stack_sleeps_in_its_island():
+    physics = world("pairs-join")
+    body(0, -0.5, ep.Rect(10, 1), ep.STATIC)
+    low = body(0, 0.5, ep.Rect(1, 1), g=9.8)
+    high = body(0, 1.5, ep.Rect(1, 1), g=9.8)
+    _awake_elsewhere()
+    settle(physics, [low, high])
+    t = physics.table
+    island = int(t.island[t.row(low)])
+    assert int(t.island[t.row(high)]) == island
+    # a box without gravity creeping slower than the rest speed into the top box's side
+    creeper = body(0.5 + 0.5 + 0.02, 1.6, ep.Rect(1, 1), vx=-0.03)
+    for _ in range(int(3 / DT)):
+        esper.process(DT)
+        if physics.is_sleeping(creeper):
+            break
+    assert physics.is_sleeping(creeper)
+    assert physics.touching(creeper) == [high]
+    assert physics.is_sleeping(low) and physics.is_sleeping(high)  # it woke nothing
+    assert int(t.island[t.row(creeper)]) == island  # it joined their island
+    physics.wake(creeper)
+    assert not physics.is_sleeping(low) and not physics.is_sleeping(high)
+
+
+def test_a_snapshot_of_a_world_part_asleep_replays_bit_for_bit():
+    physics, floor, walls, balls = pile("pairs-snap", 14)
+    settle(physics, balls)
+    _, bouncer = _awake_elsewhere()
+    run(5)
+    snap = physics.snapshot()
+    heard: list = []
+    physics.on_keep_touching(lambda c: heard.append((c.a, c.b, c.duration, c.steps)))
+
+    def replay():
+        heard.clear()
+        rock = None
+        for i in range(90):
+            if i == 20:
+                rock = body(0.0, 20.0, ep.Circle(1.0), g=9.8, mass=20.0)
+            esper.process(DT)
+        everyone = [*balls, bouncer] + ([rock] if rock is not None else [])
+        out = (positions(everyone).tobytes(), list(heard), physics.stats["sleeping"])
+        esper.delete_entity(rock)
+        esper.process(0.0)  # (the deletion is seen; no step)
+        return out
+
+    first = replay()
+    physics.restore(snap)
+    second = replay()
+    assert first[0] == second[0]
+    assert first[1] == second[1]
+    assert first[2] == second[2]
+    assert len(first[1]) > 90  # keep-touching was heard, sleeping pairs included
+
+
+def test_carry_dormant_merges_sleeping_rows_in_key_order():
+    def rows(keys, index, toi):
+        m = len(keys)
+        return ContactRows.from_columns(m, {
+            "keys": np.array(keys, dtype=np.int64), "a": np.array(keys) >> 32,
+            "b": np.array(keys) & 0xFFFFFFFF, "layer_a": np.ones(m, np.int64),
+            "layer_b": np.ones(m, np.int64), "tile": np.full(m, -1, np.int64),
+            "tile_kind": np.zeros(m, np.int64), "index": np.array(index, dtype=np.int64),
+            "normal": np.zeros((m, 2)), "point": np.zeros((m, 2)), "depth": np.zeros(m),
+            "toi": np.array(toi, dtype=float), "speed": np.ones(m), "sensor": np.zeros(m, bool),
+        })
+
+    k = [(1 << 32) | 2, (1 << 32) | 5, (3 << 32) | 4, (6 << 32) | 7]
+    prev = rows(k, [-1, 0, -1, -2], [0.5] * 4)  # dormant: the first and third
+    cur = rows([k[1], (2 << 32) | 9], [0, 1], [0.25, 0.75])
+    out = carry_dormant(prev, cur)
+    assert out.array("keys").tolist() == [k[0], k[1], (2 << 32) | 9, k[2]]
+    assert out.array("index").tolist() == [-1, 0, 1, -1]
+    assert out.array("toi").tolist() == [np.inf, 0.25, 0.75, np.inf]
+    assert out.array("speed").tolist() == [0.0, 1.0, 1.0, 0.0]
+    assert carry_dormant(rows(k, [0, 1, 2, -2], [0.5] * 4), cur) is cur  # none to carry
+
+
+@pytest.mark.parametrize("name", ["grid", "sweep", "quadtree", "brute"])
+def test_every_broadphase_keeps_sleepers_out_of_the_pairs(name):
+    esper.switch_world(f"pairs-bp-{name}")
+    esper.clear_database()
+    physics = ep.Physics(fixed_dt=DT, broadphase=name)
+    body(0, -0.5, ep.Rect(12, 1), ep.STATIC)
+    balls = [body(-2 + 1.0 * i, 0.55, ep.Circle(0.5), g=9.8) for i in range(5)]
+    settle(physics, balls)
+    _, bouncer = _awake_elsewhere()
+    run(3)
+    assert physics.stats["box_pairs"] <= 1
+    assert all(physics.is_sleeping(b) for b in balls)
+    rock = body(0.0, 3.0, ep.Circle(0.5), g=9.8, vy=-5.0)  # lands on the middle ball
+    for _ in range(30):
+        esper.process(DT)
+    assert not physics.is_sleeping(balls[2])
+    ys = positions([rock, balls[2]])[:, 1]
+    assert ys[0] > ys[1] + 0.9  # it did not pass through the sleeper it hit
