@@ -23,14 +23,15 @@ Guarantees:
   from that state (ecsphys restores its snapshot; pymunk, whose space cannot be copied
   asleep, settles again only when a rock was dropped into its pile or the pile was not all
   asleep); ``pile`` times 120 steps of the resting pile; ``rock`` drops a rock on it (untimed)
-  and times the step of the impact and the 30 after it;
+  and times the step of the impact and the 30 after it; ``stray`` adds one ball falling far
+  beside the pile (untimed) and times 120 steps of the pile asleep while that ball is awake;
 - the full plan has rain at 10, 100, 1,000 ... 50,000 bodies; the small rains run thousands
   of steps (about 0.5 s of ecsphys steps per run), the big ones 120; spawn at 1,000, 10,000
   and 50,000 (a body created and one deleted every step), shooter with crowds of 1,000,
   5,000 and 10,000 (10 bullets fired a step), pile at 1,000 and 10,000, rock at 1,000 and
   10,000 (at 10,000 against pymunk's spatial hash only: each pymunk rock run after the first
-  settles 10,000 bodies again, three minutes each); ``--quick`` has a small spawn and shooter
-  and the pile and rock at 1,000;
+  settles 10,000 bodies again, three minutes each), stray at 1,000 and 10,000; ``--quick``
+  has a small spawn and shooter and the pile, rock and stray at 1,000;
 - writes ``benchmarks/results/last_run.md`` (the table), ``last_run.json`` (every run's
   numbers; ``--replot last_run.json`` draws the plot again) and ``benchmarks/results/rain.png``
   (rain: ms per step against N, log-log, ecsphys and pymunk's better broadphase, and the ratio
@@ -122,7 +123,8 @@ def cases(quick: bool, only: list[str] | None) -> list[Case]:
                 Case("spawn", 1_000, 10, 100, baseline="rain"),
                 Case("shooter", 1_000, 10, 30),
                 Case("pile", 1_000, 60, 120, settle=S.SETTLE_S),
-                Case("rock", 1_000, 60, 31, settle=S.SETTLE_S)]
+                Case("rock", 1_000, 60, 31, settle=S.SETTLE_S),
+                Case("stray", 1_000, 60, 120, settle=S.SETTLE_S)]
     else:
         plan = [Case("rain", 10, 300, 4_000), Case("rain", 100, 200, 1_200)]
         plan += [Case("rain", n, 30, 120) for n in (1_000, 5_000, 10_000, 20_000)]
@@ -138,6 +140,7 @@ def cases(quick: bool, only: list[str] | None) -> list[Case]:
         # the settled pile: 60 untimed steps after each run's start from the settled state,
         # then 120 timed; the rock: the step of its impact and the 30 after it
         plan += [Case("pile", n, 60, 120, settle=S.SETTLE_S) for n in (1_000, 10_000)]
+        plan += [Case("stray", n, 60, 120, settle=S.SETTLE_S) for n in (1_000, 10_000)]
         plan += [Case("rock", 1_000, 60, 31, settle=S.SETTLE_S),
                  Case("rock", 10_000, 60, 31, ("ecsphys", "pymunk-hash"), settle=S.SETTLE_S)]
     if only:
@@ -216,6 +219,8 @@ def one_run(case: Case, engine: str, progress: Progress, seed: int,
         progress.update(label, case.warmup)
         if name == "rock":
             scene.drop_rock()
+        elif name == "stray":
+            scene.add_stray()
         total = 0.0
         gc.collect()
         gc.disable()

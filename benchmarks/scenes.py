@@ -102,8 +102,9 @@ ROCK_MASS = 20.0
 ROCK_SPEED = 14.0  # downwards, about what a 10-unit fall under gravity gives
 ROCK_GAP = 0.1  # between the rock and the highest ball under it when it is dropped
 ENGINES = ("ecsphys", "pymunk", "pymunk-hash")
-SCENES = ("rain", "events", "crowd", "bullets", "spawn", "shooter", "pile", "rock")
-SETTLED = ("pile", "rock")  # the scenes that start from a `SettledPile`
+SCENES = ("rain", "events", "crowd", "bullets", "spawn", "shooter", "pile", "rock", "stray")
+SETTLED = ("pile", "rock", "stray")  # the scenes that start from a `SettledPile`
+STRAY_GAP = 40.0  # stray: how far beside the pile's box the stray ball falls
 LAYOUTS = (*SCENES, "overlap")
 
 _worlds = itertools.count()
@@ -366,6 +367,8 @@ class Scene:
         self.rock_steps = 0
         self.hit_step = 0
         self.asleep_at_drop: int | None = None
+        # stray: a ball falling far beside the pile (entity / pymunk body), awake all along
+        self.stray: Any = None
         if lay.name == "shooter":
             self._shot_rng = np.random.default_rng([lay.extra["seed"], 1])
 
@@ -444,6 +447,20 @@ class Scene:
         self.rock_start_y = y
         self.rock_steps = 0
         self.hit_step = 0
+
+    def add_stray(self) -> None:
+        """Add a rock-sized ball ``STRAY_GAP`` beside the pile's box, at the box's top, at
+        rest: it falls freely through every timed step, the one awake body of a world whose
+        pile sleeps (what a game's sleeping level is while its player moves)."""
+        if self.stray is not None:
+            raise ValueError("add_stray: this scene already has its stray ball")
+        assert self.layout.box is not None
+        x0, y0, x1, y1 = self.layout.box
+        self.stray = self._add_rock(x1 + STRAY_GAP, y1, 0.0)
+
+    def stray_awake(self) -> int:  # pragma: no cover - abstract
+        """1 if the stray ball is awake, else 0."""
+        raise NotImplementedError
 
     def before_step(self) -> None:
         """Game-side work before a step (untimed): the crowd's steering; the shooter's
@@ -545,6 +562,8 @@ class Scene:
             inside = math.isfinite(x) and math.isfinite(y) and x0 < x < x1 and y0 < y < y1
             out.update(hit_step=self.hit_step, rock_fell=round(self.rock_start_y - y, 2),
                        rock_out=int(not inside))
+        if self.stray is not None:
+            out["stray_awake"] = self.stray_awake()
         return out
 
     def close(self) -> None:
@@ -691,17 +710,23 @@ class EcsScene(Scene):
         return bool(self.physics.touching(self.rock))
 
     def remove_rock(self) -> None:
-        """Delete the rock (if any) and forget it: the world holds the pile alone again."""
-        if self.rock is None:
+        """Delete the rock and the stray ball (if any) and forget them: the world holds the
+        pile alone again."""
+        if self.rock is None and self.stray is None:
             return
         previous = esper.current_world
         esper.switch_world(self.world)
         try:
-            esper.delete_entity(self.rock, immediate=True)
+            for extra in (self.rock, self.stray):
+                if extra is not None:
+                    esper.delete_entity(extra, immediate=True)
         finally:
             esper.switch_world(previous)
         self.physics.sync()
-        self.rock = None
+        self.rock = self.stray = None
+
+    def stray_awake(self) -> int:
+        return int(not self.physics.is_sleeping(self.stray))
 
     def _step(self) -> None:
         self.physics.step(DT)
@@ -870,6 +895,15 @@ class PymunkScene(Scene):
         x, y = self.rock.position
         return float(x), float(y)
 
+    def stray_awake(self) -> int:
+        return int(not self.stray.is_sleeping)
+
+    def remove_stray(self) -> None:
+        """Take the stray ball (if any) out of the space."""
+        if self.stray is not None:
+            self.space.remove(self.stray, *self.stray.shapes)
+            self.stray = None
+
     def _rock_touching(self) -> bool:
         touching: list[pymunk.Arbiter] = []
         self.rock.each_arbiter(touching.append)
@@ -949,6 +983,7 @@ class SettledPile:
             return scene
         if self._handed is not None:
             last, asleep = self._handed
+            last.remove_stray()  # (it fell far from the pile: the pile is as it was)
             if last.rock is not None or not asleep:
                 scene = self._scene = self._settled()
         out = PymunkScene(scene.layout, spatial_hash=self.engine == "pymunk-hash",

@@ -346,3 +346,32 @@ def test_runner_times_the_pile_and_the_rock_after_an_untimed_settle(tmp_path):
     runner.save_json(results, 2, tmp_path / "run.json")
     again = runner.load_json(tmp_path / "run.json")
     assert [r.case for r in again] == plan
+
+
+def test_stray_times_a_sleeping_pile_while_one_ball_falls_beside_it():
+    from benchmarks import __main__ as runner
+
+    full = runner.cases(False, ["stray"])
+    assert {(c.scene, c.n) for c in full} == {("stray", 1_000), ("stray", 10_000)}
+    assert any(c.scene == "stray" for c in runner.cases(True, None))
+    (res,) = runner.run_all([runner.Case("stray", 50, 5, 20, settle=8.0)], 2)
+    for engine in S.ENGINES:
+        stats = res.stats[engine]
+        assert stats["stray_awake"] == 1 and stats["escaped"] == 0
+        if engine != "ecsphys":
+            assert stats["asleep"] == 50  # the pile slept through the stray's fall
+    pile = S.SettledPile("ecsphys", 50, settle=8.0)
+    try:
+        scene = pile.window()
+        bodies = scene.physics.stats["bodies"]
+        scene.add_stray()
+        S.run(scene, 20)
+        assert scene.physics.stats["sleeping"] == 50  # the pile, all asleep ...
+        assert scene.physics.stats["box_pairs"] == 0  # ... in no pair: the stray falls alone
+        assert scene.stray_awake() == 1
+        with pytest.raises(ValueError, match="stray"):
+            scene.add_stray()
+        again = pile.window()  # the stray is gone, the pile as settled
+        assert again.stray is None and again.physics.stats["bodies"] == bodies
+    finally:
+        pile.close()
