@@ -204,3 +204,33 @@ def test_every_broadphase_keeps_sleepers_out_of_the_pairs(name):
     assert not physics.is_sleeping(balls[2])
     ys = positions([rock, balls[2]])[:, 1]
     assert ys[0] > ys[1] + 0.9  # it did not pass through the sleeper it hit
+
+
+def test_queries_find_sleepers_where_they_are_asleep_indexed_and_woken():
+    physics, floor, walls, balls = pile("pairs-query", 14)
+    settle(physics, balls)  # the step they fell asleep in: not static boxes yet
+    q = physics.queries
+    p = positions(balls)
+    top = balls[int(np.argmax(p[:, 1]))]
+    tx, ty = p[int(np.argmax(p[:, 1]))]
+
+    def found_all():
+        for b, (x, y) in zip(balls, p, strict=True):
+            assert b in q.query_point(float(x), float(y))
+        hit = q.raycast((float(tx), ty + 5.0), (float(tx), ty - 0.2))
+        assert hit is not None and hit.entity == top
+        assert abs(hit.point[1] - (ty + 0.5)) < 1e-6
+
+    found_all()
+    _awake_elsewhere()
+    run(3)  # indexed as static boxes now
+    assert all(physics.is_sleeping(b) for b in balls)
+    found_all()
+    physics.wake(balls[0])  # awake again, before any step
+    assert not physics.is_sleeping(top)
+    found_all()
+    run(1)
+    p = positions(balls)
+    tx, ty = p[int(np.argmax(p[:, 1]))]
+    top = balls[int(np.argmax(p[:, 1]))]
+    found_all()
