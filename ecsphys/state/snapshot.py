@@ -148,6 +148,7 @@ def _check(physics: Physics, snap: object) -> np.ndarray:
 
 def restore(physics: Physics, snap: Snapshot) -> None:
     """Put ``snap`` back into ``physics`` (see the module docstring)."""
+    physics.sync()  # the world's bodies now: deletions esper deferred, entities made since
     rows = _check(physics, snap)
     checked = _Checked(physics, snap, rows)  # everything, before anything changes
     t = physics.table
