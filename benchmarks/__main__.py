@@ -353,14 +353,16 @@ def table(results: list[Result], runs: int) -> str:
                   "alternating in each round; the ratio of the medians):", "", *notes]
     settles = sorted({r.case.settle for r in results if r.case.scene in S.SETTLED})
     if settles:
-        lines += ["", f"pile, rock: the rain settled {' / '.join(f'{t:g}' for t in settles)} "
+        times = " / ".join(f"{t:g}" for t in settles)
+        lines += ["", f"pile, rock, stray: the rain settled {times} "
                   "simulated s in each engine first (untimed; pymunk with sleep_time_threshold "
                   f"{S.SLEEP_TIME}, ecsphys with its defaults). did: asleep = pymunk bodies "
                   "asleep after the run (asleep_before: when the rock was dropped; pymunk counts "
                   "no contacts of sleeping bodies), vmax = the "
                   "fastest ball of the pile (units/s), hit_step = the timed step in which the "
                   "rock first touched the pile, rock_fell = how far it fell (units), rock_out = "
-                  "1 if it left the box."]
+                  "1 if it left the box, stray_awake = 1 if the ball falling beside the pile was "
+                  "awake (it is the world's one awake body)."]
     return "\n".join(lines)
 
 
