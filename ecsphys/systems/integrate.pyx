@@ -79,19 +79,25 @@ class IntegrateSystem(esper.Processor):
             integrate_rows(&r, n, dt)
 
 
+cdef inline void _integrate_row(Rows* r, Py_ssize_t i, double dt) noexcept nogil:
+    """Stage 1 for row ``i``: its start position kept in ``prev``, its velocity integrated
+    and its desired move written (a static body's or a sleeper's move is zero)."""
+    r.prev[2 * i] = r.pos[2 * i]
+    r.prev[2 * i + 1] = r.pos[2 * i + 1]
+    if r.kind[i] == STATIC or r.asleep[i]:  # a sleeper stays exactly put
+        r.move[2 * i] = 0.0
+        r.move[2 * i + 1] = 0.0
+        return
+    _axis(&r.pos[2 * i], &r.vel[2 * i], &r.move[2 * i], r.acc[2 * i], dt)
+    _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)
+
+
 cdef void integrate_rows(Rows* r, int n, double dt) noexcept nogil:
     """Stage 1 over rows ``0 .. n``: each start position kept in ``prev``; each body's
     velocity integrated and its desired move written (a static body's move is zero)."""
     cdef int i
     for i in range(n):
-        r.prev[2 * i] = r.pos[2 * i]
-        r.prev[2 * i + 1] = r.pos[2 * i + 1]
-        if r.kind[i] == STATIC or r.asleep[i]:  # a sleeper stays exactly put
-            r.move[2 * i] = 0.0
-            r.move[2 * i + 1] = 0.0
-            continue
-        _axis(&r.pos[2 * i], &r.vel[2 * i], &r.move[2 * i], r.acc[2 * i], dt)
-        _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)
+        _integrate_row(r, i, dt)
 
 
 cdef void integrate_listed(Rows* r, const int64_t* rows, Py_ssize_t k, double dt) noexcept nogil:
@@ -112,20 +118,11 @@ cdef void integrate_some(Rows* r, const int64_t* rows, Py_ssize_t k,
     """`integrate_rows` over the ``k`` rows listed (ascending: the rows not asleep while
     something sleeps), or over rows ``0 .. k`` when ``rows`` is NULL."""
     cdef Py_ssize_t q
-    cdef int64_t i
     if rows == NULL:
         integrate_rows(r, <int> k, dt)
         return
     for q in range(k):
-        i = rows[q]
-        r.prev[2 * i] = r.pos[2 * i]
-        r.prev[2 * i + 1] = r.pos[2 * i + 1]
-        if r.kind[i] == STATIC or r.asleep[i]:
-            r.move[2 * i] = 0.0
-            r.move[2 * i + 1] = 0.0
-            continue
-        _axis(&r.pos[2 * i], &r.vel[2 * i], &r.move[2 * i], r.acc[2 * i], dt)
-        _axis(&r.pos[2 * i + 1], &r.vel[2 * i + 1], &r.move[2 * i + 1], r.acc[2 * i + 1], dt)
+        _integrate_row(r, rows[q], dt)
 
 
 cdef inline void _limit(double* pos, double* vel, Py_ssize_t i) noexcept nogil:
@@ -157,14 +154,7 @@ cdef void limit_motion(double* pos, double* vel, int n) noexcept nogil:
     rows ``0 .. n`` of the position and velocity columns."""
     cdef int i
     for i in range(2 * n):
-        if pos[i] > MAX_COORD:
-            pos[i] = MAX_COORD
-        elif pos[i] < -MAX_COORD:
-            pos[i] = -MAX_COORD
-        if vel[i] > MAX_SPEED:
-            vel[i] = MAX_SPEED
-        elif vel[i] < -MAX_SPEED:
-            vel[i] = -MAX_SPEED
+        _limit(pos, vel, i)
 
 
 def keep_in_limits(table) -> None:
