@@ -96,7 +96,8 @@ from ..broadphase.boxindex cimport (
 from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport (
-    TILEMAP, Body, CContact, Store, TileGrid, store_of, tile_grid, tile_range,
+    COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, TILEMAP, Body, CContact, Store, TileGrid,
+    store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
 from ..state.carray cimport as_c, c_array
@@ -1752,27 +1753,53 @@ cdef bint box_clear(const TileGrid* g, double x0, double y0, double x1, double y
     return True
 
 
-cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
-    """Row r's centre is inside a solid tile of tile map row m (a tile was built on it, or it
-    was placed there): move it out the short way by a side of that tile that is open (the
-    tile beyond it empty, or outside the map) and where its box overlaps no solid tile, its
-    box a skin beyond that side, and take away its velocity into the tiles. It never leaves
-    through other solid tiles, nor into them (a body resting on a floor when a tile is built
-    on it goes up or sideways, never down through or into the floor); only a body with no
-    such side goes to the nearest side of the nearest empty tile straight up, down, left or
-    right where its box is clear (up to 64 tiles away), and one with none of those either to
-    the nearest of them, clear or not."""
-    cdef Body* b = &c.body[r]
-    cdef TileGrid g = tile_grid(&c.store, &c.body[m])
-    cdef double cx = b.px + (b.x0 + b.x1) * 0.5
-    cdef double cy = b.py + (b.y0 + b.y1) * 0.5
-    cdef double fu = (cy - g.oy) / g.size
-    cdef double fx = (cx - g.ox) / g.size
+cdef bint solid_tile_at(const TileGrid* g, double x, double y, int* u, int* col
+                        ) noexcept nogil:
+    """World point (x, y) lies in a solid tile of grid g: its row from the bottom and column
+    into *u and *col."""
+    cdef double fu = (y - g.oy) / g.size
+    cdef double fx = (x - g.ox) / g.size
     if not (fu >= 0.0 and fx >= 0.0 and fu < g.rows and fx < g.cols):
         return False
-    cdef int u = <int> fu
-    cdef int col = <int> fx
-    if g.kind[u * g.cols + col] <= 0:
+    u[0] = <int> fu
+    col[0] = <int> fx
+    return g.kind[u[0] * g.cols + col[0]] > 0
+
+
+cdef bint buried_tile(const Ctx* c, const Body* b, const TileGrid* g, int* u, int* col
+                      ) noexcept nogil:
+    """Body b's centre (of its box) lies in a solid tile of grid g, or, for a compound, the
+    centre of one of its parts' boxes does (a dumbbell with one ball built over): that tile
+    into *u and *col. A part whose centre is outside the tiles meets their edges instead."""
+    cdef int i
+    cdef const double* lf
+    if solid_tile_at(g, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5, u, col):
+        return True
+    if b.kind != COMPOUND:
+        return False
+    for i in range(b.first, b.first + b.count):
+        lf = c.store.lf + i * LF_STRIDE
+        if solid_tile_at(g, b.px + (lf[LF_X0] + lf[LF_X1]) * 0.5,
+                         b.py + (lf[LF_Y0] + lf[LF_Y1]) * 0.5, u, col):
+            return True
+    return False
+
+
+cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
+    """Row r's centre, or the centre of one of its parts, is inside a solid tile of tile map
+    row m (a tile was built on it, or it was placed there; `buried_tile`): move it out the
+    short way by a side of that tile that is open (the tile beyond it empty, or outside the
+    map) and where its box overlaps no solid tile, its box a skin beyond that side, and take
+    away its velocity into the tiles. It never leaves through other solid tiles, nor into
+    them (a body resting on a floor when a tile is built on it goes up or sideways, never
+    down through or into the floor); only a body with no such side goes to the nearest side
+    of the nearest empty tile straight up, down, left or right where its box is clear (up to
+    64 tiles away), and one with none of those either to the nearest of them, clear or
+    not."""
+    cdef Body* b = &c.body[r]
+    cdef TileGrid g = tile_grid(&c.store, &c.body[m])
+    cdef int u = 0, col = 0
+    if not buried_tile(c, b, &g, &u, &col):
         return False
     cdef double best = INFINITY, d = 0.0, nx = 0.0, ny = 0.0, bx = 0.0, by = 0.0
     cdef double sx, sy
