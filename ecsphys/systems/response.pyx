@@ -250,6 +250,12 @@ cdef struct Ctx:
     int* cand               # the rows a look-up takes
     unsigned int* mark      # per row: the widen (mgen) it was a partner of already
     unsigned int mgen
+    # the rows this step works on while something sleeps: the awake rows (ascending), then
+    # the sleepers it meets as it finds them (`ensure`); NULL: every row, 0 .. n
+    int* live
+    int nlive
+    unsigned int* seen      # per row: the step (tick) that set it up last
+    unsigned int tick
 
 
 cdef class _Buffers:
@@ -290,6 +296,9 @@ cdef class _Buffers:
     cdef unsigned int* stamp
     cdef int* cand
     cdef unsigned int* mark
+    cdef int* live
+    cdef unsigned int* seen
+    cdef unsigned int tick
     cdef PairList found
     cdef int end_n
     cdef object end_version   # not None: the end was clean
@@ -305,6 +314,7 @@ cdef class _Buffers:
         free(self.pinfo)
         free(self.end_pos); free(self.end_ent); free(self.fresh); free(self.region)
         free(self.far); free(self.isfar); free(self.stamp); free(self.cand); free(self.mark)
+        free(self.live); free(self.seen)
         pl_free(&self.found)
 
     cdef int rows(self, int n, bint touch=False) except -1:
@@ -342,6 +352,9 @@ cdef class _Buffers:
                                              touch)
         self.cand = <int*> _regrow(self.cand, sizeof(int), old, cap, touch)
         self.mark = <unsigned int*> _regrow(self.mark, sizeof(unsigned int), old, cap, touch)
+        self.live = <int*> _regrow(self.live, sizeof(int), old, cap, touch)
+        # (zeros, always: a row added now was set up in no step)
+        self.seen = <unsigned int*> _regrow(self.seen, sizeof(unsigned int), old, cap, True)
         self.cap_n = cap
         return 0
 
@@ -383,6 +396,10 @@ cdef class _Buffers:
         c.cand = self.cand; c.found = &self.found
         c.mark = self.mark
         c.mgen = 0
+        c.live = NULL
+        c.nlive = 0
+        c.seen = self.seen
+        c.tick = self.tick
         c.index = NULL
         c.dyn = c.srow = NULL
         c.ndyn = c.nsrow = 0
@@ -397,6 +414,7 @@ cdef class _Buffers:
         self.pa = c.pa; self.pb = c.pb; self.ptoi = c.ptoi; self.pspeed = c.pspeed
         self.pinfo = c.pinfo
         self.cap_p = c.cap_p
+        self.tick = c.tick
 
 
     cdef int note_clean(self, t, bint clean) except -1:
@@ -978,6 +996,7 @@ cdef int look_beyond(Ctx* c, int r) except -1 nogil:
     cdef int s, k, count
     mark_partners(c, r)
     if c.index == NULL:
+        ensure_all(c)
         for s in range(c.n):
             pair_beyond(c, r, s, x0, y0, x1, y1)
         return 0
@@ -1115,6 +1134,7 @@ cdef int beyond_candidates(Ctx* c, double x0, double y0, double x1,
         if row < 0 or row >= c.n:
             row = -1
         else:
+            ensure(c, <int> row)  # (a sleeper: a static box of the index)
             prefetch(&c.reach[row])
         found.a[t] = row
     for t in range(found.n):
@@ -1260,6 +1280,7 @@ cdef int cells_build(Ctx* c, Cells* g, double side) except -1 nogil:
     g.occ = NULL
     g.nitem = g.nbig = 0
     g.inv = 1.0 / side
+    ensure_all(c)
     for s in range(c.n):
         if in_cells(c, s):
             rows[m] = s
@@ -1571,8 +1592,8 @@ cdef int widen_all(Ctx* c, const int* moved, int nmoved) except -1 nogil:
     tmp.p = NULL
     tmp.cap = 0
     sb = bits_for(<uint64_t> c.n)
-    for t in range(nmoved if moved != NULL else c.n):
-        i = moved[t] if moved != NULL else <int> t
+    for t in range(nmoved if moved != NULL else live_n(c)):
+        i = moved[t] if moved != NULL else live_row(c, <int> t)
         if (c.rows.kind[i] != STATIC
                 and reach_needed(c, i) > c.reach[i].covered + SWEEP_MARGIN):
             rows[nw] = i
@@ -1580,8 +1601,8 @@ cdef int widen_all(Ctx* c, const int* moved, int nmoved) except -1 nogil:
             solid_all = solid_all and c.reach[i].solid
     if nw == 0:
         return 0
-    if moved != NULL:
-        sort_rows(rows, nw)
+    if moved != NULL:  # (the live rows are ascending but for the sleepers after them, which
+        sort_rows(rows, nw)  # never widen)
     wgen = new_mark(c)  # the rows that widen, marked
     for i in range(nw):
         r = rows[i]
@@ -1596,6 +1617,7 @@ cdef int widen_all(Ctx* c, const int* moved, int nmoved) except -1 nogil:
             look_beyond(c, rows[i])
         return 0
     # the cells' side: the largest grown reach box up to BIG_SIDE times their mean
+    ensure_all(c)
     for i in range(c.n):
         if c.reach[i].solid:
             nsolid += 1
@@ -2002,12 +2024,13 @@ cdef void match_motion(Ctx* c) noexcept nogil:
     is kept (its velocity points out of what it met); bodies without acceleration (top-down
     games: the game sets their velocities) are left as the impacts made them. One pass over
     the rows."""
-    cdef int r
+    cdef int r, k
     cdef double gx, gy, bx, by, b, ux, uy, vu, du
     cdef double* v = c.vel
     if c.dt <= 0.0:
         return
-    for r in range(c.n):
+    for k in range(live_n(c)):
+        r = live_row(c, k)
         if c.slides[r] == 0 or c.rows.kind[r] == STATIC:
             continue
         if c.rows.acc[2 * r] == 0.0 and c.rows.acc[2 * r + 1] == 0.0:
@@ -2075,6 +2098,7 @@ cdef int carry_rider(Ctx* c, int i, int depth, long* budget) except -1 nogil:
     cdef double dx, dy, ux, uy, u
     if f < 0 or f >= c.n or c.carried[i] or c.rows.kind[i] == STATIC:
         return 0
+    ensure(c, f)  # (a sleeping carrier: it does not move)
     c.carried[i] = 1
     if depth < 8:
         carry_rider(c, f, depth + 1, budget)  # a platform riding a platform
@@ -2158,81 +2182,150 @@ cdef double mean_extent(const Rows* rw, int n) noexcept nogil:
 cdef int run(Ctx* c) except -1 nogil:
     """Riders after their carriers, then every moving row, one at a time, leaders first
     (see the module notes); then the snaps of characters that left their floor."""
-    cdef int i
-    cdef long budget = 64 * (<long> c.n + c.npairs) * (c.max_slides + 1) + 1024
-    for i in range(c.n):
-        if c.rows.ground[i] & GROUND_NEW:
+    cdef int i, k
+    cdef long budget = 64 * (<long> live_n(c) + c.npairs) * (c.max_slides + 1) + 1024
+    for k in range(live_n(c)):
+        if c.rows.ground[live_row(c, k)] & GROUND_NEW:
             first_carriers(c)
             break
-    for i in range(c.n):
+    for k in range(live_n(c)):
+        i = live_row(c, k)
         if c.rows.carrier[i] >= 0:
             carry_rider(c, i, 0, &budget)
-    for i in range(c.n):
+    for k in range(live_n(c)):
+        i = live_row(c, k)
         if c.state[i] == PENDING and moving(c, i):
             move_from(c, i, &budget)
     if c.snap > 0.0:
-        for i in range(c.n):
+        for k in range(live_n(c)):
+            i = live_row(c, k)
             if (c.rows.stop_slope[i] and not c.floored[i] and c.rows.kind[i] != STATIC
                     and c.rows.ground[i] & GROUND_FLOOR):
                 snap_down(c, i)
     return 0
 
 
-cdef int slide_rows(Ctx* c, const int64_t* a, const int64_t* b, double offset,
-                    bint pushed) except -1 nogil:
-    """`respond`'s work on its C context: every row's start, the pairs' edges, the push
-    apart (``pushed``), the slide of every moving row, and the rows' final positions and
-    moves written back to the table's columns."""
-    cdef int i, n = c.n
-    cdef double mx, my
+cdef void init_row(Ctx* c, int i) noexcept nogil:
+    """Row i's start of the step: where it is, its move as its rest, and nothing done yet."""
+    cdef double* pos_col = c.rows.pos
+    cdef double mx = c.rows.move[2 * i]
+    cdef double my = c.rows.move[2 * i + 1]
     cdef Reach* w
+    c.body[i] = row_body(&c.rows, i, pos_col)
+    c.rest[2 * i] = mx
+    c.rest[2 * i + 1] = my
+    c.want[2 * i] = mx
+    c.want[2 * i + 1] = my
+    c.prev_n[2 * i] = 0.0
+    c.prev_n[2 * i + 1] = 0.0
+    c.state[i] = PENDING
+    c.slides[i] = 0
+    c.carry[2 * i] = 0.0
+    c.carry[2 * i + 1] = 0.0
+    c.pushed[i] = 0
+    c.tleft[i] = c.dt
+    c.carried[i] = 0
+    c.floored[i] = 0
+    c.head[i] = -1
+    # the broadphase grew each dynamic box by the move's length and the offset (a sleeper is
+    # one of its static boxes: it gets nowhere)
+    w = &c.reach[i]
+    w.covered = 0.0 if c.rows.kind[i] == STATIC or c.rows.asleep[i] else \
+        sqrt(mx * mx + my * my) + c.offset
+    w.cov0 = w.covered
+    w.x0 = pos_col[2 * i] + c.rows.lo[2 * i]
+    w.y0 = pos_col[2 * i + 1] + c.rows.lo[2 * i + 1]
+    w.x1 = pos_col[2 * i] + c.rows.hi[2 * i]
+    w.y1 = pos_col[2 * i + 1] + c.rows.hi[2 * i + 1]
+    w.solid = c.rows.collides[i] and not c.rows.sensor[i]
+    w.fixed = c.rows.kind[i] == STATIC
+    c.isfar[i] = 0
+    c.stamp[i] = 0
+    c.mark[i] = 0
+
+
+cdef inline int live_n(const Ctx* c) noexcept nogil:
+    """How many rows the step works on (``live``: while something sleeps, the awake rows and
+    the sleepers met so far; else every row)."""
+    return c.nlive if c.live != NULL else c.n
+
+
+cdef inline int live_row(const Ctx* c, int k) noexcept nogil:
+    """The k-th row the step works on (see `live_n`)."""
+    return c.live[k] if c.live != NULL else k
+
+
+cdef inline void ensure(Ctx* c, int s) noexcept nogil:
+    """Row s is set up for this step: a sleeper the step meets (a pair's, a look-up's, a
+    carrier) is set up when first met and listed among the live rows; a sleeper the step
+    never meets costs it nothing."""
+    if c.live != NULL and c.seen[s] != c.tick:
+        init_row(c, s)
+        c.seen[s] = c.tick
+        c.live[c.nlive] = s
+        c.nlive += 1
+
+
+cdef void ensure_all(Ctx* c) noexcept nogil:
+    """Every row set up (a pass that reads every row: the cells of the push apart, a batch
+    of widened rows, a look-up without an index)."""
+    cdef int s
+    if c.live != NULL:
+        for s in range(c.n):
+            ensure(c, s)
+
+
+cdef void start_rows(Ctx* c, const int64_t* awake, int nawake, const int64_t* a,
+                     const int64_t* b) noexcept nogil:
+    """Every row's start of the step (`init_row`); while something sleeps (``awake`` not
+    NULL: the awake rows, ascending) only the awake rows' and those of the broadphase's
+    pairs (the sleepers beside awake bodies), listed in ``live``; the rest are set up only
+    if the step meets them (`ensure`)."""
+    cdef int i, k, p
+    if awake == NULL:
+        for i in range(c.n):
+            init_row(c, i)
+        return
+    c.tick += 1
+    if c.tick == 0:  # wrapped: no row was set up in this step
+        memset(c.seen, 0, c.n * sizeof(unsigned int))
+        c.tick = 1
+    c.nlive = 0
+    for k in range(nawake):
+        i = <int> awake[k]
+        init_row(c, i)
+        c.seen[i] = c.tick
+        c.live[c.nlive] = i
+        c.nlive += 1
+    for p in range(c.np0):
+        ensure(c, <int> a[p])
+        ensure(c, <int> b[p])
+
+
+cdef int slide_rows(Ctx* c, const int64_t* a, const int64_t* b, const int64_t* awake,
+                    int nawake, bint pushed) except -1 nogil:
+    """`respond`'s work on its C context: the rows' start (`start_rows`), the pairs' edges,
+    the push apart (``pushed``), the slide of every moving row, and the rows' final
+    positions and moves written back to the table's columns (of the live rows: a sleeper
+    the step did not meet stays as it is)."""
+    cdef int i, k
     cdef double* pos_col = c.rows.pos
     cdef double* move_col = c.rows.move
-    for i in range(n):
-        c.body[i] = row_body(&c.rows, i, pos_col)
-        mx = move_col[2 * i]
-        my = move_col[2 * i + 1]
-        c.rest[2 * i] = mx
-        c.rest[2 * i + 1] = my
-        c.want[2 * i] = mx
-        c.want[2 * i + 1] = my
-        c.prev_n[2 * i] = 0.0
-        c.prev_n[2 * i + 1] = 0.0
-        c.state[i] = PENDING
-        c.slides[i] = 0
-        c.carry[2 * i] = 0.0
-        c.carry[2 * i + 1] = 0.0
-        c.pushed[i] = 0
-        c.tleft[i] = c.dt
-        c.carried[i] = 0
-        c.floored[i] = 0
-        c.head[i] = -1
-        # the broadphase grew each dynamic box by the move's length and the offset
-        w = &c.reach[i]
-        w.covered = 0.0 if c.rows.kind[i] == STATIC else \
-            sqrt(mx * mx + my * my) + offset
-        w.cov0 = w.covered
-        w.x0 = pos_col[2 * i] + c.rows.lo[2 * i]
-        w.y0 = pos_col[2 * i + 1] + c.rows.lo[2 * i + 1]
-        w.x1 = pos_col[2 * i] + c.rows.hi[2 * i]
-        w.y1 = pos_col[2 * i + 1] + c.rows.hi[2 * i + 1]
-        w.solid = c.rows.collides[i] and not c.rows.sensor[i]
-        w.fixed = c.rows.kind[i] == STATIC
-        c.isfar[i] = 0
-        c.stamp[i] = 0
-        c.mark[i] = 0
+    start_rows(c, awake, nawake, a, b)
     if c.index != NULL:
-        c.grow_limit = 2.0 * mean_extent(&c.rows, n)
+        c.grow_limit = 2.0 * mean_extent(&c.rows, c.n)
     build_edges(c, a, b)
     if pushed:
         push_apart(c)
-        for i in range(n):
+        for k in range(live_n(c)):
+            i = live_row(c, k)
             if c.rows.kind[i] != STATIC:
                 widen(c, i)
     run(c)
     match_motion(c)
     sensor_impacts(c)
-    for i in range(n):  # last: c.start is pos_col
+    for k in range(live_n(c)):  # last: c.start is pos_col
+        i = live_row(c, k)
         move_col[2 * i] = c.body[i].px - pos_col[2 * i]
         move_col[2 * i + 1] = c.body[i].py - pos_col[2 * i + 1]
         pos_col[2 * i] = c.body[i].px
@@ -2384,13 +2477,17 @@ cdef class ResponseSystem:
             index_view(&iv, None, None, 0)
         cdef Rows rows = rows_of(t)
         cdef Store store = store_of(t.store)
-        self.respond(a if na else NULL, b if na else NULL, <int> na, dt, &iv, &rows, &store)
+        self.respond(a if na else NULL, b if na else NULL, <int> na, dt, &iv, &rows, &store,
+                     NULL, rows.n)
 
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
-                     const IndexView* iv, const Rows* rows, const Store* store) except -1:
+                     const IndexView* iv, const Rows* rows, const Store* store,
+                     const int64_t* awake, Py_ssize_t nawake) except -1:
         """`process` on C pairs ``a``, ``b`` (``np0`` of them); ``iv``: the broadphase's
         index for widen (``index`` NULL, or ``widen_by_index`` False: widen looks at every
-        row, the same pairs); ``rows`` and ``store``: the table's C rows and shapes now."""
+        row, the same pairs); ``rows`` and ``store``: the table's C rows and shapes now;
+        ``awake``: NULL, or while something sleeps the rows not asleep, ascending (``nawake``
+        of them): the step sets up and moves those, and only the sleepers it meets."""
         t = self.table
         cdef int n = rows.n
         cdef _Buffers buf = self._buffers
@@ -2398,6 +2495,8 @@ cdef class ResponseSystem:
         buf.pairs(np0 + 16)
         cdef Ctx c
         buf.into(&c)
+        if awake != NULL:
+            c.live = buf.live
         c.rows = rows[0]
         cdef double* pos_col = c.rows.pos
         cdef double* move_col = c.rows.move
@@ -2452,13 +2551,12 @@ cdef class ResponseSystem:
             c.fresh = buf.fresh
         self.pushed_apart = pushed
         cdef int i
-        cdef double offset = self.contact_offset
         try:
-            if n + np0 >= NOGIL_MIN:
+            if nawake + np0 >= NOGIL_MIN:
                 with nogil:
-                    slide_rows(&c, a, b, offset, pushed)
+                    slide_rows(&c, a, b, awake, nawake, pushed)
             else:
-                slide_rows(&c, a, b, offset, pushed)
+                slide_rows(&c, a, b, awake, nawake, pushed)
         finally:
             buf.back(&c)
         self.passes = c.hits

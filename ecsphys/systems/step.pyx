@@ -220,7 +220,8 @@ cdef class Step:
                 s = store_of(t.store)
             response.filter_pair = fp
             index_view(&iv, self.index, stage, bp._slots)
-            response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv, &r, &s)
+            response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv, &r, &s,
+                             awake, nw)
         except BaseException:
             if saved is not None:
                 t.set_motion(saved)  # (the sleep state too)
