@@ -36,6 +36,7 @@ cdef class ResponseSystem:
     cdef public Impacts pair_impacts       # every pair's first impact of the last step
     cdef public bint pushed_apart          # the last step looked for overlaps
     cdef public bint widen_by_index        # False: widen looks at every row (tests)
+    cdef public bint live_rows             # False: every row set up while some sleep (tests)
     cdef object _buffers                   # a _Buffers: C arrays kept between steps
 
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,

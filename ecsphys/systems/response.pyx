@@ -2407,6 +2407,9 @@ cdef class ResponseSystem:
         #: bodies pushed beyond their swept boxes are looked up in the broadphase's index
         #: (False: among every row, the same pairs; for tests and diagnostics)
         self.widen_by_index = True
+        #: while something sleeps, the step sets up only the awake rows and the sleepers it
+        #: meets (False: every row, the same bits; for tests and diagnostics)
+        self.live_rows = True
 
     @property
     def impacts(self):
@@ -2495,6 +2498,8 @@ cdef class ResponseSystem:
         buf.pairs(np0 + 16)
         cdef Ctx c
         buf.into(&c)
+        if not self.live_rows:
+            awake = NULL
         if awake != NULL:
             c.live = buf.live
         c.rows = rows[0]
