@@ -42,7 +42,8 @@ cdef class ResponseSystem:
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
                      const IndexView* iv, const Rows* rows, const Store* store,
                      const int64_t* awake, Py_ssize_t nawake) except -1
-    cdef int note_end_c(self, double deepest) except -1
+    cdef int note_end_c(self, double deepest, const Rows* rows, const int64_t* awake,
+                        Py_ssize_t nawake) except -1
 
 
 cdef BoxIndex widen_index(object broadphase, double contact_offset)

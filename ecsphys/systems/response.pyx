@@ -256,6 +256,11 @@ cdef struct Ctx:
     int nlive
     unsigned int* seen      # per row: the step (tick) that set it up last
     unsigned int tick
+    # while ``fresh`` holds only the live rows' marks: the last clean end's positions and
+    # entities (`_Buffers.note_clean`), for the sleepers met later (`ensure`); else NULL
+    const double* end_pos
+    const int64_t* end_ent
+    int end_n
 
 
 cdef class _Buffers:
@@ -299,8 +304,12 @@ cdef class _Buffers:
     cdef int* live
     cdef unsigned int* seen
     cdef unsigned int tick
+    cdef double extent        # `mean_extent` of the rows, for the layout version extent_key
+    cdef object extent_key
     cdef PairList found
     cdef int end_n
+    cdef int end_w            # rows of end_pos / end_ent ever written
+    cdef bint fresh_live      # the last fresh_rows marked only the awake rows
     cdef object end_version   # not None: the end was clean
 
     def __dealloc__(self):
@@ -398,6 +407,9 @@ cdef class _Buffers:
         c.mgen = 0
         c.live = NULL
         c.nlive = 0
+        c.end_pos = NULL
+        c.end_ent = NULL
+        c.end_n = 0
         c.seen = self.seen
         c.tick = self.tick
         c.index = NULL
@@ -417,37 +429,75 @@ cdef class _Buffers:
         self.tick = c.tick
 
 
-    cdef int note_clean(self, t, bint clean) except -1:
-        """Remember the table's positions and entities if ``clean``, else forget."""
+    cdef int note_clean(self, const Rows* r, bint clean, const int64_t* awake,
+                        Py_ssize_t nawake) except -1:
+        """Remember the table's positions and entities (``r``: its C rows now) if ``clean``,
+        else forget. ``awake`` (not NULL while something sleeps: the rows not asleep) says
+        which rows to remember: a sleeper has not moved since it was last remembered awake,
+        or it is remembered with another entity or position than it has (a row moved by a
+        swap-remove, or moved before a step that was not clean), which only makes it fresh
+        when met (rows never remembered hold no entity: -1)."""
         self.end_version = None
         if not clean:
             return 0
-        cdef Rows r = rows_of(t)
-        cdef int n = r.n
-        self.end_pos = <double*> _grow(self.end_pos, (2 * n + 2) * sizeof(double))
-        self.end_ent = <int64_t*> _grow(self.end_ent, (n + 1) * sizeof(int64_t))
-        if n:
-            memcpy(self.end_pos, r.pos, 2 * n * sizeof(double))
-            memcpy(self.end_ent, r.entity, n * sizeof(int64_t))
+        cdef int n = r.n, i
+        cdef Py_ssize_t k
+        if n + 1 > self.end_w:
+            self.end_pos = <double*> _grow(self.end_pos, (2 * n + 2) * sizeof(double))
+            self.end_ent = <int64_t*> _grow(self.end_ent, (n + 1) * sizeof(int64_t))
+        if awake == NULL:
+            if n:
+                memcpy(self.end_pos, r.pos, 2 * n * sizeof(double))
+                memcpy(self.end_ent, r.entity, n * sizeof(int64_t))
+        else:
+            for i in range(self.end_w, n):
+                self.end_ent[i] = -1
+            for k in range(nawake):
+                i = <int> awake[k]
+                self.end_pos[2 * i] = r.pos[2 * i]
+                self.end_pos[2 * i + 1] = r.pos[2 * i + 1]
+                self.end_ent[i] = r.entity[i]
+        if n > self.end_w:
+            self.end_w = n
         self.end_n = n
         self.end_version = True
         return 0
 
-    cdef int fresh_rows(self, const Rows* view, touched, regions) except -2:
+    cdef int fresh_rows(self, const Rows* view, touched, regions, const int64_t* awake,
+                        Py_ssize_t nawake) except -2:
         """After a clean end: mark in ``fresh`` the rows to look at for overlaps (a row
         holding another entity than then, or a new one, or moved since, or one the table
         says was re-shaped or changed: ``touched`` rows; 2 with its box in ``region`` for a
         tile map row whose tiles changed only within that box: ``regions``, rows with
         ``(x0, y0, x1, y1)`` relative to the row's position) and return how many; -1 if the
         end was not clean (look at every row). ``view``: the table's C rows now. Forgets the
-        end either way."""
+        end either way. ``awake`` (not NULL while something sleeps: the rows not asleep,
+        ascending): only those rows are marked (``fresh_live``; a sleeper is marked when the
+        step meets it, `ensure`), unless a touched row or a tile map row sleeps (then every
+        row)."""
         clean, self.end_version = self.end_version, None
+        self.fresh_live = False
         if clean is None:
             return -1
         cdef int n = view.n, count = 0, r
-        cdef Py_ssize_t nrows
+        cdef Py_ssize_t nrows, k
         cdef const int64_t* rows = <const int64_t*> c_array(touched, b'i', &nrows)
-        if n >= NOGIL_MIN:
+        if awake != NULL:
+            for k in range(nrows):
+                if 0 <= rows[k] < n and view.asleep[rows[k]]:
+                    awake = NULL
+            for r, box in regions or ():
+                if 0 <= r < n and view.asleep[r]:
+                    awake = NULL
+        if awake != NULL:
+            self.fresh_live = True
+            for k in range(nawake):
+                r = <int> awake[k]
+                self.fresh[r] = stale(self.end_pos, self.end_ent, self.end_n, view, r)
+            for k in range(nrows):
+                if 0 <= rows[k] < n:
+                    self.fresh[rows[k]] = 1
+        elif n >= NOGIL_MIN:
             with nogil:
                 self._mark_fresh(view, rows, nrows)
         else:
@@ -459,24 +509,33 @@ cdef class _Buffers:
                 self.region[4 * r + 1] = box[1]
                 self.region[4 * r + 2] = box[2]
                 self.region[4 * r + 3] = box[3]
-        for r in range(n):
-            count += self.fresh[r] != 0
+        if self.fresh_live:
+            for k in range(nawake):
+                count += self.fresh[awake[k]] != 0
+        else:
+            for r in range(n):
+                count += self.fresh[r] != 0
         return count
 
     cdef void _mark_fresh(self, const Rows* view, const int64_t* rows,
                           Py_ssize_t nrows) noexcept nogil:
         """`fresh_rows`'s loops: the rows that moved or changed since the end, and ``rows``."""
-        cdef int n = view.n, m = self.end_n, i, r
-        cdef const double* pos = view.pos
-        cdef const int64_t* ent = view.entity
+        cdef int n = view.n, i, r
         for i in range(n):
-            self.fresh[i] = (i >= m or self.end_ent[i] != ent[i]
-                             or self.end_pos[2 * i] != pos[2 * i]
-                             or self.end_pos[2 * i + 1] != pos[2 * i + 1])
+            self.fresh[i] = stale(self.end_pos, self.end_ent, self.end_n, view, i)
         for i in range(nrows):
             r = <int> rows[i]
             if 0 <= r < n:
                 self.fresh[r] = 1
+
+
+cdef inline unsigned char stale(const double* end_pos, const int64_t* end_ent, int end_n,
+                                const Rows* view, int i) noexcept nogil:
+    """Row i holds another entity than at the last clean end, or a new one, or moved since
+    (1), else 0."""
+    return (i >= end_n or end_ent[i] != view.entity[i]
+            or end_pos[2 * i] != view.pos[2 * i]
+            or end_pos[2 * i + 1] != view.pos[2 * i + 1])
 
 
 cdef void* _grow(void* p, size_t size) except NULL:
@@ -2261,6 +2320,8 @@ cdef inline void ensure(Ctx* c, int s) noexcept nogil:
     never meets costs it nothing."""
     if c.live != NULL and c.seen[s] != c.tick:
         init_row(c, s)
+        if c.fresh != NULL and c.end_ent != NULL:  # (the awake rows' marks only so far)
+            c.fresh[s] = stale(c.end_pos, c.end_ent, c.end_n, &c.rows, s)
         c.seen[s] = c.tick
         c.live[c.nlive] = s
         c.nlive += 1
@@ -2312,8 +2373,6 @@ cdef int slide_rows(Ctx* c, const int64_t* a, const int64_t* b, const int64_t* a
     cdef double* pos_col = c.rows.pos
     cdef double* move_col = c.rows.move
     start_rows(c, awake, nawake, a, b)
-    if c.index != NULL:
-        c.grow_limit = 2.0 * mean_extent(&c.rows, c.n)
     build_edges(c, a, b)
     if pushed:
         push_apart(c)
@@ -2438,11 +2497,15 @@ cdef class ResponseSystem:
         """Learn from the deepest contact between solid bodies at the end of a step whether
         any two overlap (the narrowphase tested every pair that can touch), so the next step
         can skip looking for overlaps to push apart if nothing moved or changed in between."""
-        self.note_end_c(deepest)
+        cdef Rows r = rows_of(self.table)
+        self.note_end_c(deepest, &r, NULL, 0)
 
-    cdef int note_end_c(self, double deepest) except -1:
+    cdef int note_end_c(self, double deepest, const Rows* rows, const int64_t* awake,
+                        Py_ssize_t nawake) except -1:
+        """`note_end` on the table's C rows now; ``awake``: NULL, or while something sleeps
+        the rows not asleep (the step's awake rows: only those moved)."""
         cdef _Buffers buf = self._buffers
-        buf.note_clean(self.table, not deepest > OVERLAP_TOL)
+        buf.note_clean(rows, not deepest > OVERLAP_TOL, awake, nawake)
         return 0
 
     def forget_end(self):
@@ -2528,6 +2591,12 @@ cdef class ResponseSystem:
         c.start = pos_col
         c.store = store[0]
         if iv.index != NULL and self.widen_by_index:
+            # (the rows' boxes and colliders change only with the layout)
+            key = (t.layout_version, n)
+            if buf.extent_key != key:
+                buf.extent = mean_extent(rows, n)
+                buf.extent_key = key
+            c.grow_limit = 2.0 * buf.extent
             c.index = iv.index
             c.ndyn = iv.ndyn
             c.dyn = iv.dyn if iv.ndyn else NULL
@@ -2550,10 +2619,14 @@ cdef class ResponseSystem:
                 regions = [(row_of[e], box) for e, box in t.tile_regions.items()
                            if e in row_of]
             t.tile_regions.clear()
-        cdef int fresh = buf.fresh_rows(rows, trows, regions)
+        cdef int fresh = buf.fresh_rows(rows, trows, regions, awake, nawake)
         cdef bint pushed = fresh != 0
         if fresh > 0:  # after a clean end only the fresh rows' pairs can overlap
             c.fresh = buf.fresh
+            if buf.fresh_live:
+                c.end_pos = buf.end_pos
+                c.end_ent = buf.end_ent
+                c.end_n = buf.end_n
         self.pushed_apart = pushed
         cdef int i
         try:

@@ -243,7 +243,7 @@ cdef class Step:
         else:  # read where the response left them
             narrow.step_rows(a, b, k, t.changed, response.pair_impacts, bp, &r, &s)
         cdef ContactRows rows = narrow.rows
-        response.note_end_c(rows.deepest)
+        response.note_end_c(rows.deepest, &r, awake, nw)
         ground_rows(&r, a, b, k, rows, self.upx, self.upy, self.cos_floor, awake, nw)
         # impulses, pushes and a rider leaving its platform stay within the valid range
         if nw >= NOGIL_MIN:
