@@ -245,6 +245,46 @@ def test_a_snapshot_replays_falling_asleep_and_waking_bit_for_bit():
     assert play() == first
 
 
+def test_a_snapshot_taken_after_a_static_change_replays_its_wake():
+    # the floor made thinner between steps wakes the pile in the next step; a snapshot taken
+    # in between carries that wake to come (before: restore dropped it, and the replayed
+    # pile slept on above the thinner floor)
+    physics, floor, balls = _pile("sleep-snap-static", n=14)
+    _settle(physics, balls)
+    esper.component_for_entity(floor, ep.Geometry).shape = ep.Rect(12, 0.4)
+    snap = physics.snapshot()
+    assert snap.wake_statics == frozenset({floor})
+
+    def play():
+        trace = []
+        for _ in range(60):
+            esper.process(DT)
+            trace.append((_positions(balls).tobytes(), physics.stats["sleeping"]))
+        return trace
+
+    first = play()
+    assert first[0][1] == 0  # the first step woke the pile
+    physics.restore(snap)
+    assert play() == first
+
+
+def test_a_snapshots_wake_statics_are_checked():
+    import dataclasses
+
+    physics, floor, balls = _pile("sleep-snap-static-check", n=7)
+    run(5)
+    snap = physics.snapshot()
+    with pytest.raises(ValueError, match="wake_statics"):  # not a STATIC body
+        physics.restore(dataclasses.replace(snap, wake_statics=frozenset({balls[0]})))
+    with pytest.raises(ValueError, match="wake_statics"):  # not in the snapshot
+        physics.restore(dataclasses.replace(snap, wake_statics=frozenset({10**9})))
+    with pytest.raises(TypeError, match="wake_statics"):
+        physics.restore(dataclasses.replace(snap, wake_statics={floor}))
+    assert not physics.table.wake_requests  # refused before anything changed
+    physics.restore(dataclasses.replace(snap, wake_statics=frozenset({floor})))
+    assert physics.table.wake_requests == {floor}
+
+
 def test_sleep_arguments_are_checked():
     esper.switch_world("sleep-args")
     esper.clear_database()

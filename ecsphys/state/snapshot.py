@@ -7,7 +7,8 @@ Guarantees:
   settings and shape (a tile map's tiles too), what it stood on, whether it sleeps (its
   island) and how long it has rested, the touching pairs with
   their durations and contacts (events and hysteresis), the entities whose pairs restart,
-  and the clock (accumulator, alpha, steps, time).
+  the STATIC bodies the game changed since the last step (they wake the sleepers they
+  reach in the next step), and the clock (accumulator, alpha, steps, time).
 - ``restore(physics, snapshot)`` puts all of it back, so stepping again with the same inputs
   gives bit-identical positions, velocities and event sequences. It needs the same entities
   adopted with the same kinds of components (Position, Velocity, AccelerationMap, Collider,
@@ -73,6 +74,9 @@ class Snapshot:
     contacts: Any
     pairs: Any
     clock: tuple[float, float, int, float, float]
+    #: the STATIC bodies changed since the last step, whose wake is still to come (the next
+    #: step wakes the sleepers they reach); empty in a snapshot pickled before it was kept
+    wake_statics: frozenset[int] = frozenset()
 
     def __repr__(self) -> str:
         return (f"Snapshot(bodies={len(self.entities)}, steps={self.clock[2]}, "
@@ -112,6 +116,8 @@ def take(physics: Physics) -> Snapshot:
         pairs=copy.deepcopy(physics._events._pairs),
         clock=(physics.accumulator, physics.alpha, physics.steps, physics.time,
                physics.last_dt),
+        # (what _take_wakes kept: the requests left are the STATIC bodies')
+        wake_statics=frozenset(int(e) for e in t.wake_requests if e in t.row_of),
     )
 
 
@@ -185,6 +191,7 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     t.sleepers = int(np.count_nonzero(t.asleep[: t.n]))
     t.wake_requests.clear()  # (the state is the snapshot's)
     t.wake_islands.clear()
+    t.wake_requests.update(snap.wake_statics)  # (checked: STATIC bodies of the snapshot)
     t.pose_version += 1
     t.static_version += 1  # statics the game moved since are indexed again
     t.static_all = True
@@ -302,6 +309,15 @@ class _Checked:
         if not isinstance(snap.changed, frozenset) or not all(
                 type(e) is int for e in snap.changed):
             raise TypeError("snapshot changed must be a frozenset of entity ids")
+        wake = getattr(snap, "wake_statics", frozenset())
+        if not isinstance(wake, frozenset) or not all(type(e) is int for e in wake):
+            raise TypeError(f"snapshot wake_statics must be a frozenset of entity ids, got "
+                            f"{wake!r}")
+        where = {int(e): i for i, e in enumerate(entities.tolist())}
+        for e in sorted(wake):
+            i = where.get(e)
+            if i is None or self.colliders[i].get("kind", -1) != 0:
+                raise _fail("wake_statics", f"entity {e} is not a STATIC body of the snapshot")
         self._contacts(snap.contacts)
         self._pairs(snap.pairs)
         self._clock(snap.clock)
