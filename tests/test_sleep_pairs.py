@@ -167,8 +167,8 @@ def test_carry_dormant_merges_sleeping_rows_in_key_order():
     def rows(keys, index, toi):
         m = len(keys)
         return ContactRows.from_columns(m, {
-            "keys": np.array(keys, dtype=np.int64), "a": np.array(keys) >> 32,
-            "b": np.array(keys) & 0xFFFFFFFF, "layer_a": np.ones(m, np.int64),
+            "keys": np.array(keys, dtype=np.int64), "a": np.array(keys, dtype=np.int64) >> 32,
+            "b": np.array(keys, dtype=np.int64) & 0xFFFFFFFF, "layer_a": np.ones(m, np.int64),
             "layer_b": np.ones(m, np.int64), "tile": np.full(m, -1, np.int64),
             "tile_kind": np.zeros(m, np.int64), "index": np.array(index, dtype=np.int64),
             "normal": np.zeros((m, 2)), "point": np.zeros((m, 2)), "depth": np.zeros(m),
@@ -184,6 +184,18 @@ def test_carry_dormant_merges_sleeping_rows_in_key_order():
     assert out.array("toi").tolist() == [np.inf, 0.25, 0.75, np.inf]
     assert out.array("speed").tolist() == [0.0, 1.0, 1.0, 0.0]
     assert carry_dormant(rows(k, [0, 1, 2, -2], [0.5] * 4), cur) is cur  # none to carry
+    rng = np.random.default_rng(7)  # runs of either side, against a merge in Python
+    for _ in range(200):
+        pk = np.unique(rng.integers(1, 60, int(rng.integers(0, 30))))
+        ck = np.unique(rng.integers(1, 60, int(rng.integers(0, 30))))
+        pi = rng.choice([-1, -1, -2, 0], len(pk))
+        prev = rows((pk << 32).tolist(), pi.tolist(), [0.5] * len(pk))
+        cur = rows((ck << 32).tolist(), list(range(len(ck))), [0.25] * len(ck))
+        out = carry_dormant(prev, cur)
+        dormant = set(pk[pi == -1].tolist()) - set(ck.tolist())
+        assert (out.array("keys") >> 32).tolist() == sorted(dormant | set(ck.tolist()))
+        assert [int(i) == -1 for i in out.array("index")] == [
+            k_ in dormant for k_ in (out.array("keys") >> 32).tolist()]
 
 
 @pytest.mark.parametrize("name", ["grid", "sweep", "quadtree", "brute"])

@@ -406,12 +406,20 @@ cdef void _carry(ContactRows prev, ContactRows cur, ContactRows out) noexcept no
             c = 1
         else:
             c = _cmp(cur.keys[i], cur.tile[i], prev.keys[j], prev.tile[j])
-        if c <= 0:
+        if c == 0:
             _copy_row(cur, i, out, o)
             i += 1
-            if c == 0:
-                j += 1
+            j += 1
             o += 1
+            continue
+        if c < 0:  # a run of cur's rows, all before the next dormant row (or to the end)
+            k = 1
+            while i + k < m and (j == pn or _cmp(cur.keys[i + k], cur.tile[i + k],
+                                                 prev.keys[j], prev.tile[j]) < 0):
+                k += 1
+            _copy_run(cur, i, out, o, k)
+            i += k
+            o += k
             continue
         # a run of dormant rows, all before cur's next row
         k = 1

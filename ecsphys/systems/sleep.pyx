@@ -132,6 +132,17 @@ cdef inline Py_ssize_t _label_root(Py_ssize_t* up, Py_ssize_t x) noexcept nogil:
     return x
 
 
+cdef inline void _free_all(void* ta, void* parent, void* links, void* first, void* lab,
+                           void* up) noexcept nogil:
+    """`fall_asleep`'s buffers freed (any of them NULL)."""
+    free(ta)
+    free(parent)
+    free(links)
+    free(first)
+    free(lab)
+    free(up)
+
+
 cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb,
                             const int64_t* index, const unsigned char* sensor, Py_ssize_t m,
                             double after, int64_t* fell) noexcept nogil:
@@ -154,10 +165,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb
     cdef int64_t* lab = NULL
     cdef Py_ssize_t* up = NULL
     if ta == NULL or parent == NULL or links == NULL or first == NULL:
-        free(ta)
-        free(parent)
-        free(links)
-        free(first)
+        _free_all(ta, parent, links, first, lab, up)
         return -1
     tb = ta + m
     ok = links + n
@@ -182,12 +190,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb
         lab = <int64_t*> malloc(nl * sizeof(int64_t))
         up = <Py_ssize_t*> malloc(nl * sizeof(Py_ssize_t))
         if lab == NULL or up == NULL:
-            free(ta)
-            free(parent)
-            free(links)
-            free(first)
-            free(lab)
-            free(up)
+            _free_all(ta, parent, links, first, lab, up)
             return -1
         nl = 0
         for i in range(n):
@@ -242,12 +245,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb
                 x = _label_at(lab, nl, r.island[i])
                 if x >= 0:
                     r.island[i] = lab[_label_root(up, x)]
-    free(ta)
-    free(parent)
-    free(links)
-    free(first)
-    free(lab)
-    free(up)
+    _free_all(ta, parent, links, first, lab, up)
     return count
 
 
@@ -280,18 +278,25 @@ def dormant_rows(table, ContactRows rows) -> int:
     if not m:
         return 0
     n = table.n
-    if table.sleepers:
+    if table.sleepers and n:
         ent = table.entity[:n]
-        order = np.argsort(ent, kind="stable")
-        sorted_ent = ent[order]
         asleep = table.asleep[:n].astype(bool)
         still = asleep | (table.kind[:n] == STATIC)
+        top = int(ent.max())
+        if top < 4 * n + 1024:  # entity ids as esper hands them out: a table by id
+            lut = np.full(top + 2, -1, dtype=np.int64)
+            lut[ent] = np.arange(n, dtype=np.int64)
 
-        def sides(e):
-            at = np.minimum(np.searchsorted(sorted_ent, e), max(n - 1, 0))
-            found = sorted_ent[at] == e if n else np.zeros(len(e), dtype=bool)
-            row = order[at] if n else at
-            return found, row
+            def sides(e):
+                row = lut[np.clip(e, -1, top + 1)]  # (-1 and beyond the top: the last, -1)
+                return row >= 0, np.maximum(row, 0)
+        else:  # sparse ids: a binary search in the sorted ids
+            order = np.argsort(ent, kind="stable")
+            sorted_ent = ent[order]
+
+            def sides(e):
+                at = np.minimum(np.searchsorted(sorted_ent, e), n - 1)
+                return sorted_ent[at] == e, order[at]
 
         fa, ra = sides(rows.array("a"))
         fb, rb = sides(rows.array("b"))
@@ -378,8 +383,14 @@ def wake_islands(table, ids, ContactRows contacts=None) -> np.ndarray:
     the sleeping pairs' rows of the woken bodies are marked `WOKEN` (`dormant_rows`)."""
     n = table.n
     island = table.island[:n]
-    rows = np.flatnonzero(np.isin(island, np.asarray(list(ids), dtype=np.int64))
-                          & (island >= 0))
+    ids = [int(i) for i in ids if i >= 0]  # (-1: no island)
+    if len(ids) <= 4:  # (mostly one island: compares beat np.isin's sort)
+        hit = np.zeros(n, dtype=bool)
+        for i in ids:
+            hit |= island == i
+    else:
+        hit = np.isin(island, np.asarray(ids, dtype=np.int64))
+    rows = np.flatnonzero(hit)
     if len(rows):
         table.asleep[rows] = 0
         table.island[rows] = -1
