@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ecsphys as ep
-from ecsphys.systems.contact_rows import ContactRows, carry_dormant
+from ecsphys.systems.contact_rows import ContactRows, carry_dormant, diff
 from tests.sleep_scenes import DT, body, pile, positions, run, settle, world
 
 
@@ -196,6 +196,48 @@ def test_carry_dormant_merges_sleeping_rows_in_key_order():
         assert (out.array("keys") >> 32).tolist() == sorted(dormant | set(ck.tolist()))
         assert [int(i) == -1 for i in out.array("index")] == [
             k_ in dormant for k_ in (out.array("keys") >> 32).tolist()]
+
+
+def test_the_diff_carries_the_history_of_carried_rows_like_any_kept_row():
+    # runs of carried rows take the diff's fast path; the history must be what a kept row's
+    # is (duration + dt, steps + 1, the old layers) and the previous rows present
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        pk = np.unique(rng.integers(1, 80, int(rng.integers(0, 40)))) << 32
+        ck = np.unique(rng.integers(1, 80, int(rng.integers(0, 20)))) << 32
+        pm, cm = len(pk), len(ck)
+
+        def rows(keys, index, m, history):
+            cols = {"keys": keys, "a": keys >> 32, "b": keys & 0xFFFFFFFF,
+                    "layer_a": rng.integers(1, 4, m), "layer_b": rng.integers(1, 4, m),
+                    "tile": np.full(m, -1, np.int64), "tile_kind": np.zeros(m, np.int64),
+                    "index": index, "normal": np.zeros((m, 2)), "point": np.zeros((m, 2)),
+                    "depth": np.zeros(m), "toi": np.ones(m), "speed": np.ones(m),
+                    "sensor": np.zeros(m, bool)}
+            if history:
+                cols.update(duration=rng.uniform(0, 5, m), steps=rng.integers(0, 99, m),
+                            history_layer_a=rng.integers(1, 4, m),
+                            history_layer_b=rng.integers(1, 4, m))
+            return ContactRows.from_columns(m, cols)
+
+        prev = rows(pk, rng.choice([-1, -1, -1, -2, 0], pm), pm, True)
+        cur = carry_dormant(prev, rows(ck, np.arange(cm), cm, False))
+        diff(prev, cur, None, 0.125)
+        old = {k: (d, s_, a, b) for k, d, s_, a, b in zip(
+            prev.array("keys").tolist(), prev.array("duration").tolist(),
+            prev.array("steps").tolist(), prev.array("history_layer_a").tolist(),
+            prev.array("history_layer_b").tolist(), strict=True)}
+        for q, k in enumerate(cur.array("keys").tolist()):
+            if k in old:
+                d, s_, a, b = old[k]
+                assert cur.array("kept")[q] and cur.array("steps")[q] == s_ + 1
+                assert cur.array("duration")[q] == d + 0.125
+                assert (cur.array("history_layer_a")[q], cur.array("history_layer_b")[q]) \
+                    == (a, b)
+            else:
+                assert not cur.array("kept")[q] and cur.array("steps")[q] == 0
+        assert cur.array("present").tolist() == [k in set(cur.array("keys").tolist())
+                                                 for k in prev.array("keys").tolist()]
 
 
 @pytest.mark.parametrize("name", ["grid", "sweep", "quadtree", "brute"])

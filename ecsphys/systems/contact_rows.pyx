@@ -276,13 +276,40 @@ cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept no
     return 0
 
 
+cdef Py_ssize_t _kept_run(ContactRows prev, Py_ssize_t j, ContactRows cur, Py_ssize_t i,
+                          double dt, unsigned char* present) noexcept nogil:
+    """`_merge`'s rows of sleeping pairs carried on (`with_dormant`): cur's row i is prev's
+    row j (the same pair); it and the rows after it that are too, carried rows in both, kept
+    at once (a column at a time); returns how many."""
+    cdef Py_ssize_t pn = prev.n, m = cur.n, k = 1, q
+    while (i + k < m and j + k < pn and cur.index[i + k] == DORMANT
+           and prev.index[j + k] == DORMANT and cur.keys[i + k] == prev.keys[j + k]
+           and cur.tile[i + k] == prev.tile[j + k]):
+        k += 1
+    for q in range(k):
+        cur.duration[i + q] = prev.duration[j + q] + dt
+        cur.steps[i + q] = prev.steps[j + q] + 1
+    memcpy(cur.ha + i, prev.ha + j, k * sizeof(int64_t))
+    memcpy(cur.hb + i, prev.hb + j, k * sizeof(int64_t))
+    memset(cur.kept + i, 1, k)
+    memset(present + j, 1, k)
+    return k
+
+
 cdef void _merge(ContactRows prev, ContactRows cur, const unsigned char* forced, double dt,
                  unsigned char* present) noexcept nogil:
-    """`diff_rows`'s merge of the two sorted row lists."""
-    cdef Py_ssize_t pn = prev.n, m = cur.n, i, j = 0
-    for i in range(m):
+    """`diff_rows`'s merge of the two sorted row lists (runs of carried rows at once)."""
+    cdef Py_ssize_t pn = prev.n, m = cur.n, i = 0, j = 0, k
+    while i < m:
         while j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) < 0:
             j += 1
+        if (forced == NULL and j < pn and cur.index[i] == DORMANT
+                and prev.index[j] == DORMANT and cur.keys[i] == prev.keys[j]
+                and cur.tile[i] == prev.tile[j]):
+            k = _kept_run(prev, j, cur, i, dt, present)
+            i += k
+            j += k
+            continue
         if (j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) == 0
                 and not (forced != NULL and forced[j])):
             cur.kept[i] = 1
@@ -297,6 +324,7 @@ cdef void _merge(ContactRows prev, ContactRows cur, const unsigned char* forced,
             cur.steps[i] = 0
             cur.ha[i] = cur.la[i]
             cur.hb[i] = cur.lb[i]
+        i += 1
 
 
 cdef int diff_rows(ContactRows prev, ContactRows cur, const unsigned char* forced,
