@@ -240,3 +240,36 @@ def test_response_reserve_refuses_a_negative_count_and_keeps_the_bits() -> None:
             assert compiled.state() == staged.state(), f"step {step} differs"
     finally:
         _drop(compiled, staged)
+
+
+def test_ground_pass_refuses_a_contact_of_no_pair_before_it_changes_anything() -> None:
+    from ecsphys.systems.contact_rows import ContactRows
+
+    esper.switch_world("step-core-ground-index")
+    esper.clear_database()
+    physics = ep.Physics(fixed_dt=1 / 60)
+    esper.create_entity(ep.Position(0, -0.5), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(9, 1)))
+    ball = esper.create_entity(ep.Position(0, 0.5), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                               ep.AccelerationMap(gravity=(0, -9.8)), ep.Geometry(ep.Circle(0.5)))
+    for _ in range(10):
+        esper.process(1 / 60)
+    t = physics.table
+    assert t.ground[t.row(ball)] != 0  # it stands on the floor
+    before = t.ground.copy()
+
+    def rows(index):
+        return ContactRows.from_columns(1, {
+            "keys": np.array([(1 << 32) | 2]), "a": np.array([1]), "b": np.array([2]),
+            "layer_a": np.ones(1, np.int64), "layer_b": np.ones(1, np.int64),
+            "tile": np.full(1, -1), "tile_kind": np.zeros(1, np.int64),
+            "index": np.array([index]), "normal": np.zeros((1, 2)),
+            "point": np.zeros((1, 2)), "depth": np.zeros(1), "toi": np.ones(1),
+            "speed": np.zeros(1), "sensor": np.zeros(1, bool)})
+
+    ra = np.array([0], dtype=np.int64)
+    rb = np.array([1], dtype=np.int64)
+    for bad in (1, 7, -2, -5):  # beyond the one pair; WOKEN; nothing
+        with pytest.raises(IndexError, match=f"pair index {bad}"):
+            ground_pass(t, ra, rb, rows(bad), (0.0, 1.0), 0.7)
+        assert (t.ground == before).all()
+    ground_pass(t, ra, rb, rows(-1), (0.0, 1.0), 0.7)  # a sleeping pair's row: passes

@@ -29,7 +29,7 @@ Guarantees (one compiled pass over the contacts at the end of each step):
 import numpy as np
 
 from libc.math cimport isinf, sqrt
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from ..state.carray cimport as_c, c_array
@@ -170,9 +170,13 @@ cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
     cdef const double* dep = rows.depth
     cdef const unsigned char* sen = rows.sensor
     cdef Py_ssize_t j
+    cdef uint64_t bad = 0, top = <uint64_t> na + 1
     for j in range(m):  # the contacts' pairs are the step's pairs, or a sleeping pair's
-        if not (0 <= k[j] < na or k[j] == DORMANT):
-            raise IndexError(f"contact {j}: pair index {k[j]} outside the {na} pairs")
+        bad |= <uint64_t> (k[j] + 1) >= top  # (k in DORMANT (-1) .. na - 1; no branch)
+    if bad:
+        for j in range(m):
+            if not (0 <= k[j] < na or k[j] == DORMANT):
+                raise IndexError(f"contact {j}: pair index {k[j]} outside the {na} pairs")
     cdef Pass g
     g.rows = w[0]
     g.vel = w.vel
