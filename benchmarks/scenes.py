@@ -931,8 +931,10 @@ class SettledPile:
 
     ``window()`` returns a scene at the settled state, its counters at zero. ecsphys: the one
     scene, its last rock deleted and the snapshot taken after settling restored (the same
-    bits as settling again). pymunk cannot copy a sleeping space (``space.copy()`` wakes every
-    body and drops the contacts' warm starts, and the copied pile slumps), so the settled space
+    bits as settling again), then stepped once untimed (the restore's rebuild of the static
+    index is paid there; the sleeping pile does not move). pymunk cannot copy a sleeping
+    space (``space.copy()`` wakes every body and drops the contacts' warm starts, and the
+    copied pile slumps), so the settled space
     itself is handed out: again as it is while nothing in it can have moved (every body was
     asleep when it was handed out, and no rock was dropped into it), else the layout is built
     and settled again (pymunk is deterministic: the same pile). ``report(done, total)`` is
@@ -979,6 +981,9 @@ class SettledPile:
         if isinstance(scene, EcsScene):
             scene.remove_rock()
             scene.physics.restore(self._saved)
+            # one step of the sleeping pile, untimed: a restore re-indexes every static box
+            # in the next step, which a game dropping a rock on its pile does not pay
+            scene.physics.step()
             Scene.__init__(scene, scene.layout)  # the counters, not the engine
             return scene
         if self._handed is not None:

@@ -75,7 +75,12 @@ Guarantees (for the solid pairs: neither side a sensor):
 - per pair, the time of impact (fraction of the move in which the pair met, ``inf`` if it did
   not) and the approach speed along the normal (units per second) for the events; a pair
   that meets slower than `rest_speed` rests (it meets about one step of gravity every step)
-  and reports 0.
+  and reports 0;
+- a sleeper is a fixed partner (inverse mass 0, never pushed, reach 0); while something
+  sleeps the step sets up and moves only the awake rows and the sleepers it meets (a pair's
+  partner, a look-up's find, a carrier), each set up when first met, so a sleeper the awake
+  bodies do not reach costs the response nothing (``live_rows = False``: every row, the
+  same bits).
 
 Python orchestrates: ``ResponseSystem.process`` is one compiled call per step (two only when
 ``filter_pair`` is set and a body leaves its box); buffers are kept between steps.
