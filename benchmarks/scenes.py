@@ -934,11 +934,11 @@ class SettledPile:
     bits as settling again), then stepped once untimed (the restore's rebuild of the static
     index is paid there; the sleeping pile does not move). pymunk cannot copy a sleeping
     space (``space.copy()`` wakes every body and drops the contacts' warm starts, and the
-    copied pile slumps), so the settled space
-    itself is handed out: again as it is while nothing in it can have moved (every body was
-    asleep when it was handed out, and no rock was dropped into it), else the layout is built
-    and settled again (pymunk is deterministic: the same pile). ``report(done, total)`` is
-    called every 30 settling steps (a progress line); ``settles`` counts the settlings.
+    copied pile slumps), so the settled space itself is handed out: again as it is while
+    nothing in it can have moved (every body was asleep when it was handed out, and no rock
+    was dropped into it), else the layout is built and settled again (pymunk is
+    deterministic: the same pile). ``report(done, total)`` is called every 30 settling steps
+    (a progress line); ``settles`` counts the settlings.
     """
 
     def __init__(self, engine: str, n: int, seed: int = 0, settle: float = SETTLE_S,
