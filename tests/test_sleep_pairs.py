@@ -334,3 +334,25 @@ def test_the_response_sets_up_the_awake_rows_and_the_sleepers_it_meets_with_the_
     assert max(s for _, _, s in live) - min(s for _, _, s in live) >= 6  # and woke
     for step, (a, b) in enumerate(zip(live, every, strict=True)):
         assert a[0] == b[0] and a[1] == b[1], step
+
+
+def test_a_sleeper_moved_to_another_row_is_met_where_it_is_not_where_that_row_was():
+    # the response keeps its per-row state between steps and sets up only the rows it works
+    # on: a sleeper that a deletion moved into the row of the deleted body must be set up
+    # again when a body's pair holds it, or that body meets the deleted one's ghost
+    physics = world("pairs-ghost")
+    victim = body(3.0, 3.0, ep.Circle(0.5), vy=0.2)  # row 0, awake (it never rests)
+    body(0.0, -0.5, ep.Rect(10, 1), ep.STATIC)
+    sleeper = body(0.0, 0.5, ep.Circle(0.5), g=9.8)  # the last row
+    settle(physics, [sleeper])
+    t = physics.table
+    esper.component_for_entity(victim, ep.Position).xy = (1.65, 2.15)
+    esper.process(DT)  # the victim's row set up there
+    assert t.row(victim) == 0 and physics.is_sleeping(sleeper)
+    esper.delete_entity(victim)  # the sleeper takes row 0
+    # a ball whose box meets the sleeper's (a pair) flying through where the victim was
+    ball = body(0.9, 1.4, ep.Circle(0.5), vx=8.5, vy=8.5)
+    esper.process(DT)
+    assert t.row(sleeper) == 0 and physics.is_sleeping(sleeper)
+    assert esper.component_for_entity(ball, ep.Position).xy == pytest.approx(
+        (0.9 + 8.5 * DT, 1.4 + 8.5 * DT))  # nothing in its way (before: stopped at 0.94)
