@@ -359,6 +359,19 @@ cdef inline TileGrid tile_grid(const Store* s, const Body* b) noexcept nogil:
     g.square = b.first - 2
     return g
 
+cdef inline int grid_tile(const TileGrid* g, double x, double y, int* u,
+                          int* col) noexcept nogil:
+    """The kind of grid g's tile under the world point (x, y) (0: empty), its row from the
+    bottom and column into *u and *col; -1 outside the grid (a point on a shared side
+    belongs to the tile above / right)."""
+    cdef double fu = (y - g.oy) / g.size
+    cdef double fx = (x - g.ox) / g.size
+    if not (fx >= 0.0 and fu >= 0.0 and fx < g.cols and fu < g.rows):
+        return -1
+    u[0] = <int> fu
+    col[0] = <int> fx
+    return g.kind[u[0] * g.cols + col[0]]
+
 cdef inline bint tile_open(const TileGrid* g, int u, int col) noexcept nogil:
     """Tile (u, col) is solid and has an open side (an empty or outside neighbour)."""
     cdef const int* k = g.kind

@@ -42,8 +42,8 @@ from libc.stdint cimport int64_t
 from ..geometry.distance cimport contact_within
 from ..geometry.impact cimport time_of_impact
 from ..geometry.shape_data cimport (
-    TILEMAP, Body, CContact, Store, TileGrid, leaf_body, store_of, tile_grid, tile_open,
-    tile_range,
+    TILEMAP, Body, CContact, Store, TileGrid, grid_tile, leaf_body, store_of, tile_grid,
+    tile_open, tile_range,
 )
 from ..state.carray cimport as_c, c_array, new_array
 
@@ -396,15 +396,13 @@ cdef inline void tile_under(const Store* s, const Body* ba, const Body* bb,
     cdef const Body* tm = ba if map_a else bb
     cdef TileGrid g = tile_grid(s, tm)
     cdef double d = -1e-6 * g.size if map_a else 1e-6 * g.size
-    cdef double u = (c.py + c.ny * d - g.oy) / g.size
-    cdef double x = (c.px + c.nx * d - g.ox) / g.size
+    cdef int u = 0, x = 0
+    cdef int k = grid_tile(&g, c.px + c.nx * d, c.py + c.ny * d, &u, &x)
     tile[0] = -1
     kind[0] = 0
-    if not (x >= 0.0 and u >= 0.0 and x < g.cols and u < g.rows):
-        return
-    if g.kind[(<int> u) * g.cols + (<int> x)] > 0:
-        tile[0] = ((<int64_t> (g.rows - 1 - <int> u)) << 32) | (<int> x)
-        kind[0] = g.kind[(<int> u) * g.cols + (<int> x)]
+    if k > 0:
+        tile[0] = ((<int64_t> (g.rows - 1 - u)) << 32) | x
+        kind[0] = k
 
 
 def touching_pairs(t, ra, rb, pos, double tol, double keep_tol=-1.0, prev_keys=None,

@@ -102,7 +102,7 @@ from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport (
     COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, TILEMAP, Body, CContact, Store, TileGrid,
-    store_of, tile_grid, tile_range,
+    grid_tile, store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
 from ..state.carray cimport as_c, c_array
@@ -1839,19 +1839,6 @@ cdef bint box_clear(const TileGrid* g, double x0, double y0, double x1, double y
     return True
 
 
-cdef bint solid_tile_at(const TileGrid* g, double x, double y, int* u, int* col
-                        ) noexcept nogil:
-    """World point (x, y) lies in a solid tile of grid g: its row from the bottom and column
-    into *u and *col."""
-    cdef double fu = (y - g.oy) / g.size
-    cdef double fx = (x - g.ox) / g.size
-    if not (fu >= 0.0 and fx >= 0.0 and fu < g.rows and fx < g.cols):
-        return False
-    u[0] = <int> fu
-    col[0] = <int> fx
-    return g.kind[u[0] * g.cols + col[0]] > 0
-
-
 cdef bint buried_tile(const Ctx* c, const Body* b, const TileGrid* g, int* u, int* col
                       ) noexcept nogil:
     """Body b's centre (of its box) lies in a solid tile of grid g, or, for a compound, the
@@ -1859,14 +1846,14 @@ cdef bint buried_tile(const Ctx* c, const Body* b, const TileGrid* g, int* u, in
     into *u and *col. A part whose centre is outside the tiles meets their edges instead."""
     cdef int i
     cdef const double* lf
-    if solid_tile_at(g, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5, u, col):
+    if grid_tile(g, b.px + (b.x0 + b.x1) * 0.5, b.py + (b.y0 + b.y1) * 0.5, u, col) > 0:
         return True
     if b.kind != COMPOUND:
         return False
     for i in range(b.first, b.first + b.count):
         lf = c.store.lf + i * LF_STRIDE
-        if solid_tile_at(g, b.px + (lf[LF_X0] + lf[LF_X1]) * 0.5,
-                         b.py + (lf[LF_Y0] + lf[LF_Y1]) * 0.5, u, col):
+        if grid_tile(g, b.px + (lf[LF_X0] + lf[LF_X1]) * 0.5,
+                     b.py + (lf[LF_Y0] + lf[LF_Y1]) * 0.5, u, col) > 0:
             return True
     return False
 
