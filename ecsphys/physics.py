@@ -47,9 +47,10 @@ from .state.contact_set import ContactSet
 from .state.snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
+from .systems.contact_rows import merge
 from .systems.events import EventsSystem
 from .systems.integrate import IntegrateSystem
-from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem
+from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem, contact_set_of
 from .systems.response import ResponseSystem
 from .systems.sleep import take_requests
 from .systems.step import Step
@@ -216,7 +217,9 @@ class Physics:
         self._step.sleep_after = -1.0 if self.sleep_after is None else self.sleep_after
         self._step.sleep_speed = self.sleep_speed
         self.handlers = EventHandlers(layers)
-        self._events = EventsSystem(self.table, self.handlers)
+        self._events = EventsSystem(self.table, self.handlers, self._narrowphase)
+        self._step.woke = self._events.woke
+        self._contact_set: tuple[Any, int, ContactSet] | None = None  # `contact_set`, kept
         #: Register event callbacks (strong references; usable as decorators; optional
         #: ``entity=`` and ``layers=`` filters). See `ecsphys.events.EventHandlers`.
         self.on_touch = self.handlers.on_touch
@@ -265,7 +268,8 @@ class Physics:
         t = self.table
         statics = [e for e in t.wake_requests
                    if e in t.row_of and t.kind[t.row_of[e]] == 0] if keep_statics else []
-        forced = take_requests(t, self._narrowphase.rows, self.separation_offset)
+        ev = self._events
+        forced = take_requests(t, self.separation_offset, ev.ends(), ev.woke)
         t.wake_requests.update(statics)
         return forced
 
@@ -423,7 +427,7 @@ class Physics:
             "bodies": self.table.n,
             "box_pairs": self._broadphase.box_pairs,
             "tested_pairs": len(self._broadphase.ra),
-            "contacts": len(self._narrowphase.rows),
+            "contacts": len(self._narrowphase.rows) + len(self._events.sleeping),
             "slide_passes": self._response.passes,
             "static_rebuilds": self._broadphase.static_rebuilds,
             "sleeping": self.table.sleepers,
@@ -466,8 +470,17 @@ class Physics:
 
     @property
     def contact_set(self) -> ContactSet:
-        """The columns of the last step's touching pairs."""
-        return self._narrowphase.result
+        """The columns of the last step's touching pairs (the sleeping ones too, met in no
+        impact), in ``(a, b)`` order; made once per step."""
+        store = self._events.sleeping
+        rows = self._narrowphase.rows
+        if not len(store):
+            return self._narrowphase.result
+        made = self._contact_set
+        if made is None or made[0] is not rows or made[1] != store.version:
+            made = (rows, store.version, contact_set_of(merge(rows, store.now())))
+            self._contact_set = made
+        return made[2]
 
     @property
     def body_count(self) -> int:

@@ -377,3 +377,77 @@ def test_writes_of_what_a_sleeper_already_has_do_not_wake_it():
     esper.component_for_entity(ball, ep.AccelerationMap)["wind"] = (0.5, 0.0)  # a new total
     run(1)
     assert not physics.is_sleeping(ball)
+
+
+# ------------------------------------------------------------------ the sleeping contacts
+
+def test_a_sleeping_piles_contacts_leave_the_steps_rows_and_are_read_as_before():
+    physics, floor, balls = _pile("sleep-store", n=21)
+    _settle(physics, balls)
+    awake_pairs = {(c.a, c.b) for c in physics.contacts()}
+    run(3)
+    # the step's own rows hold none of the sleeping pairs: the sleeping contacts do
+    assert len(physics._narrowphase.rows) == 0
+    assert len(physics._events.sleeping) == len(awake_pairs)
+    assert physics.stats["contacts"] == len(awake_pairs)
+    assert {(c.a, c.b) for c in physics.contacts()} == awake_pairs
+    cs = physics.contact_set
+    assert set(zip(cs.a.tolist(), cs.b.tolist(), strict=True)) == awake_pairs
+    assert np.isinf(cs.toi).all() and not cs.speed.any()
+    assert physics.touching(floor) == sorted(
+        {b if a == floor else a for a, b in awake_pairs if floor in (a, b)})
+    # a ball woken: its pairs come back into the step, found again with their history
+    before = {(c.a, c.b): c.steps for c in physics.contacts_of(balls[3])}
+    physics.wake(balls[3])
+    esper.process(DT)
+    after = {(c.a, c.b): c.steps for c in physics.contacts_of(balls[3])}
+    assert after.keys() == before.keys()
+    assert all(after[k] == before[k] + 1 for k in before)  # kept, not started again
+    assert len(physics._narrowphase.rows) >= len(before)
+
+
+def test_a_snapshots_sleeping_contacts_are_checked_and_an_older_snapshot_restores():
+    import dataclasses
+
+    from ecsphys.systems.events import SleepingState
+
+    physics, floor, balls = _pile("sleep-store-snap", n=14)
+    _settle(physics, balls)
+    run(3)
+    snap = physics.snapshot()
+    s = snap.sleeping
+    assert isinstance(s, SleepingState) and len(s.pairs) == len(physics.contacts())
+    run(4)
+    now = [(c.a, c.b, c.duration, c.steps) for c in physics.contacts()]
+
+    def bad(**change):
+        return dataclasses.replace(snap, sleeping=SleepingState(**{
+            "pairs": s.pairs, "entered": s.entered, "entered_steps": s.entered_steps,
+            "clock": s.clock, "count": s.count, **change}))
+
+    with pytest.raises(TypeError, match="sleeping"):
+        physics.restore(dataclasses.replace(snap, sleeping=(1, 2)))
+    with pytest.raises(ValueError, match="sleeping.entered"):
+        physics.restore(bad(entered=s.entered + s.clock + 1.0))
+    with pytest.raises(ValueError, match="sleeping.entered_steps"):
+        physics.restore(bad(entered_steps=s.entered_steps - s.count - 1))
+    with pytest.raises(ValueError, match="sleeping.clock"):
+        physics.restore(bad(clock=math.nan))
+    with pytest.raises(ValueError, match="sleeping.pairs.keys"):
+        physics.restore(dataclasses.replace(snap, pairs=s.pairs))  # in both
+    with pytest.raises(TypeError, match="sleeping.entered"):
+        physics.restore(bad(entered=s.entered.astype(np.float32)))
+    # refused before anything changed
+    assert [(c.a, c.b, c.duration, c.steps) for c in physics.contacts()] == now
+    # a snapshot from before the sleeping contacts were kept apart: its pairs hold them all
+    physics.restore(snap)
+    run(4)
+    want = [(c.a, c.b, c.steps) for c in physics.contacts()]
+    durations = [c.duration for c in physics.contacts()]
+    physics.restore(snap)
+    every = physics._events._pairs
+    physics.restore(dataclasses.replace(snap, pairs=every, sleeping=None))
+    run(4)
+    assert [(c.a, c.b, c.steps) for c in physics.contacts()] == want
+    assert [c.duration for c in physics.contacts()] == pytest.approx(durations, abs=1e-9)
+    assert len(physics._narrowphase.rows) == 0  # they went to the sleeping contacts

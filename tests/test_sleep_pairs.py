@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import ecsphys as ep
-from ecsphys.systems.contact_rows import ContactRows, carry_dormant, diff
+from ecsphys.systems.contact_rows import ContactRows, diff, merge, pick
+from ecsphys.systems.sleeping_contacts import SleepingContacts
 from tests.sleep_scenes import DT, body, pile, positions, run, settle, world
 
 
@@ -163,81 +164,116 @@ def test_a_snapshot_of_a_world_part_asleep_replays_bit_for_bit():
     assert len(first[1]) > 90  # keep-touching was heard, sleeping pairs included
 
 
-def test_carry_dormant_merges_sleeping_rows_in_key_order():
-    def rows(keys, index, toi):
-        m = len(keys)
-        return ContactRows.from_columns(m, {
-            "keys": np.array(keys, dtype=np.int64), "a": np.array(keys, dtype=np.int64) >> 32,
-            "b": np.array(keys, dtype=np.int64) & 0xFFFFFFFF, "layer_a": np.ones(m, np.int64),
-            "layer_b": np.ones(m, np.int64), "tile": np.full(m, -1, np.int64),
-            "tile_kind": np.zeros(m, np.int64), "index": np.array(index, dtype=np.int64),
-            "normal": np.zeros((m, 2)), "point": np.zeros((m, 2)), "depth": np.zeros(m),
-            "toi": np.array(toi, dtype=float), "speed": np.ones(m), "sensor": np.zeros(m, bool),
-        })
+def _rows(keys, index, rng=None, history=False, toi=None):
+    """Contact rows of pair keys ``keys`` (sorted) with pair indices ``index``."""
+    keys = np.asarray(keys, dtype=np.int64)
+    m = len(keys)
+    rng = rng or np.random.default_rng(0)
+    cols = {"keys": keys, "a": keys >> 32, "b": keys & 0xFFFFFFFF,
+            "layer_a": rng.integers(1, 4, m), "layer_b": rng.integers(1, 4, m),
+            "tile": np.full(m, -1, np.int64), "tile_kind": np.zeros(m, np.int64),
+            "index": np.asarray(index, dtype=np.int64), "normal": rng.uniform(-1, 1, (m, 2)),
+            "point": rng.uniform(-9, 9, (m, 2)), "depth": rng.uniform(0, 0.1, m),
+            "toi": np.ones(m) if toi is None else np.asarray(toi, dtype=float),
+            "speed": np.ones(m), "sensor": np.zeros(m, bool)}
+    if history:
+        cols.update(duration=rng.uniform(0, 5, m), steps=rng.integers(0, 99, m),
+                    history_layer_a=rng.integers(1, 4, m),
+                    history_layer_b=rng.integers(1, 4, m))
+    return ContactRows.from_columns(m, cols)
 
-    k = [(1 << 32) | 2, (1 << 32) | 5, (3 << 32) | 4, (6 << 32) | 7]
-    prev = rows(k, [-1, 0, -1, -2], [0.5] * 4)  # dormant: the first and third
-    cur = rows([k[1], (2 << 32) | 9], [0, 1], [0.25, 0.75])
-    out = carry_dormant(prev, cur)
-    assert out.array("keys").tolist() == [k[0], k[1], (2 << 32) | 9, k[2]]
-    assert out.array("index").tolist() == [-1, 0, 1, -1]
-    assert out.array("toi").tolist() == [np.inf, 0.25, 0.75, np.inf]
-    assert out.array("speed").tolist() == [0.0, 1.0, 1.0, 0.0]
-    assert carry_dormant(rows(k, [0, 1, 2, -2], [0.5] * 4), cur) is cur  # none to carry
-    rng = np.random.default_rng(7)  # runs of either side, against a merge in Python
+
+def _table(rows):
+    """Every column of ``rows`` as lists, by name (history ones when it has them)."""
+    names = ["keys", "a", "b", "layer_a", "layer_b", "tile", "tile_kind", "index", "normal",
+             "point", "depth", "toi", "speed", "sensor"]
+    if rows.has_history:
+        names += ["duration", "steps", "history_layer_a", "history_layer_b", "kept"]
+    return {name: rows.array(name).tolist() for name in names}
+
+
+def test_merge_and_pick_keep_every_column_of_every_row_in_key_order():
+    rng = np.random.default_rng(7)
     for _ in range(200):
-        pk = np.unique(rng.integers(1, 60, int(rng.integers(0, 30))))
-        ck = np.unique(rng.integers(1, 60, int(rng.integers(0, 30))))
-        pi = rng.choice([-1, -1, -2, 0], len(pk))
-        prev = rows((pk << 32).tolist(), pi.tolist(), [0.5] * len(pk))
-        cur = rows((ck << 32).tolist(), list(range(len(ck))), [0.25] * len(ck))
-        out = carry_dormant(prev, cur)
-        dormant = set(pk[pi == -1].tolist()) - set(ck.tolist())
-        assert (out.array("keys") >> 32).tolist() == sorted(dormant | set(ck.tolist()))
-        assert [int(i) == -1 for i in out.array("index")] == [
-            k_ in dormant for k_ in (out.array("keys") >> 32).tolist()]
+        keys = np.unique(rng.integers(1, 90, int(rng.integers(0, 40)))) << 32
+        side = rng.integers(0, 2, len(keys)).astype(bool)  # which rows go to b
+        both = _rows(keys, rng.integers(-2, 9, len(keys)), rng, history=True)
+        a = pick(both, side, False)
+        b = pick(both, side, True)
+        assert len(a) + len(b) == len(both)
+        assert a.array("keys").tolist() == keys[~side].tolist()
+        assert _table(merge(a, b)) == _table(both)  # every column, in key order
+        assert _table(merge(b, a)) == _table(both)
+        assert merge(a, b).ndormant == int((both.array("index") == -1).sum())
+    with pytest.raises(ValueError, match="not sorted"):
+        merge(_rows([5 << 32, 2 << 32], [0, 1]), _rows([], []))
+    with pytest.raises(ValueError, match="one flag per row"):
+        pick(_rows([5 << 32], [0]), np.zeros(2, bool))
 
 
-def test_the_diff_carries_the_history_of_carried_rows_like_any_kept_row():
-    # runs of carried rows take the diff's fast path; the history must be what a kept row's
-    # is (duration + dt, steps + 1, the old layers) and the previous rows present
+def test_the_diff_keeps_the_previous_dormant_rows_present_without_a_row_now():
+    # a row of the step before whose pair fell asleep goes on in the sleeping contacts: it is
+    # present (no separate); every other row is kept only when the pair is found again
     rng = np.random.default_rng(11)
     for _ in range(200):
         pk = np.unique(rng.integers(1, 80, int(rng.integers(0, 40)))) << 32
-        ck = np.unique(rng.integers(1, 80, int(rng.integers(0, 20)))) << 32
-        pm, cm = len(pk), len(ck)
-
-        def rows(keys, index, m, history):
-            cols = {"keys": keys, "a": keys >> 32, "b": keys & 0xFFFFFFFF,
-                    "layer_a": rng.integers(1, 4, m), "layer_b": rng.integers(1, 4, m),
-                    "tile": np.full(m, -1, np.int64), "tile_kind": np.zeros(m, np.int64),
-                    "index": index, "normal": np.zeros((m, 2)), "point": np.zeros((m, 2)),
-                    "depth": np.zeros(m), "toi": np.ones(m), "speed": np.ones(m),
-                    "sensor": np.zeros(m, bool)}
-            if history:
-                cols.update(duration=rng.uniform(0, 5, m), steps=rng.integers(0, 99, m),
-                            history_layer_a=rng.integers(1, 4, m),
-                            history_layer_b=rng.integers(1, 4, m))
-            return ContactRows.from_columns(m, cols)
-
-        prev = rows(pk, rng.choice([-1, -1, -1, -2, 0], pm), pm, True)
-        cur = carry_dormant(prev, rows(ck, np.arange(cm), cm, False))
+        pi = rng.choice([-1, -1, -2, 0, 3], len(pk))
+        ck = np.unique(np.concatenate((
+            rng.integers(1, 80, int(rng.integers(0, 20))) << 32, pk[pi != -1][:3])))
+        ck = np.setdiff1d(ck, pk[pi == -1])  # (a sleeping pair is in no step's pairs)
+        prev = _rows(pk, pi, rng, history=True)
+        cur = _rows(ck, np.arange(len(ck)), rng)
         diff(prev, cur, None, 0.125)
-        old = {k: (d, s_, a, b) for k, d, s_, a, b in zip(
-            prev.array("keys").tolist(), prev.array("duration").tolist(),
-            prev.array("steps").tolist(), prev.array("history_layer_a").tolist(),
-            prev.array("history_layer_b").tolist(), strict=True)}
+        old = dict(zip(prev.array("keys").tolist(), zip(
+            prev.array("duration").tolist(), prev.array("steps").tolist(), strict=True),
+            strict=True))
         for q, k in enumerate(cur.array("keys").tolist()):
             if k in old:
-                d, s_, a, b = old[k]
-                assert cur.array("kept")[q] and cur.array("steps")[q] == s_ + 1
-                assert cur.array("duration")[q] == d + 0.125
-                assert (cur.array("history_layer_a")[q], cur.array("history_layer_b")[q]) \
-                    == (a, b)
+                assert cur.array("kept")[q] and cur.array("steps")[q] == old[k][1] + 1
+                assert cur.array("duration")[q] == old[k][0] + 0.125
             else:
                 assert not cur.array("kept")[q] and cur.array("steps")[q] == 0
-        assert cur.array("present").tolist() == [k in set(cur.array("keys").tolist())
-                                                 for k in prev.array("keys").tolist()]
+        now = set(ck.tolist())
+        assert cur.array("present").tolist() == [
+            k in now or i == -1 for k, i in zip(pk.tolist(), pi.tolist(), strict=True)]
+
+
+def test_sleeping_contacts_count_durations_on_and_give_rows_back_when_woken():
+    rng = np.random.default_rng(5)
+    keys = np.arange(1, 9, dtype=np.int64) << 32
+    prev = _rows(keys, [-1, 0, -1, -1, 2, -1, -2, -1], rng, history=True)
+    store = SleepingContacts()
+    store.tick(0.5)
+    assert store.absorb(prev) == 5 and len(store) == 5
+    dormant = np.flatnonzero(prev.array("index") == -1)
+    d0 = prev.array("duration")[dormant]
+    s0 = prev.array("steps")[dormant]
+    for _ in range(7):
+        store.tick(0.25)
+    now = store.now()
+    assert now is store.now()  # made once per state
+    assert now.array("keys").tolist() == keys[dormant].tolist()
+    assert now.array("duration").tolist() == (d0 + (2.25 - 0.5)).tolist()
+    assert now.array("steps").tolist() == (s0 + 7).tolist()
+    assert set(now.array("index").tolist()) == {-1} and now.ndormant == 5
+    assert np.isinf(now.array("toi")).all() and not now.array("speed").any()
+    assert now.array("kept").all()
+    for name in ("normal", "point", "depth", "layer_a", "history_layer_b"):
+        assert now.array(name).tolist() == prev.array(name)[dormant].tolist()
+    # two wake; they come back brought up to now, WOKEN; the rest stay and go on counting
+    out = store.release(np.array([False, True, False, True, False]))
+    assert out.array("keys").tolist() == keys[dormant[[1, 3]]].tolist()
+    assert out.array("index").tolist() == [-2, -2] and out.ndormant == 0
+    assert out.array("duration").tolist() == (d0[[1, 3]] + 1.75).tolist()
+    assert len(store) == 3 and store.release(np.zeros(3, bool)) is None
+    store.tick(0.25)
+    assert store.now().array("steps").tolist() == (s0[[0, 2, 4]] + 8).tolist()
+    rows, clock, count = store.state()
+    again = SleepingContacts()
+    again.restore(rows, clock, count)
+    assert _table(again.now()) == _table(store.now())
+    with pytest.raises(ValueError, match="one flag per row"):
+        store.release(np.zeros(5, bool))
 
 
 @pytest.mark.parametrize("name", ["grid", "sweep", "quadtree", "brute"])

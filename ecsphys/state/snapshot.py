@@ -40,7 +40,6 @@ from ..components import AccelerationMap, Collider
 from ..limits import MAX_COORD, MAX_DT, MAX_SPEED
 from ..mask import Mask
 from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
-from ..systems.sleep import dormant_rows
 from ..tilemap import TileMap
 from .body_table import MOTION_COLUMNS
 from .contact_set import ContactSet
@@ -77,6 +76,10 @@ class Snapshot:
     #: the STATIC bodies changed since the last step, whose wake is still to come (the next
     #: step wakes the sleepers they reach); empty in a snapshot pickled before it was kept
     wake_statics: frozenset[int] = frozenset()
+    #: the sleeping contacts (`ecsphys.systems.events.SleepingState`: the pairs asleep
+    #: since before the last step, with when each fell asleep); None in a snapshot pickled
+    #: before they were kept apart (its ``pairs`` hold them)
+    sleeping: Any = None
 
     def __repr__(self) -> str:
         return (f"Snapshot(bodies={len(self.entities)}, steps={self.clock[2]}, "
@@ -113,7 +116,8 @@ def take(physics: Physics) -> Snapshot:
         tiles=tiles,
         changed=frozenset(t.changed),
         contacts=copy.deepcopy(physics._narrowphase.result),
-        pairs=copy.deepcopy(physics._events._pairs),
+        pairs=copy.deepcopy(physics._events.step_pairs),
+        sleeping=copy.deepcopy(physics._events.sleeping_state()),
         clock=(physics.accumulator, physics.alpha, physics.steps, physics.time,
                physics.last_dt),
         # (what _take_wakes kept: the requests left are the STATIC bodies')
@@ -199,8 +203,8 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     t.changed.clear()
     t.changed.update(snap.changed)
     physics._narrowphase.result = copy.deepcopy(snap.contacts)
-    dormant_rows(t, physics._narrowphase.rows)  # sleeping pairs' rows are carried on
-    physics._events.restore_pairs(copy.deepcopy(snap.pairs))
+    physics._events.restore_pairs(copy.deepcopy(snap.pairs), copy.deepcopy(snap.sleeping))
+    physics._events.woke(t)  # the sleeping pairs' rows marked from the sleep state
     physics._response.forget_end()
     (physics.accumulator, physics.alpha, physics.steps, physics.time,
      physics.last_dt) = snap.clock
@@ -320,6 +324,7 @@ class _Checked:
                 raise _fail("wake_statics", f"entity {e} is not a STATIC body of the snapshot")
         self._contacts(snap.contacts)
         self._pairs(snap.pairs)
+        self._sleeping(getattr(snap, "sleeping", None), snap.pairs)
         self._clock(snap.clock)
 
     @staticmethod
@@ -411,28 +416,54 @@ class _Checked:
         if not ((toi >= 0.0) & ((toi <= 1.0) | (toi == np.inf))).all():
             raise _fail("contacts.toi", "must be in [0, 1] or inf")
 
-    def _pairs(self, p: object) -> None:
+    def _pairs(self, p: object, field: str = "pairs") -> None:
         from ..systems.events import _Pairs
         if type(p) is not _Pairs:
-            raise TypeError(f"snapshot pairs must be the events' pairs, got {type(p).__name__}")
+            raise TypeError(f"snapshot {field} must be the events' pairs, got "
+                            f"{type(p).__name__}")
         m = len(p.keys) if isinstance(p.keys, np.ndarray) else -1
         for name in _Pairs.__slots__:
             col = getattr(p, name)
             if not isinstance(col, np.ndarray) or len(col) != m:
-                raise _fail(f"pairs.{name}", f"must be an array of {max(m, 0)} rows")
-        _array("pairs.keys", p.keys, np.dtype(np.int64), (m,))
-        _entity_ids("pairs.a", p.a, False)
-        _entity_ids("pairs.b", p.b, False)
+                raise _fail(f"{field}.{name}", f"must be an array of {max(m, 0)} rows")
+        _array(f"{field}.keys", p.keys, np.dtype(np.int64), (m,))
+        _entity_ids(f"{field}.a", p.a, False)
+        _entity_ids(f"{field}.b", p.b, False)
         if m and not (np.diff(p.keys) >= 0).all():
-            raise _fail("pairs.keys", "must be sorted")
-        _within("pairs.normal", np.asarray(p.normal, dtype=np.float64), -1.0, 1.0)
-        _within("pairs.point", np.asarray(p.point, dtype=np.float64),
+            raise _fail(f"{field}.keys", "must be sorted")
+        _within(f"{field}.normal", np.asarray(p.normal, dtype=np.float64), -1.0, 1.0)
+        _within(f"{field}.point", np.asarray(p.point, dtype=np.float64),
                 -2 * MAX_COORD, 2 * MAX_COORD)
-        _within("pairs.duration", np.asarray(p.duration, dtype=np.float64), 0.0, 1e15)
-        _within("pairs.steps", np.asarray(p.steps, dtype=np.float64), 0, 2**62)
+        _within(f"{field}.duration", np.asarray(p.duration, dtype=np.float64), 0.0, 1e15)
+        _within(f"{field}.steps", np.asarray(p.steps, dtype=np.float64), 0, 2**62)
         for name in ("depth", "speed"):
-            _within(f"pairs.{name}", np.asarray(getattr(p, name), dtype=np.float64),
+            _within(f"{field}.{name}", np.asarray(getattr(p, name), dtype=np.float64),
                     -2 * MAX_COORD, 2 * MAX_COORD)
+
+    def _sleeping(self, s: object, pairs: Any) -> None:
+        """The sleeping contacts: their pairs as ``pairs`` are checked, each one's clock and
+        step count when it fell asleep within the clock now, and no pair both asleep and in
+        the last step's ``pairs``."""
+        from ..systems.events import SleepingState
+        if s is None:
+            return
+        if type(s) is not SleepingState:
+            raise TypeError(f"snapshot sleeping must be the events' SleepingState, got "
+                            f"{type(s).__name__}")
+        self._pairs(s.pairs, "sleeping.pairs")
+        m = len(s.pairs.keys)
+        if not isinstance(s.clock, float) or not 0.0 <= s.clock <= 1e15:
+            raise _fail("sleeping.clock", f"must be a float in [0, 1e15], got {s.clock!r}")
+        if type(s.count) is not int or not 0 <= s.count <= 2**62:
+            raise _fail("sleeping.count", f"must be an int in [0, 2**62], got {s.count!r}")
+        _array("sleeping.entered", s.entered, np.dtype(np.float64), (m,))
+        _within("sleeping.entered", s.entered, 0.0, s.clock)
+        _array("sleeping.entered_steps", s.entered_steps, np.dtype(np.int64), (m,))
+        _within("sleeping.entered_steps", s.entered_steps.astype(np.float64), 0, s.count)
+        both = np.intersect1d(s.pairs.keys, pairs.keys)
+        if len(both):
+            raise _fail("sleeping.pairs.keys", f"name pair {int(both[0])} also in pairs "
+                                               f"(a pair is asleep or in the last step)")
 
     @staticmethod
     def _clock(clock: object) -> None:

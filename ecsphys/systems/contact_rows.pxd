@@ -4,8 +4,8 @@
 from libc.stdint cimport int64_t
 
 # the pair index of a sleeping pair's row (both sides asleep or STATIC, one asleep): its pair
-# is in no step's pairs, the narrowphase carries the row on; and of such a row whose side
-# woke since (its pair is found again, or it ended)
+# is in no later step's pairs, the row goes to the sleeping contacts (`sleeping_contacts`);
+# and of such a row whose side woke since (its pair is found again, or it ended)
 cdef enum:
     DORMANT = -1
     WOKEN = -2
@@ -42,6 +42,7 @@ cdef class ContactRows:
     cdef Py_ssize_t npresent
     cdef readonly double deepest     # the largest depth of a row without a sensor
     cdef readonly Py_ssize_t tested  # exact pair tests run to find these rows
+    cdef public Py_ssize_t ndormant  # rows whose index is DORMANT (as last marked)
     cdef public object cached_set    # the rows as a ContactSet / the events' pairs, once asked
     cdef public object cached_pairs
 
@@ -54,4 +55,5 @@ cdef int diff_rows(ContactRows prev, ContactRows cur, const unsigned char* force
                    double dt) except -1
 
 
-cdef ContactRows with_dormant(ContactRows prev, ContactRows cur)
+cdef ContactRows merge_rows(ContactRows a, ContactRows b)
+cdef ContactRows pick_rows(ContactRows rows, const unsigned char* mask, bint want)

@@ -18,15 +18,18 @@ Guarantees:
   ``cur`` whose ``(key, tile)`` was in ``prev`` (and whose previous row is not ``forced``) is
   kept and carries its history on (duration + ``dt``, steps + 1, the old layers); any other
   starts at zero with its layers now; ``present`` (over ``prev``'s rows) says which were kept;
-- `with_dormant(prev, cur)` carries ``prev``'s rows of sleeping pairs (pair index `DORMANT`:
-  see `systems.sleep`) into a step's new rows, in order: a sleeping pair's contact stays as
-  it was, met in no impact. The pair index column is the step's own (a row's pair), or
-  `DORMANT` / `WOKEN`; it is the one column written after the step (a wake marks rows).
+- a row of ``prev`` whose pair index is `DORMANT` (its sides fell asleep: see
+  `systems.sleep`) is present in ``cur`` without a row there: it goes on in the sleeping
+  contacts (`systems.sleeping_contacts`), not in the step's rows. The pair index column is
+  the step's own (a row's pair), or `DORMANT` / `WOKEN`; it is the one column written after
+  the step (a wake marks rows; ``ndormant`` counts the `DORMANT` ones);
+- `merge_rows(a, b)` is the rows of both in ``(key, tile)`` order (the two hold different
+  pairs), every column with the history where both have it; `pick_rows(rows, mask, want)`
+  the rows whose flag is ``want``, in order.
 """
 
 import numpy as np
 
-from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
@@ -68,6 +71,7 @@ cdef class ContactRows:
         self.history = False
         self.deepest = -np.inf
         self.tested = 0
+        self.ndormant = 0
 
     def __dealloc__(self):
         free(self.block)
@@ -232,6 +236,8 @@ cdef class ContactRows:
                 memcpy(dst, c_array(arr, ord(kind), &count), n * width * itemsize)
         if "index" not in ready and n:
             memset(out.index, 0, n * sizeof(int64_t))
+        for count in range(n):
+            out.ndormant += out.index[count] == DORMANT
         if history:
             out.history = True
             if "kept" not in ready and n:
@@ -276,40 +282,18 @@ cdef inline int _cmp(int64_t ka, int64_t ta, int64_t kb, int64_t tb) noexcept no
     return 0
 
 
-cdef Py_ssize_t _kept_run(ContactRows prev, Py_ssize_t j, ContactRows cur, Py_ssize_t i,
-                          double dt, unsigned char* present) noexcept nogil:
-    """`_merge`'s rows of sleeping pairs carried on (`with_dormant`): cur's row i is prev's
-    row j (the same pair); it and the rows after it that are too, carried rows in both, kept
-    at once (a column at a time); returns how many."""
-    cdef Py_ssize_t pn = prev.n, m = cur.n, k = 1, q
-    while (i + k < m and j + k < pn and cur.index[i + k] == DORMANT
-           and prev.index[j + k] == DORMANT and cur.keys[i + k] == prev.keys[j + k]
-           and cur.tile[i + k] == prev.tile[j + k]):
-        k += 1
-    for q in range(k):
-        cur.duration[i + q] = prev.duration[j + q] + dt
-        cur.steps[i + q] = prev.steps[j + q] + 1
-    memcpy(cur.ha + i, prev.ha + j, k * sizeof(int64_t))
-    memcpy(cur.hb + i, prev.hb + j, k * sizeof(int64_t))
-    memset(cur.kept + i, 1, k)
-    memset(present + j, 1, k)
-    return k
-
-
 cdef void _merge(ContactRows prev, ContactRows cur, const unsigned char* forced, double dt,
                  unsigned char* present) noexcept nogil:
-    """`diff_rows`'s merge of the two sorted row lists (runs of carried rows at once)."""
-    cdef Py_ssize_t pn = prev.n, m = cur.n, i = 0, j = 0, k
+    """`diff_rows`'s merge of the two sorted row lists."""
+    cdef Py_ssize_t pn = prev.n, m = cur.n, i = 0, j = 0
+    if prev.ndormant:  # sleeping pairs go on in the sleeping contacts
+        for j in range(pn):
+            if prev.index[j] == DORMANT:
+                present[j] = 1
+        j = 0
     while i < m:
         while j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) < 0:
             j += 1
-        if (forced == NULL and j < pn and cur.index[i] == DORMANT
-                and prev.index[j] == DORMANT and cur.keys[i] == prev.keys[j]
-                and cur.tile[i] == prev.tile[j]):
-            k = _kept_run(prev, j, cur, i, dt, present)
-            i += k
-            j += k
-            continue
         if (j < pn and _cmp(prev.keys[j], prev.tile[j], cur.keys[i], cur.tile[i]) == 0
                 and not (forced != NULL and forced[j])):
             cur.kept[i] = 1
@@ -360,49 +344,10 @@ def diff(ContactRows prev not None, ContactRows cur not None, forced=None, doubl
     cur.cached_pairs = None
 
 
-def add_time(ContactRows rows not None, double seconds, int64_t steps):
-    """Every row of ``rows`` (which must have its history) kept touching for ``steps`` more
-    steps lasting ``seconds`` in all: ``duration += seconds``, ``steps += steps`` (a quiet
-    step of a world asleep adds ``dt`` and 1: the bits the diff gives a kept pair; see
-    `systems.events`)."""
-    if rows.n and not rows.history:
-        raise ValueError("contact rows: no history to add time to")
-    if steps < 0 or not seconds >= 0.0:
-        raise ValueError(f"add_time needs seconds >= 0 and steps >= 0, got {seconds!r} and "
-                         f"{steps}")
-    cdef Py_ssize_t i
-    for i in range(rows.n):
-        rows.duration[i] += seconds
-        rows.steps[i] += steps
-    rows.cached_pairs = None
-
-
-cdef inline void _copy_row(ContactRows src, Py_ssize_t i, ContactRows dst,
-                           Py_ssize_t o) noexcept nogil:
-    """Row ``i`` of ``src`` as row ``o`` of ``dst`` (what the narrowphase writes; no
-    history)."""
-    dst.keys[o] = src.keys[i]
-    dst.ea[o] = src.ea[i]
-    dst.eb[o] = src.eb[i]
-    dst.la[o] = src.la[i]
-    dst.lb[o] = src.lb[i]
-    dst.tile[o] = src.tile[i]
-    dst.tile_kind[o] = src.tile_kind[i]
-    dst.index[o] = src.index[i]
-    dst.normal[2 * o] = src.normal[2 * i]
-    dst.normal[2 * o + 1] = src.normal[2 * i + 1]
-    dst.point[2 * o] = src.point[2 * i]
-    dst.point[2 * o + 1] = src.point[2 * i + 1]
-    dst.depth[o] = src.depth[i]
-    dst.toi[o] = src.toi[i]
-    dst.speed[o] = src.speed[i]
-    dst.sensor[o] = src.sensor[i]
-
-
 cdef inline void _copy_run(ContactRows src, Py_ssize_t i, ContactRows dst, Py_ssize_t o,
                            Py_ssize_t k) noexcept nogil:
-    """Rows ``i .. i + k - 1`` of ``src`` as rows ``o ..`` of ``dst``: `_copy_row` a column
-    at a time (a sleeping pile's rows come in long runs)."""
+    """Rows ``i .. i + k - 1`` of ``src`` as rows ``o ..`` of ``dst``, a column at a time:
+    what the narrowphase writes, without the history."""
     memcpy(dst.keys + o, src.keys + i, k * sizeof(int64_t))
     memcpy(dst.ea + o, src.ea + i, k * sizeof(int64_t))
     memcpy(dst.eb + o, src.eb + i, k * sizeof(int64_t))
@@ -419,72 +364,117 @@ cdef inline void _copy_run(ContactRows src, Py_ssize_t i, ContactRows dst, Py_ss
     memcpy(dst.sensor + o, src.sensor + i, k)
 
 
-cdef void _carry(ContactRows prev, ContactRows cur, ContactRows out) noexcept nogil:
-    """`with_dormant`'s merge: ``cur``'s rows and ``prev``'s `DORMANT` ones in (key, tile)
-    order (a row in both: ``cur``'s), each run of dormant rows copied at once."""
-    cdef Py_ssize_t pn = prev.n, m = cur.n, i = 0, j = 0, o = 0, k, q
-    cdef int c
-    while i < m or j < pn:
-        if j < pn and prev.index[j] != DORMANT:
-            j += 1
-            continue
-        if j == pn:
-            c = -1
-        elif i == m:
-            c = 1
-        else:
-            c = _cmp(cur.keys[i], cur.tile[i], prev.keys[j], prev.tile[j])
-        if c == 0:
-            _copy_row(cur, i, out, o)
-            i += 1
-            j += 1
-            o += 1
-            continue
-        if c < 0:  # a run of cur's rows, all before the next dormant row (or to the end)
-            k = 1
-            while i + k < m and (j == pn or _cmp(cur.keys[i + k], cur.tile[i + k],
-                                                 prev.keys[j], prev.tile[j]) < 0):
+cdef inline void _copy_history(ContactRows src, Py_ssize_t i, ContactRows dst, Py_ssize_t o,
+                               Py_ssize_t k) noexcept nogil:
+    """The history of rows ``i .. i + k - 1`` of ``src`` as rows ``o ..`` of ``dst``."""
+    memcpy(dst.duration + o, src.duration + i, k * sizeof(double))
+    memcpy(dst.steps + o, src.steps + i, k * sizeof(int64_t))
+    memcpy(dst.ha + o, src.ha + i, k * sizeof(int64_t))
+    memcpy(dst.hb + o, src.hb + i, k * sizeof(int64_t))
+    memcpy(dst.kept + o, src.kept + i, k)
+
+
+cdef void _merge_into(ContactRows a, ContactRows b, ContactRows out, bint history) noexcept nogil:
+    """`merge_rows`'s merge: runs of either side copied a column at a time (a tie: ``a``'s
+    row first)."""
+    cdef Py_ssize_t i = 0, j = 0, o = 0, k
+    while i < a.n or j < b.n:
+        k = 0
+        if j == b.n:
+            k = a.n - i
+        elif i < a.n:
+            while i + k < a.n and _cmp(a.keys[i + k], a.tile[i + k], b.keys[j],
+                                       b.tile[j]) <= 0:
                 k += 1
-            _copy_run(cur, i, out, o, k)
+        if k:
+            _copy_run(a, i, out, o, k)
+            if history:
+                _copy_history(a, i, out, o, k)
             i += k
             o += k
             continue
-        # a run of dormant rows, all before cur's next row
         k = 1
-        while (j + k < pn and prev.index[j + k] == DORMANT
-               and (i == m or _cmp(cur.keys[i], cur.tile[i], prev.keys[j + k],
-                                   prev.tile[j + k]) > 0)):
+        while j + k < b.n and (i == a.n or _cmp(b.keys[j + k], b.tile[j + k], a.keys[i],
+                                                 a.tile[i]) < 0):
             k += 1
-        _copy_run(prev, j, out, o, k)
-        for q in range(o, o + k):
-            out.toi[q] = INFINITY  # resting: met in no impact
-            out.speed[q] = 0.0
+        _copy_run(b, j, out, o, k)
+        if history:
+            _copy_history(b, j, out, o, k)
         j += k
         o += k
     out.n = o
 
 
-cdef ContactRows with_dormant(ContactRows prev, ContactRows cur):
-    """``cur`` (a step's new rows) with ``prev``'s `DORMANT` rows carried on: the contacts of
-    sleeping pairs, which no step's pairs hold (see `systems.sleep`), as they were, met in
-    no impact (``toi`` inf, ``speed`` 0). ``cur`` itself when there are none."""
-    cdef Py_ssize_t q, d = 0
-    for q in range(prev.n):
-        d += prev.index[q] == DORMANT
-    if not d:
-        return cur
+cdef ContactRows merge_rows(ContactRows a, ContactRows b):
+    """The rows of ``a`` and ``b`` (each sorted, holding different pairs) as new rows in
+    ``(key, tile)`` order, with the history where both have it; ``deepest`` and ``tested``
+    of both, ``ndormant`` the sum."""
     cdef ContactRows out = ContactRows()
-    out.reserve(cur.n + d)
-    if cur.n + d >= NOGIL_MIN:
+    cdef bint history = (a.history or not a.n) and (b.history or not b.n)
+    out.reserve(a.n + b.n)
+    if a.n + b.n >= NOGIL_MIN:
         with nogil:
-            _carry(prev, cur, out)
+            _merge_into(a, b, out, history)
     else:
-        _carry(prev, cur, out)
-    out.deepest = cur.deepest
-    out.tested = cur.tested
+        _merge_into(a, b, out, history)
+    out.history = history
+    out.deepest = a.deepest if a.deepest > b.deepest else b.deepest
+    out.tested = a.tested + b.tested
+    out.ndormant = a.ndormant + b.ndormant
     return out
 
 
-def carry_dormant(ContactRows prev not None, ContactRows cur not None):
-    """`with_dormant` for Python (tests)."""
-    return with_dormant(prev, cur)
+cdef ContactRows pick_rows(ContactRows rows, const unsigned char* mask, bint want):
+    """The rows whose ``mask`` flag is ``want`` (one flag per row; ``mask`` NULL: every row),
+    in order, as new rows with the history if ``rows`` have it (``deepest`` and ``tested``
+    kept as they were)."""
+    cdef ContactRows out = ContactRows()
+    cdef Py_ssize_t i = 0, o = 0, k, q
+    out.reserve(rows.n)
+    want = want != 0
+    while i < rows.n:
+        k = 0
+        while i + k < rows.n and (mask == NULL or (mask[i + k] != 0) == want):
+            k += 1
+        if k:
+            _copy_run(rows, i, out, o, k)
+            if rows.history:
+                _copy_history(rows, i, out, o, k)
+            o += k
+            i += k
+        else:
+            i += 1
+    out.n = o
+    out.history = rows.history
+    out.deepest = rows.deepest
+    out.tested = rows.tested
+    for q in range(o):
+        out.ndormant += out.index[q] == DORMANT
+    return out
+
+
+def merge(ContactRows a not None, ContactRows b not None):
+    """`merge_rows` for Python: ValueError if either is not sorted by ``(key, tile)``."""
+    for rows, name in ((a, "a"), (b, "b")):
+        if not _sorted(rows):
+            raise ValueError(f"merge: rows {name} are not sorted by (key, tile)")
+    return merge_rows(a, b)
+
+
+def pick(ContactRows rows not None, mask, bint want=True):
+    """`pick_rows` for Python: ``mask`` a bool array with one flag per row (else
+    ValueError)."""
+    cdef Py_ssize_t count = 0
+    arr = as_c(mask, b'b')
+    cdef const unsigned char* m = <const unsigned char*> c_array(arr, b'b', &count)
+    if count != rows.n:
+        raise ValueError(f"pick: mask needs one flag per row ({rows.n}), got {count}")
+    return pick_rows(rows, m, want)
+
+
+cdef bint _sorted(ContactRows rows) noexcept:
+    cdef Py_ssize_t i
+    for i in range(1, rows.n):
+        if _cmp(rows.keys[i - 1], rows.tile[i - 1], rows.keys[i], rows.tile[i]) > 0:
+            return False
+    return True

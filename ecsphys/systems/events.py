@@ -23,9 +23,15 @@ Guarantees:
 - every delivered ``touch`` is followed by exactly one ``separate`` (for a handler, as long as
   it stays registered; filters see the layers the pair had when it touched); a handler that
   raises keeps the event from no other handler, esper's included;
+- the pairs of sleeping bodies go on touching: their rows leave the step's rows for the
+  sleeping contacts (`systems.sleeping_contacts`) in the step after they fall asleep, and
+  cost nothing per step there; ``touching``, ``contacts`` and ``keep_touching`` read them
+  with the step's pairs, in one ``(a, b)`` order, their durations and steps counted on
+  from when they fell asleep (built only when someone reads or listens). When a side wakes
+  (`woke`) the rows come back into the last step's rows, so the next diff keeps the pair
+  with its history if it still touches, or separates it;
 - a quiet step (every body asleep, nothing changed) keeps every pair; with nobody listening
-  it costs one compiled addition per pair (duration + ``dt``, steps + 1: the bits of the
-  diff, without its merge);
+  it costs no work per pair (the sleeping contacts' clock goes on);
 - nobody listening costs no Python work per pair: filters are NumPy masks over the pair
   columns, and `BodyContact` objects are built only for events somebody receives;
 - the new state is committed before any handler runs. An exception in a handler propagates out
@@ -57,7 +63,12 @@ import numpy as np
 from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
 from ..state.body_table import BodyTable
 from ..state.contact_set import ContactSet
-from .contact_rows import ContactRows, add_time, diff
+from .contact_rows import ContactRows, diff, merge, pick
+from .sleep import dormant_rows, still_pairs
+from .sleeping_contacts import SleepingContacts
+
+#: the pair index of a sleeping pair's row (`systems.contact_rows`)
+_DORMANT = -1
 
 #: esper's event names for the three events (looked up in ``esper.event_registry``)
 _ESPER_EVENT_NAMES = tuple(ESPER_NAMES.values())
@@ -106,15 +117,20 @@ class _Pairs:
             rows.cached_pairs = made
         return made
 
-    def rows(self) -> ContactRows:
-        """These pairs as `ContactRows` with their history (for the compiled diff)."""
+    def rows(self, toi: np.ndarray | None = None,
+             index: np.ndarray | None = None) -> ContactRows:
+        """These pairs as `ContactRows` with their history (for the compiled diff); ``toi``
+        (default inf) and ``index`` (default 0) per row where given (the stamps of the
+        sleeping contacts)."""
         n = len(self.keys)
-        return ContactRows.from_columns(n, {
+        extra = {} if index is None else {"index": index}
+        return ContactRows.from_columns(n, {**extra,
             "keys": self.keys, "a": self.a, "b": self.b, "layer_a": self.layer_a,
             "layer_b": self.layer_b, "tile": self.tile, "tile_kind": self.tile_kind,
             "normal": np.asarray(self.normal, dtype=np.float64).reshape(n, 2),
             "point": np.asarray(self.point, dtype=np.float64).reshape(n, 2),
-            "depth": self.depth, "toi": np.full(n, np.inf), "speed": self.speed,
+            "depth": self.depth, "toi": np.full(n, np.inf) if toi is None else toi,
+            "speed": self.speed,
             "sensor": self.sensor, "duration": self.duration, "steps": self.steps,
             "history_layer_a": self.layer_a, "history_layer_b": self.layer_b})
 
@@ -250,11 +266,20 @@ class EventsSystem(esper.Processor):
     Parameters:
         table: the body table (layers of the entities of new pairs).
         handlers: the registry whose handlers receive the events besides esper's bus.
+        narrowphase: the `NarrowphaseSystem` whose ``rows`` are the last step's (its
+            hysteresis reads them): sleeping pairs that wake come back into them too, and a
+            quiet step's rows that go to the sleeping contacts leave them (None: no
+            narrowphase, a test's events alone).
     """
 
-    def __init__(self, table: BodyTable, handlers: EventHandlers) -> None:
+    def __init__(self, table: BodyTable, handlers: EventHandlers,
+                 narrowphase: Any = None) -> None:
         self.table = table
         self.handlers = handlers
+        self.narrowphase = narrowphase
+        #: the rows of pairs asleep since before the last step (see the module notes)
+        self.sleeping = SleepingContacts()
+        self._all: tuple[ContactRows, int, ContactRows] | None = None  # `all_rows`, kept
         self._rows = _no_rows()
         self._pending: deque[_Deliveries] = deque()
         self._delivering = False
@@ -270,6 +295,8 @@ class EventsSystem(esper.Processor):
                 and not self._listened()):
             # nobody listens and nothing changed: the diff alone (the pairs' history)
             diff(self._rows, contacts, None, dt)
+            self.sleeping.absorb(self._rows)
+            self.sleeping.tick(dt)
             self._rows = contacts
             self.steps += 1
             return
@@ -280,14 +307,67 @@ class EventsSystem(esper.Processor):
 
     def quiet(self, contacts: ContactRows, changed: set[int], dt: float) -> None:
         """A quiet step (`systems.step.Step.quiet`: every body asleep, nothing changed):
-        ``contacts`` are the last step's pairs again, every one kept. With nobody listening
-        and nothing pending, each pair's duration grows by ``dt`` and its steps by 1 in
-        place (the bits of the diff, without its merge); otherwise as ``process``."""
-        if changed or self._pending or self._listened() or len(contacts) != len(self._rows):
+        ``contacts`` are the last step's pairs again, every one kept. The first quiet step
+        moves them to the sleeping contacts (they are all sleeping pairs); with nobody
+        listening and nothing pending a quiet step then costs nothing per pair; otherwise as
+        ``process``."""
+        rows = self._rows
+        if contacts is rows and rows.ndormant:
+            self.sleeping.absorb(rows)
+            rest = pick(rows, rows.array("index") == _DORMANT, False)
+            self._rows = contacts = rest
+            if self.narrowphase is not None:
+                self.narrowphase.rows = rest
+        if changed or self._pending or self._listened() or contacts is not self._rows:
             self.process(contacts, changed, dt)
             return
-        add_time(self._rows, dt, 1)
+        self.sleeping.tick(dt)
         self.steps += 1
+
+    def woke(self, table: BodyTable) -> None:
+        """The table's sleep state changed (islands woke, a body left, a snapshot was
+        restored, a step was put back): the last step's rows are marked again
+        (`systems.sleep.dormant_rows`), and the sleeping contacts whose pair no longer
+        sleeps come back into them (and into the narrowphase's), marked `WOKEN`."""
+        rows = self._rows
+        narrow = self.narrowphase
+        dormant_rows(table, rows)
+        if narrow is not None and narrow.rows is not rows:
+            dormant_rows(table, narrow.rows)
+        store = self.sleeping
+        if not len(store):
+            return
+        a, b = store.ends()
+        woken = store.release(~still_pairs(table, a, b))
+        if woken is None:
+            return
+        merged = merge(rows, woken)
+        self._rows = merged
+        if narrow is not None:
+            narrow.rows = merged if narrow.rows is rows else merge(narrow.rows, woken)
+
+    def ends(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The entities of every touching pair: ``(a, b)`` arrays of the last step's rows and
+        of the sleeping contacts (where a wake request finds the partners of a body)."""
+        rows = self._rows
+        if self.narrowphase is not None:
+            rows = self.narrowphase.rows
+        out = [(rows.array("a"), rows.array("b"))] if len(rows) else []
+        if len(self.sleeping):
+            out.append(self.sleeping.ends())
+        return out
+
+    def all_rows(self) -> ContactRows:
+        """The last step's rows and the sleeping contacts (brought up to now), in one
+        ``(key, tile)`` order (made once per step, then kept)."""
+        store = self.sleeping
+        if not len(store):
+            return self._rows
+        made = self._all
+        if made is None or made[0] is not self._rows or made[1] != store.version:
+            made = (self._rows, store.version, merge(self._rows, store.now()))
+            self._all = made
+        return made[2]
 
     def deliver_pending(self) -> None:
         """Deliver the events left over by a handler that raised (``process`` calls this)."""
@@ -309,7 +389,14 @@ class EventsSystem(esper.Processor):
 
     @property
     def _pairs(self) -> _Pairs:
-        """The last step's pairs as NumPy columns (made on first use, then kept)."""
+        """Every touching pair after the last step (the sleeping ones too) as NumPy columns
+        (made on first use, then kept)."""
+        return _Pairs.of(self.all_rows())
+
+    @property
+    def step_pairs(self) -> _Pairs:
+        """The last step's own rows as NumPy columns, without the sleeping contacts (a
+        snapshot saves those apart: `sleeping_state`)."""
         return _Pairs.of(self._rows)
 
     def _commit(self, contacts: ContactSet | ContactRows, changed: set[int],
@@ -329,6 +416,8 @@ class EventsSystem(esper.Processor):
                 forced = np.isin(prev.array("a"), ch) | np.isin(prev.array("b"), ch)
             changed.clear()
         diff(prev, cur, forced, dt)
+        self.sleeping.absorb(prev)
+        self.sleeping.tick(dt)
         self._rows = cur
         self.steps += 1
 
@@ -337,10 +426,14 @@ class EventsSystem(esper.Processor):
             return None
         kept = cur.array("kept")
         present = cur.array("present")
+        held, held_kept = cur, kept
+        if len(self.sleeping) and self._heard("keep_touching"):  # the sleeping pairs too
+            held = self.all_rows()
+            held_kept = held.array("kept")
         batches: list[_Batch] = []
         for event, source, rows, invert in (("separate", prev, present, True),
                                             ("touch", cur, kept, True),
-                                            ("keep_touching", cur, kept, False)):
+                                            ("keep_touching", held, held_kept, False)):
             batch = self._batch(event, source, rows, invert)
             if batch is not None:
                 batches.append(batch)
@@ -363,6 +456,11 @@ class EventsSystem(esper.Processor):
         if not registry:
             return False
         return any(registry.get(name) for name in _ESPER_EVENT_NAMES)
+
+    def _heard(self, event: str) -> bool:
+        """Whether anybody (esper's bus or a handler) receives ``event``."""
+        return bool(esper.event_registry.get(ESPER_NAMES[event])
+                    or self.handlers.entries(event))
 
     def _batch(self, event: str, source: ContactRows, rows: np.ndarray,
                invert: bool = False) -> _Batch | None:
@@ -458,20 +556,55 @@ class EventsSystem(esper.Processor):
                 for i in range(len(sel))]
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._rows) + len(self.sleeping)
 
-    def restore_pairs(self, pairs: _Pairs) -> None:
-        """Take ``pairs`` as the touching pairs of the last step (a restored snapshot); the
-        deliveries still pending are dropped."""
+    def sleeping_state(self) -> SleepingState:
+        """The sleeping contacts as a plain value (for a snapshot; see `SleepingState`)."""
+        rows, clock, count = self.sleeping.state()
+        return SleepingState(_Pairs.of(rows), rows.array("toi"), rows.array("index"),
+                             clock, count)
+
+    def restore_pairs(self, pairs: _Pairs, sleeping: SleepingState | None = None) -> None:
+        """Take ``pairs`` as the touching pairs of the last step and ``sleeping`` as the
+        sleeping contacts (a restored snapshot, checked; None: none); the deliveries still
+        pending are dropped. The caller marks the rows then (`woke`)."""
         rows = pairs.rows()
         rows.cached_pairs = pairs
         self._rows = rows
+        if sleeping is None:
+            self.sleeping.clear()
+        else:
+            self.sleeping.restore(sleeping.pairs.rows(sleeping.entered, sleeping.entered_steps),
+                                  sleeping.clock, sleeping.count)
         self._pending.clear()
 
     def reset(self) -> None:
         """Forget every pair and pending delivery, without events (a fresh start)."""
         self._rows = _no_rows()
+        self.sleeping.clear()
         self._pending.clear()
+
+
+class SleepingState:
+    """The sleeping contacts as a snapshot holds them: ``pairs`` their rows (durations and
+    steps when each came in), ``entered`` / ``entered_steps`` the clock and step count then,
+    and the clock now (``clock`` seconds, ``count`` steps). A plain value: it pickles."""
+
+    __slots__ = ("pairs", "entered", "entered_steps", "clock", "count")
+
+    def __init__(self, pairs: _Pairs, entered: np.ndarray, entered_steps: np.ndarray,
+                 clock: float, count: int) -> None:
+        self.pairs = pairs
+        self.entered = entered
+        self.entered_steps = entered_steps
+        self.clock = clock
+        self.count = count
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.pairs, self.entered, self.entered_steps, self.clock, self.count)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.pairs, self.entered, self.entered_steps, self.clock, self.count = state
 
 
 def _no_rows() -> ContactRows:

@@ -30,7 +30,9 @@ Guarantees:
   response's impacts) touches in that step even if it ends it apart, so no impact goes
   unreported; one compiled call, the previous step's keys merged with this step's pairs in C;
 - the rows of sleeping pairs (both sides asleep or STATIC: no step's pairs hold them) are
-  carried on from the previous step as they were, met in no impact (`contact_rows.with_dormant`).
+  not the narrowphase's: they go on in the events' sleeping contacts
+  (`systems.sleeping_contacts`); those that wake come back into ``rows`` before the next
+  step, so their pairs keep the separation offset.
 """
 
 import esper
@@ -51,7 +53,7 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport Rows, row_body, rows_of
-from .contact_rows cimport ContactRows, with_dormant
+from .contact_rows cimport ContactRows
 from .gil cimport NOGIL_MIN
 from .impacts cimport Impacts
 
@@ -595,6 +597,16 @@ cdef ContactRows contact_rows_of(const In* q, const Rows* r, const Store* s):
 SEPARATION_FACTOR = 2.0
 
 
+def contact_set_of(ContactRows rows not None):
+    """``rows`` as a `ContactSet` (built on first use, then kept with the rows)."""
+    if rows.cached_set is None:
+        cols = {name: rows.array(name) for name in (
+            "a", "b", "normal", "depth", "point", "toi", "sensor", "speed", "layer_a",
+            "layer_b", "tile", "tile_kind")}
+        rows.cached_set = ContactSet(**cols, _keys=rows.array("keys"))
+    return rows.cached_set
+
+
 cdef class NarrowphaseSystem:
     """Stages 3 and 5: the exact contacts of the candidate pairs at the end of the step.
 
@@ -622,13 +634,7 @@ cdef class NarrowphaseSystem:
     @property
     def result(self):
         """The last step's touching rows as a `ContactSet` (built on first use, then kept)."""
-        cdef ContactRows rows = self.rows
-        if rows.cached_set is None:
-            cols = {name: rows.array(name) for name in (
-                "a", "b", "normal", "depth", "point", "toi", "sensor", "speed", "layer_a",
-                "layer_b", "tile", "tile_kind")}
-            rows.cached_set = ContactSet(**cols, _keys=rows.array("keys"))
-        return rows.cached_set
+        return contact_set_of(self.rows)
 
     @result.setter
     def result(self, contacts):
@@ -703,10 +709,10 @@ cdef class NarrowphaseSystem:
             point = np.zeros((len(toi), 2))
         self._last = (ra, rb, prev_rows if prev_rows is not None else prev_keys,
                       impacts if impacts is not None else (toi, normal, point))
-        self.rows = with_dormant(prev, touching_pairs(
+        self.rows = touching_pairs(
             t, ra, rb, t.pos, self.contact_offset, self.separation_offset, prev_keys,
             toi, normal, point, speed, columns=True, prev_tiles=prev_tiles,
-            prev_rows=prev_rows, impacts=impacts))
+            prev_rows=prev_rows, impacts=impacts)
 
     cdef int step_rows(self, const int64_t* a, const int64_t* b, Py_ssize_t k, object changed,
                        Impacts impacts, object pairs_of, const Rows* r,
@@ -739,7 +745,7 @@ cdef class NarrowphaseSystem:
         q.ipoint = impacts.point if k else NULL
         self._last = (None, None, prev if keep else None, impacts)
         self._pairs_of = pairs_of
-        self.rows = with_dormant(prev, contact_rows_of(&q, r, s))
+        self.rows = contact_rows_of(&q, r, s)
         return 0
 
     def reset(self):

@@ -31,9 +31,10 @@ Guarantees:
   ``rest_time = 0``; velocities are left as they are (0, or what the game wrote);
 - a sleeper is a static box of the broadphase (`systems.broadphase`): it pairs only with
   awake bodies. A contact row whose sides both sleep or are STATIC is marked `DORMANT` at
-  the end of its step (`mark_dormant`) and carried on as it is by the narrowphase while
-  they sleep (touching, keep-touching and ``contacts()`` go on); every wake marks the rows
-  of bodies no longer asleep `WOKEN` (`dormant_rows`), so their pairs are found again;
+  the end of its step (`mark_dormant`) and goes on, as it is, in the sleeping contacts
+  (`systems.sleeping_contacts`) while they sleep (touching, keep-touching and
+  ``contacts()`` go on); after every wake the rows of pairs no longer asleep leave them,
+  marked `WOKEN` (`dormant_rows`, `still_pairs`), so their pairs are found again;
 - `take_requests` applies the table's wake requests (see `state.body_table`): the islands of
   the requested bodies, of the sleepers touching them in the last step's contacts, and of
   the sleepers near the tiles changed since the last step wake;
@@ -253,9 +254,9 @@ cdef void mark_dormant(const Rows* r, const int64_t* pa, const int64_t* pb,
                        ContactRows rows) noexcept nogil:
     """At the end of a step: each contact row whose sides both sleep or are STATIC (one at
     least asleep) gets the index ``DORMANT``: its pair is in no later step's pairs (a
-    sleeper is a static box of the broadphase), so the narrowphase carries the row on as it
-    is until a side wakes."""
-    cdef Py_ssize_t q
+    sleeper is a static box of the broadphase), so the row goes on in the sleeping contacts
+    (`systems.sleeping_contacts`) until a side wakes; ``rows.ndormant`` counts them."""
+    cdef Py_ssize_t q, count = 0
     cdef int64_t p, a, b
     for q in range(rows.n):
         p = rows.index[q]
@@ -266,43 +267,52 @@ cdef void mark_dormant(const Rows* r, const int64_t* pa, const int64_t* pb,
         if ((r.asleep[a] or r.asleep[b]) and (r.asleep[a] or r.kind[a] == STATIC)
                 and (r.asleep[b] or r.kind[b] == STATIC)):
             rows.index[q] = DORMANT
+            count += 1
+    rows.ndormant = count
+
+
+def still_pairs(table, a, b):
+    """Per pair of entities ``a[i]``, ``b[i]``: whether it is a sleeping pair now (both
+    bodies of the table, each asleep or STATIC, one at least asleep), as a bool array."""
+    m = len(a)
+    n = table.n
+    if not (table.sleepers and n and m):
+        return np.zeros(m, dtype=bool)
+    ent = table.entity[:n]
+    asleep = table.asleep[:n].astype(bool)
+    still = asleep | (table.kind[:n] == STATIC)
+    top = int(ent.max())
+    if top < 4 * n + 1024:  # entity ids as esper hands them out: a table by id
+        lut = np.full(top + 2, -1, dtype=np.int64)
+        lut[ent] = np.arange(n, dtype=np.int64)
+
+        def sides(e):
+            row = lut[np.clip(e, -1, top + 1)]  # (-1 and beyond the top: the last, -1)
+            return row >= 0, np.maximum(row, 0)
+    else:  # sparse ids: a binary search in the sorted ids
+        order = np.argsort(ent, kind="stable")
+        sorted_ent = ent[order]
+
+        def sides(e):
+            at = np.minimum(np.searchsorted(sorted_ent, e), n - 1)
+            return sorted_ent[at] == e, order[at]
+
+    fa, ra = sides(a)
+    fb, rb = sides(b)
+    return fa & fb & still[ra] & still[rb] & (asleep[ra] | asleep[rb])
 
 
 def dormant_rows(table, ContactRows rows) -> int:
     """Mark ``rows`` (the last step's contacts) again from the table's sleep state now: a
-    row stays ``DORMANT`` (carried on by the narrowphase) only while both its sides are
-    bodies that sleep or are STATIC, one at least asleep; any other dormant row becomes
-    ``WOKEN`` (its pair is found again, or it ended). Marks rows dormant the same way (a
-    snapshot restored, a step put back). Returns how many rows are dormant."""
+    row stays ``DORMANT`` only while it is a sleeping pair (`still_pairs`); any other
+    dormant row becomes ``WOKEN`` (its pair is found again, or it ended). Marks rows
+    dormant the same way (a snapshot restored, a step put back). Returns how many rows are
+    dormant (``rows.ndormant``)."""
     cdef Py_ssize_t m = rows.n, q, count = 0
     if not m:
+        rows.ndormant = 0
         return 0
-    n = table.n
-    if table.sleepers and n:
-        ent = table.entity[:n]
-        asleep = table.asleep[:n].astype(bool)
-        still = asleep | (table.kind[:n] == STATIC)
-        top = int(ent.max())
-        if top < 4 * n + 1024:  # entity ids as esper hands them out: a table by id
-            lut = np.full(top + 2, -1, dtype=np.int64)
-            lut[ent] = np.arange(n, dtype=np.int64)
-
-            def sides(e):
-                row = lut[np.clip(e, -1, top + 1)]  # (-1 and beyond the top: the last, -1)
-                return row >= 0, np.maximum(row, 0)
-        else:  # sparse ids: a binary search in the sorted ids
-            order = np.argsort(ent, kind="stable")
-            sorted_ent = ent[order]
-
-            def sides(e):
-                at = np.minimum(np.searchsorted(sorted_ent, e), n - 1)
-                return sorted_ent[at] == e, order[at]
-
-        fa, ra = sides(rows.array("a"))
-        fb, rb = sides(rows.array("b"))
-        dorm = (fa & fb & still[ra] & still[rb] & (asleep[ra] | asleep[rb])).view(np.uint8)
-    else:
-        dorm = np.zeros(m, dtype=np.uint8)
+    dorm = still_pairs(table, rows.array("a"), rows.array("b")).view(np.uint8)
     cdef const unsigned char[::1] d = dorm
     for q in range(m):
         if d[q]:
@@ -310,6 +320,7 @@ def dormant_rows(table, ContactRows rows) -> int:
             count += 1
         elif rows.index[q] == DORMANT:
             rows.index[q] = WOKEN
+    rows.ndormant = count
     return count
 
 
@@ -377,10 +388,10 @@ def sleep_changed(table, rows) -> None:
         table.static_dirty.update(table.entity[rows].tolist())
 
 
-def wake_islands(table, ids, ContactRows contacts=None) -> np.ndarray:
+def wake_islands(table, ids) -> np.ndarray:
     """Wake every body of the islands ``ids`` (entities naming islands; see the module
-    comment); returns the rows woken, ascending. With ``contacts`` (the last step's rows),
-    the sleeping pairs' rows of the woken bodies are marked `WOKEN` (`dormant_rows`)."""
+    comment); returns the rows woken, ascending. The caller then lets the contacts know
+    (`systems.events.EventsSystem.woke`: the sleeping pairs' rows of the woken bodies)."""
     n = table.n
     island = table.island[:n]
     ids = [int(i) for i in ids if i >= 0]  # (-1: no island)
@@ -397,8 +408,6 @@ def wake_islands(table, ids, ContactRows contacts=None) -> np.ndarray:
         table.rest_time[rows] = 0.0
         table.sleepers -= len(rows)
         sleep_changed(table, rows)
-        if contacts is not None:
-            dormant_rows(table, contacts)
     return rows
 
 
@@ -407,18 +416,21 @@ def marked_islands(table, mark) -> set:
     return set(table.island[: table.n][np.asarray(mark[: table.n], dtype=bool)].tolist())
 
 
-def take_requests(table, ContactRows contacts, double offset):
+def take_requests(table, double offset, ends=(), woke=None):
     """Apply the table's wake requests (see the module comment) and clear them; returns the
     ``forced`` flags (a uint8 array over the rows: the STATIC bodies the game changed, which
-    wake the sleepers within ``offset`` of them in the step), or None when there is none."""
+    wake the sleepers within ``offset`` of them in the step), or None when there is none.
+    ``ends``: the last step's contacts as ``(a, b)`` arrays of entities (the step's rows,
+    the sleeping contacts), where the partners of a requested body are found; ``woke(table)``
+    is called after any request (the contacts follow the sleep state)."""
     ids = set(table.wake_islands)
     requested = table.wake_requests
     table.wake_islands = set()
     table.wake_requests = set()
     forced = None
     if not table.sleepers:
-        if contacts is not None:  # (the last sleeper was removed: its rows end)
-            dormant_rows(table, contacts)
+        if woke is not None:  # (the last sleeper was removed: its rows end)
+            woke(table)
         return None
     n = table.n
     row_of = table.row_of
@@ -434,22 +446,23 @@ def take_requests(table, ContactRows contacts, double offset):
             if forced is None:
                 forced = np.zeros(max(n, 1), dtype=np.uint8)
             forced[row] = 1
-    if requested and contacts is not None and len(contacts):
+    if requested:
         # the sleepers that touched a requested body (one deleted, moved, re-shaped...)
         req = np.fromiter(requested, dtype=np.int64, count=len(requested))
-        ea = contacts.array("a")
-        eb = contacts.array("b")
-        partners = np.concatenate((eb[np.isin(ea, req)], ea[np.isin(eb, req)]))
-        for e in partners.tolist():
-            row = row_of.get(e)
-            if row is not None and asleep[row]:
-                ids.add(int(table.island[row]))
+        for ea, eb in ends:
+            if not len(ea):
+                continue
+            partners = np.concatenate((eb[np.isin(ea, req)], ea[np.isin(eb, req)]))
+            for e in partners.tolist():
+                row = row_of.get(e)
+                if row is not None and asleep[row]:
+                    ids.add(int(table.island[row]))
     if table.tile_regions:
         ids.update(_near_tiles(table, offset))
     if ids:
         wake_islands(table, ids)
-    if contacts is not None and (ids or requested):
-        dormant_rows(table, contacts)  # (a removed body's rows end too)
+    if woke is not None and (ids or requested):
+        woke(table)  # (a removed body's rows end too)
     return forced
 
 

@@ -42,7 +42,7 @@ from .sleep cimport fall_asleep, mark_dormant, rest_rows, wake_marks
 
 import numpy as np
 
-from .sleep import dormant_rows, marked_islands, sleep_changed, wake_islands
+from .sleep import marked_islands, sleep_changed, wake_islands
 
 cimport numpy as cnp
 
@@ -127,6 +127,9 @@ cdef class Step:
     cdef readonly Py_ssize_t quiet_steps  # steps that were quiet (`quiet`), diagnostics
     cdef object _awake_arr      # the rows not asleep, ascending (while something sleeps) ...
     cdef tuple _awake_key       # ... for these layout, rows and sleep versions
+    #: ``woke(table)``: the contacts follow a change of the sleep state (the events'
+    #: `EventsSystem.woke`: sleeping pairs that woke come back into the last step's rows)
+    cdef public object woke
 
     def __init__(self, table, broadphase, ResponseSystem response not None,
                  NarrowphaseSystem narrowphase not None, up, double floor_max_angle):
@@ -153,6 +156,7 @@ cdef class Step:
         self.quiet_steps = 0
         self._awake_arr = None
         self._awake_key = None
+        self.woke = None
 
     cdef const int64_t* _awake(self, Py_ssize_t* k) except? NULL:
         """The rows not asleep, ascending, and their count in ``k``; NULL with ``k`` = n
@@ -225,7 +229,8 @@ cdef class Step:
         except BaseException:
             if saved is not None:
                 t.set_motion(saved)  # (the sleep state too)
-                dormant_rows(t, narrow.rows)  # (islands woken in this step sleep again)
+                if self.woke is not None:  # (islands woken in this step sleep again)
+                    self.woke(t)
             raise
         c3 = _now()
         if fp is not None:
@@ -263,7 +268,7 @@ cdef class Step:
             if fell:
                 t.sleepers += fell
                 sleep_changed(t, fell_rows[:fell])
-        if t.sleepers:  # the pairs of sleepers and statics are carried on from now
+        if t.sleepers:  # the pairs of sleepers and statics go to the sleeping contacts
             mark_dormant(&r, a, b, rows)
         self._still = moving == fell and t.sleepers > 0
         self._rows_quiet = False
@@ -317,7 +322,9 @@ cdef class Step:
         mark = np.zeros(max(r.n, 1), dtype=np.uint8)
         cdef unsigned char* mp = <unsigned char*> cnp.PyArray_DATA(<cnp.ndarray> mark)
         while wake_marks(r, s, stage.pa, stage.pb, stage.npairs, self.wake_offset, fp, mp):
-            woken = wake_islands(t, marked_islands(t, mark), self.narrowphase.rows)
+            woken = wake_islands(t, marked_islands(t, mark))
+            if self.woke is not None:
+                self.woke(t)
             mark[:] = 0
             integrate_listed(r, <const int64_t*> c_array(woken, b'i', &nr), nr, dt)
             bp.prepare()

@@ -1,0 +1,173 @@
+# cython: embedsignature=True
+"""The contacts of sleeping pairs, kept out of the step's rows: a sleeping pile costs its
+contacts nothing per step.
+
+Guarantees:
+- a `SleepingContacts` holds the rows of the pairs that fell asleep (`DORMANT` rows: both
+  sides asleep or STATIC, one at least asleep; see `systems.sleep`), sorted by
+  ``(key, tile)``, as they were in the last step whose rows held them, with their history
+  then. Nothing is done for them per step: the clock goes on (``clock``, the seconds of the
+  events' steps so far, and ``count``, how many), and a row's duration and steps are worked
+  out when someone reads them: what they were when the row came in, plus the seconds
+  (steps) the clock went on since;
+- `absorb(rows)`: the `DORMANT` rows of ``rows`` (the step before's, with their history)
+  come in, stamped with the clock now; the events call it before their step's `tick`, so a
+  row kept touching in this step gets this step's ``dt`` like a pair the diff keeps;
+- `release(mask)`: the rows whose flag is set leave (a side woke, or is gone), brought up
+  to the clock now, with pair index `WOKEN` (the narrowphase finds their pair again, or the
+  next diff separates it), as new rows;
+- `now()`: every row brought up to the clock now, pair index `DORMANT`, met in no impact
+  (``toi`` inf, ``speed`` 0), kept; made once per state of the store and kept;
+- inside the store the ``toi`` column holds the ``clock`` at which a row came in and the
+  ``index`` column the ``count`` then (neither means anything for a sleeping contact);
+- the same bits in every process: a duration read is ``duration then + (clock now - clock
+  then)``, evaluated in that order; `state` and `restore` give and take exactly what the
+  store holds, so a replay from a snapshot reads the same bits.
+"""
+
+import numpy as np
+
+from libc.math cimport INFINITY
+from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
+
+from ..state.carray cimport as_c, c_array
+from .contact_rows cimport DORMANT, WOKEN, ContactRows, merge_rows, pick_rows
+
+cimport numpy as cnp
+
+cnp.import_array()  # as_c / c_array read arrays through NumPy's C API
+
+
+cdef class SleepingContacts:
+    """The rows of sleeping pairs and the clock they count on (see the module notes)."""
+
+    cdef ContactRows rows          # stamped rows (toi: clock then, index: count then)
+    cdef readonly double clock     # seconds of the events' steps so far
+    cdef readonly int64_t count    # how many steps
+    cdef readonly int64_t version  # bumped at each change (rows or clock)
+    cdef object _now               # `now()` for ``_now_version``
+    cdef int64_t _now_version
+    cdef object _ends              # the stamped rows' sides as arrays, for ``_ends_version``
+    cdef int64_t _ends_version
+
+    def __cinit__(self):
+        self.rows = _empty()
+        self.clock = 0.0
+        self.count = 0
+        self.version = 0
+        self._now = None
+        self._now_version = -1
+        self._ends = None
+        self._ends_version = -1
+
+    def __len__(self):
+        return self.rows.n
+
+    def tick(self, double dt):
+        """One step of ``dt`` seconds went by."""
+        self.clock += dt
+        self.count += 1
+        self.version += 1
+
+    def absorb(self, ContactRows rows not None) -> int:
+        """The `DORMANT` rows of ``rows`` (with their history) come in, stamped with the clock
+        now; returns how many."""
+        if not rows.ndormant:
+            return 0
+        if rows.n and not rows.history:
+            raise ValueError("sleeping contacts: rows without their history cannot come in")
+        cdef Py_ssize_t q, n = rows.n
+        cdef ContactRows came
+        cdef unsigned char* mask = <unsigned char*> malloc(n if n else 1)
+        if mask == NULL:
+            raise MemoryError(f"sleeping contacts: cannot mark {n} rows")
+        try:
+            for q in range(n):
+                mask[q] = rows.index[q] == DORMANT
+            came = pick_rows(rows, mask, True)
+        finally:
+            free(mask)
+        for q in range(came.n):
+            came.toi[q] = self.clock
+            came.index[q] = self.count
+            came.speed[q] = 0.0
+        came.ndormant = 0
+        if came.n:
+            self.rows = merge_rows(self.rows, came) if self.rows.n else came
+            self.rows.ndormant = 0
+            self.version += 1
+        return came.n
+
+    def release(self, mask):
+        """The rows whose flag in ``mask`` (a bool array, one per row) is set leave the store;
+        returns them brought up to the clock now with pair index `WOKEN` (None: none)."""
+        cdef Py_ssize_t count = 0
+        arr = as_c(mask, b'b')
+        cdef const unsigned char* m = <const unsigned char*> c_array(arr, b'b', &count)
+        if count != self.rows.n:
+            raise ValueError(f"release: mask needs one flag per row ({self.rows.n}), got "
+                             f"{count}")
+        if not np.any(arr):
+            return None
+        cdef ContactRows out = pick_rows(self.rows, m, True)
+        self.rows = pick_rows(self.rows, m, False)
+        self.version += 1
+        self._up_to_now(out, WOKEN)
+        return out
+
+    def now(self):
+        """Every row brought up to the clock now (see the module notes)."""
+        if self._now_version != self.version:
+            out = pick_rows(self.rows, NULL, False) if self.rows.n else _empty()
+            self._up_to_now(out, DORMANT)
+            self._now = out
+            self._now_version = self.version
+        return self._now
+
+    def ends(self):
+        """``(a, b)``: each row's entities, as arrays (made once per state of the rows)."""
+        if self._ends_version != self.version:
+            self._ends = (self.rows.array("a"), self.rows.array("b"))
+            self._ends_version = self.version
+        return self._ends
+
+    cdef void _up_to_now(self, ContactRows rows, int64_t index):
+        cdef Py_ssize_t q
+        cdef double clock = self.clock
+        cdef int64_t count = self.count
+        for q in range(rows.n):
+            rows.duration[q] = rows.duration[q] + (clock - rows.toi[q])
+            rows.steps[q] = rows.steps[q] + (count - rows.index[q])
+            rows.toi[q] = INFINITY
+            rows.speed[q] = 0.0
+            rows.index[q] = index
+            rows.kept[q] = 1
+        rows.ndormant = rows.n if index == DORMANT else 0
+
+    def state(self):
+        """``(rows, clock, count)``: the stamped rows (a copy) and the clock, for a
+        snapshot."""
+        return (pick_rows(self.rows, NULL, False) if self.rows.n else _empty(),
+                self.clock, self.count)
+
+    def restore(self, ContactRows rows not None, double clock, int64_t count):
+        """Take ``rows`` (stamped, sorted, with history; checked by the caller: see
+        `state.snapshot`) and the clock, as `state` gave them."""
+        if rows.n and not rows.history:
+            raise ValueError("sleeping contacts: rows without their history")
+        self.rows = rows
+        self.clock = clock
+        self.count = count
+        self.version += 1
+
+    def clear(self):
+        """Forget every row (the clock goes on)."""
+        self.rows = _empty()
+        self.version += 1
+
+
+cdef ContactRows _empty():
+    cdef ContactRows out = ContactRows()
+    out.history = True
+    return out
