@@ -341,7 +341,7 @@ class EventsSystem(esper.Processor):
         woken = store.release(~still_pairs(table, a, b))
         if woken is None:
             return
-        merged = merge(rows, woken)
+        merged = merge(rows, woken) if len(rows) else woken
         self._rows = merged
         if narrow is not None:
             narrow.rows = merged if narrow.rows is rows else merge(narrow.rows, woken)

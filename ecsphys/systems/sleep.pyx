@@ -274,28 +274,53 @@ cdef void mark_dormant(const Rows* r, const int64_t* pa, const int64_t* pb,
 def still_pairs(table, a, b):
     """Per pair of entities ``a[i]``, ``b[i]``: whether it is a sleeping pair now (both
     bodies of the table, each asleep or STATIC, one at least asleep), as a bool array."""
-    m = len(a)
-    n = table.n
+    cdef Py_ssize_t m = len(a), n = table.n
     if not (table.sleepers and n and m):
         return np.zeros(m, dtype=bool)
     ent = table.entity[:n]
+    cdef int64_t top = int(ent.max())
+    if top >= 4 * n + 1024:  # sparse ids: a binary search in the sorted ids
+        return _still_sparse(table, a, b)
+    out = np.zeros(m, dtype=bool)
+    cdef const int64_t[::1] e = np.ascontiguousarray(ent, dtype=np.int64)
+    cdef const int64_t[::1] ea = np.ascontiguousarray(a, dtype=np.int64)
+    cdef const int64_t[::1] eb = np.ascontiguousarray(b, dtype=np.int64)
+    cdef const unsigned char[::1] sl = np.ascontiguousarray(table.asleep[:n], dtype=np.uint8)
+    cdef const int64_t[::1] kind = np.ascontiguousarray(table.kind[:n], dtype=np.int64)
+    cdef unsigned char[::1] o = out.view(np.uint8)
+    cdef unsigned char* state = <unsigned char*> calloc(top + 1, 1)  # by id: 0 none,
+    if state == NULL:                                                 # 1 STATIC, 2 asleep
+        raise MemoryError(f"still_pairs: cannot hold {top + 1} flags")
+    cdef Py_ssize_t i, q
+    cdef int64_t x, y
+    cdef unsigned char sx, sy
+    with nogil:
+        for i in range(n):
+            state[e[i]] = 2 if sl[i] else (1 if kind[i] == STATIC else 0)
+        for q in range(m):
+            x = ea[q]
+            y = eb[q]
+            if x < 0 or y < 0 or x > top or y > top:
+                continue
+            sx = state[x]
+            sy = state[y]
+            o[q] = sx != 0 and sy != 0 and (sx == 2 or sy == 2)
+    free(state)
+    return out
+
+
+def _still_sparse(table, a, b):
+    """`still_pairs` for entity ids far beyond the table's size (NumPy, a binary search)."""
+    n = table.n
+    ent = table.entity[:n]
     asleep = table.asleep[:n].astype(bool)
     still = asleep | (table.kind[:n] == STATIC)
-    top = int(ent.max())
-    if top < 4 * n + 1024:  # entity ids as esper hands them out: a table by id
-        lut = np.full(top + 2, -1, dtype=np.int64)
-        lut[ent] = np.arange(n, dtype=np.int64)
+    order = np.argsort(ent, kind="stable")
+    sorted_ent = ent[order]
 
-        def sides(e):
-            row = lut[np.clip(e, -1, top + 1)]  # (-1 and beyond the top: the last, -1)
-            return row >= 0, np.maximum(row, 0)
-    else:  # sparse ids: a binary search in the sorted ids
-        order = np.argsort(ent, kind="stable")
-        sorted_ent = ent[order]
-
-        def sides(e):
-            at = np.minimum(np.searchsorted(sorted_ent, e), n - 1)
-            return sorted_ent[at] == e, order[at]
+    def sides(e):
+        at = np.minimum(np.searchsorted(sorted_ent, e), n - 1)
+        return sorted_ent[at] == e, order[at]
 
     fa, ra = sides(a)
     fb, rb = sides(b)

@@ -108,10 +108,18 @@ cdef class SleepingContacts:
         if count != self.rows.n:
             raise ValueError(f"release: mask needs one flag per row ({self.rows.n}), got "
                              f"{count}")
-        if not np.any(arr):
+        cdef Py_ssize_t q, leaving = 0
+        for q in range(count):
+            leaving += m[q] != 0
+        if not leaving:
             return None
-        cdef ContactRows out = pick_rows(self.rows, m, True)
-        self.rows = pick_rows(self.rows, m, False)
+        cdef ContactRows out
+        if leaving == count:  # (a whole pile woke: its rows, without a copy)
+            out = self.rows
+            self.rows = _empty()
+        else:
+            out = pick_rows(self.rows, m, True)
+            self.rows = pick_rows(self.rows, m, False)
         self.version += 1
         self._up_to_now(out, WOKEN)
         return out
