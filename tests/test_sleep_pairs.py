@@ -392,3 +392,29 @@ def test_a_sleeper_moved_to_another_row_is_met_where_it_is_not_where_that_row_wa
     assert t.row(sleeper) == 0 and physics.is_sleeping(sleeper)
     assert esper.component_for_entity(ball, ep.Position).xy == pytest.approx(
         (0.9 + 8.5 * DT, 1.4 + 8.5 * DT))  # nothing in its way (before: stopped at 0.94)
+
+
+def test_still_pairs_by_id_table_and_by_binary_search_agree():
+    from types import SimpleNamespace
+
+    from ecsphys.systems.sleep import _still_sparse, still_pairs
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n = int(rng.integers(1, 40))
+        ent = rng.choice(np.arange(1, 120), n, replace=False).astype(np.int64)
+        asleep = rng.integers(0, 2, n).astype(np.uint8)
+        kind = rng.integers(0, 3, n).astype(np.int64)
+        asleep[kind == 0] = 0  # (STATIC bodies never sleep)
+        t = SimpleNamespace(n=n, sleepers=int(asleep.sum()) or 1, entity=ent, asleep=asleep,
+                            kind=kind)
+        pool = np.concatenate((ent, [-1, 0, 999, 10**6]))  # and ids not in the table
+        a, b = rng.choice(pool, 60), rng.choice(pool, 60)
+        got = still_pairs(t, a, b)
+        assert got.tolist() == _still_sparse(t, a, b).tolist()
+        state = {int(e): ("asleep" if s else "static" if k == 0 else "awake")
+                 for e, s, k in zip(ent, asleep, kind, strict=True)}
+        want = [state.get(int(x)) in ("asleep", "static") and state.get(int(y)) in (
+            "asleep", "static") and "asleep" in (state.get(int(x)), state.get(int(y)))
+            for x, y in zip(a, b, strict=True)]
+        assert got.tolist() == want
