@@ -274,6 +274,18 @@ def test_sleeping_contacts_count_durations_on_and_give_rows_back_when_woken():
     assert _table(again.now()) == _table(store.now())
     with pytest.raises(ValueError, match="one flag per row"):
         store.release(np.zeros(5, bool))
+    # most of them wake: every row leaves without a copy, the one still asleep marked
+    # DORMANT, and the next diff's absorb brings it back with its durations counted on
+    out = store.release(np.array([True, False, True]))
+    assert len(store) == 0
+    assert out.array("keys").tolist() == keys[dormant[[0, 2, 4]]].tolist()
+    assert out.array("index").tolist() == [-2, -1, -2] and out.ndormant == 1
+    assert out.array("steps").tolist() == (s0[[0, 2, 4]] + 8).tolist()
+    assert store.absorb(out) == 1
+    store.tick(0.25)
+    assert store.now().array("keys").tolist() == [int(keys[dormant[2]])]
+    assert store.now().array("steps").tolist() == [int(s0[2]) + 9]
+    assert store.now().array("duration")[0] == pytest.approx(d0[2] + 2.25, abs=1e-12)
 
 
 @pytest.mark.parametrize("name", ["grid", "sweep", "quadtree", "brute"])

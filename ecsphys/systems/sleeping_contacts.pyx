@@ -15,7 +15,8 @@ Guarantees:
   row kept touching in this step gets this step's ``dt`` like a pair the diff keeps;
 - `release(mask)`: the rows whose flag is set leave (a side woke, or is gone), brought up
   to the clock now, with pair index `WOKEN` (the narrowphase finds their pair again, or the
-  next diff separates it), as new rows;
+  next diff separates it), as new rows; when most leave, the others come along marked
+  `DORMANT` and the next diff brings them back (no copy of the many);
 - `now()`: every row brought up to the clock now, pair index `DORMANT`, met in no impact
   (``toi`` inf, ``speed`` 0), kept; made once per state of the store and kept;
 - inside the store the ``toi`` column holds the ``clock`` at which a row came in and the
@@ -101,7 +102,12 @@ cdef class SleepingContacts:
 
     def release(self, mask):
         """The rows whose flag in ``mask`` (a bool array, one per row) is set leave the store;
-        returns them brought up to the clock now with pair index `WOKEN` (None: none)."""
+        returns them brought up to the clock now with pair index `WOKEN` (None: none).
+
+        When most rows leave (a pile woke), every row leaves without a copy: those whose flag
+        is not set come along marked `DORMANT` (``ndormant``), so the next diff counts them
+        present and brings them back (`absorb`), a copy of the few rather than of the
+        many."""
         cdef Py_ssize_t count = 0
         arr = as_c(mask, b'b')
         cdef const unsigned char* m = <const unsigned char*> c_array(arr, b'b', &count)
@@ -114,14 +120,19 @@ cdef class SleepingContacts:
         if not leaving:
             return None
         cdef ContactRows out
-        if leaving == count:  # (a whole pile woke: its rows, without a copy)
-            out = self.rows
-            self.rows = _empty()
-        else:
+        self.version += 1
+        if 2 * leaving < count:
             out = pick_rows(self.rows, m, True)
             self.rows = pick_rows(self.rows, m, False)
-        self.version += 1
+            self._up_to_now(out, WOKEN)
+            return out
+        out = self.rows  # (most of a pile woke: its rows, without a copy)
+        self.rows = _empty()
         self._up_to_now(out, WOKEN)
+        for q in range(count):
+            if not m[q]:
+                out.index[q] = DORMANT
+        out.ndormant = count - leaving
         return out
 
     def now(self):
