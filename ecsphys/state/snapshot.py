@@ -6,7 +6,8 @@ Guarantees:
   every adopted body's position, velocity, previous position, named accelerations, collider
   settings and shape (a tile map's tiles too), what it stood on, whether it sleeps (its
   island) and how long it has rested, the touching pairs with
-  their durations and contacts (events and hysteresis), the entities whose pairs restart,
+  their durations and contacts (events and hysteresis), the sleeping pairs' contacts as they
+  are kept (with the clock each fell asleep at), the entities whose pairs restart,
   the STATIC bodies the game changed since the last step (they wake the sleepers they
   reach in the next step), and the clock (accumulator, alpha, steps, time).
 - ``restore(physics, snapshot)`` puts all of it back, so stepping again with the same inputs
@@ -76,9 +77,9 @@ class Snapshot:
     #: the STATIC bodies changed since the last step, whose wake is still to come (the next
     #: step wakes the sleepers they reach); empty in a snapshot pickled before it was kept
     wake_statics: frozenset[int] = frozenset()
-    #: the sleeping contacts (`ecsphys.systems.events.SleepingState`: the pairs asleep
-    #: since before the last step, with when each fell asleep); None in a snapshot pickled
-    #: before they were kept apart (its ``pairs`` hold them)
+    #: the sleeping contacts (``ecsphys.systems.events.SleepingState``: the pairs asleep
+    #: since before the last step, with the clock when each fell asleep); None in a
+    #: snapshot pickled before they were kept apart (its ``pairs`` hold them)
     sleeping: Any = None
 
     def __repr__(self) -> str:
