@@ -451,3 +451,32 @@ def test_a_snapshots_sleeping_contacts_are_checked_and_an_older_snapshot_restore
     assert [(c.a, c.b, c.steps) for c in physics.contacts()] == want
     assert [c.duration for c in physics.contacts()] == pytest.approx(durations, abs=1e-9)
     assert len(physics._narrowphase.rows) == 0  # they went to the sleeping contacts
+
+
+def test_the_polls_of_one_body_read_the_sleeping_pairs_like_contacts_does():
+    # touching / contacts_of / is_touching read the sleeping pairs from their sides (no
+    # duration worked out for the others): the same answers as contacts(), asleep, partly
+    # woken and awake
+    physics, floor, balls = _pile("sleep-store-polls", n=21)
+    _settle(physics, balls)
+    run(3)
+
+    def check():
+        every = physics.contacts()
+        pairs = {(c.a, c.b) for c in every}
+        for e in [floor, *balls]:
+            mine = [c for c in every if e in (c.a, c.b)]
+            assert physics.touching(e) == sorted({c.b if c.a == e else c.a for c in mine})
+            assert [(c.a, c.b, c.duration, c.steps, c.normal, c.point) for c in
+                    physics.contacts_of(e)] == [
+                (c.a, c.b, c.duration, c.steps, c.normal, c.point) for c in mine]
+        for a, b in pairs:
+            assert physics._events.is_touching(a, b) and physics._events.is_touching(b, a)
+        assert not physics._events.is_touching(balls[0], 10**6)
+        return len(pairs)
+
+    assert len(physics._events.sleeping) and check() > 20
+    physics.wake(balls[4])  # between steps: its pairs are back in the last step's rows
+    assert check() > 20
+    run(1)
+    assert check() > 20

@@ -519,31 +519,50 @@ class EventsSystem(esper.Processor):
     # ---------------------------------------------------------------- polling
 
     def touching(self, entity: int) -> list[int]:
-        """The entities touching ``entity`` after the last step, sorted."""
-        p = self._pairs
-        others = np.unique(np.concatenate((p.b[p.a == entity], p.a[p.b == entity])))
-        return [int(e) for e in others]
+        """The entities touching ``entity`` after the last step, sorted (the sleeping pairs
+        read from their sides alone: no duration is worked out)."""
+        p = _Pairs.of(self._rows)
+        parts = [p.b[p.a == entity], p.a[p.b == entity]]
+        if len(self.sleeping):
+            a, b = self.sleeping.ends()
+            parts += [b[a == entity], a[b == entity]]
+        return [int(e) for e in np.unique(np.concatenate(parts))]
 
     def contacts(self) -> list[BodyContact]:
         """Every touching pair after the last step, sorted by ``(a, b)``, with durations."""
-        return self._contacts(np.ones(len(self._pairs), dtype=np.bool_))
+        p = self._pairs
+        return self._contacts(p, np.ones(len(p), dtype=np.bool_))
 
     def contacts_of(self, entity: int) -> list[BodyContact]:
-        """The touching pairs of ``entity`` after the last step, sorted by ``(a, b)``."""
-        p = self._pairs
-        return self._contacts((p.a == entity) | (p.b == entity))
+        """The touching pairs of ``entity`` after the last step, sorted by ``(a, b)`` (only
+        its own sleeping pairs are brought up to now)."""
+        rows = self._rows
+        p = _Pairs.of(rows)
+        mine = (p.a == entity) | (p.b == entity)
+        if len(self.sleeping):
+            a, b = self.sleeping.ends()
+            asleep = (a == entity) | (b == entity)
+            if asleep.any():
+                both = merge(pick(rows, mine), self.sleeping.now_of(asleep))
+                return self._contacts(_Pairs.of(both), np.ones(len(both), dtype=np.bool_))
+        return self._contacts(p, mine)
 
     def is_touching(self, a: int, b: int) -> bool:
         """Whether ``a`` and ``b`` touched after the last step."""
         if a > b:
             a, b = b, a
-        keys = self._pairs.keys
         key = (a << 32) | b
-        i = int(np.searchsorted(keys, key))
-        return i < len(keys) and int(keys[i]) == key
+        keys = [_Pairs.of(self._rows).keys]
+        if len(self.sleeping):
+            keys.append(self.sleeping.keys())
+        for k in keys:
+            i = int(np.searchsorted(k, key))
+            if i < len(k) and int(k[i]) == key:
+                return True
+        return False
 
-    def _contacts(self, rows: np.ndarray) -> list[BodyContact]:
-        p = self._pairs
+    @staticmethod
+    def _contacts(p: _Pairs, rows: np.ndarray) -> list[BodyContact]:
         sel = np.flatnonzero(rows)
         a, b = p.a[sel].tolist(), p.b[sel].tolist()
         n, pt = p.normal[sel].tolist(), p.point[sel].tolist()

@@ -47,9 +47,10 @@ cdef class SleepingContacts:
     cdef readonly double clock     # seconds of the events' steps so far
     cdef readonly int64_t count    # how many steps
     cdef readonly int64_t version  # bumped at each change (rows or clock)
+    cdef readonly int64_t rows_version  # bumped when rows come or go
     cdef object _now               # `now()` for ``_now_version``
     cdef int64_t _now_version
-    cdef object _ends              # the stamped rows' sides as arrays, for ``_ends_version``
+    cdef object _ends              # the rows' keys and sides as arrays, for ``_ends_version``
     cdef int64_t _ends_version
 
     def __cinit__(self):
@@ -57,6 +58,7 @@ cdef class SleepingContacts:
         self.clock = 0.0
         self.count = 0
         self.version = 0
+        self.rows_version = 0
         self._now = None
         self._now_version = -1
         self._ends = None
@@ -98,6 +100,7 @@ cdef class SleepingContacts:
             self.rows = merge_rows(self.rows, came) if self.rows.n else came
             self.rows.ndormant = 0
             self.version += 1
+            self.rows_version += 1
         return came.n
 
     def release(self, mask):
@@ -121,6 +124,7 @@ cdef class SleepingContacts:
             return None
         cdef ContactRows out
         self.version += 1
+        self.rows_version += 1
         if 2 * leaving < count:
             out = pick_rows(self.rows, m, True)
             self.rows = pick_rows(self.rows, m, False)
@@ -145,11 +149,32 @@ cdef class SleepingContacts:
         return self._now
 
     def ends(self):
-        """``(a, b)``: each row's entities, as arrays (made once per state of the rows)."""
-        if self._ends_version != self.version:
-            self._ends = (self.rows.array("a"), self.rows.array("b"))
-            self._ends_version = self.version
+        """``(a, b)``: each row's entities, as arrays (made once per set of rows: the clock
+        going on does not make them again)."""
+        return self._sides()[1:]
+
+    def keys(self):
+        """Each row's pair key, as an array (made once per set of rows)."""
+        return self._sides()[0]
+
+    cdef tuple _sides(self):
+        if self._ends_version != self.rows_version:
+            self._ends = (self.rows.array("keys"), self.rows.array("a"), self.rows.array("b"))
+            self._ends_version = self.rows_version
         return self._ends
+
+    def now_of(self, mask):
+        """The rows whose flag in ``mask`` (a bool array, one per row) is set, brought up to
+        the clock now like `now` (a few rows read without making all of them)."""
+        cdef Py_ssize_t count = 0
+        arr = as_c(mask, b'b')
+        cdef const unsigned char* m = <const unsigned char*> c_array(arr, b'b', &count)
+        if count != self.rows.n:
+            raise ValueError(f"now_of: mask needs one flag per row ({self.rows.n}), got "
+                             f"{count}")
+        cdef ContactRows out = pick_rows(self.rows, m, True)
+        self._up_to_now(out, DORMANT)
+        return out
 
     cdef void _up_to_now(self, ContactRows rows, int64_t index):
         cdef Py_ssize_t q
@@ -179,11 +204,13 @@ cdef class SleepingContacts:
         self.clock = clock
         self.count = count
         self.version += 1
+        self.rows_version += 1
 
     def clear(self):
         """Forget every row (the clock goes on)."""
         self.rows = _empty()
         self.version += 1
+        self.rows_version += 1
 
 
 cdef ContactRows _empty():
