@@ -480,3 +480,19 @@ def test_the_polls_of_one_body_read_the_sleeping_pairs_like_contacts_does():
     assert check() > 20
     run(1)
     assert check() > 20
+
+
+def test_keep_touching_for_one_entity_reads_only_its_sleeping_pairs_and_misses_none():
+    physics, floor, balls = _pile("sleep-store-lava", n=21)
+    _settle(physics, balls)
+    run(3)
+    lava = balls[7]
+    heard = []
+    physics.on_keep_touching(lambda c: heard.append((c.a, c.b, c.duration, c.steps)),
+                             entity=lava)
+    for _ in range(5):
+        heard.clear()
+        esper.process(DT)
+        want = [(c.a, c.b, c.duration, c.steps) for c in physics.contacts_of(lava)]
+        assert heard == want and len(want) >= 2  # every one of its pairs, as contacts read
+    assert physics.is_sleeping(lava)

@@ -428,7 +428,7 @@ class EventsSystem(esper.Processor):
         present = cur.array("present")
         held, held_kept = cur, kept
         if len(self.sleeping) and self._heard("keep_touching"):  # the sleeping pairs too
-            held = self.all_rows()
+            held = self._sleeping_heard(cur)
             held_kept = held.array("kept")
         batches: list[_Batch] = []
         for event, source, rows, invert in (("separate", prev, present, True),
@@ -456,6 +456,21 @@ class EventsSystem(esper.Processor):
         if not registry:
             return False
         return any(registry.get(name) for name in _ESPER_EVENT_NAMES)
+
+    def _sleeping_heard(self, cur: ContactRows) -> ContactRows:
+        """``cur`` with the sleeping pairs keep-touching handlers may receive, brought up to
+        now: all of them, or, when every listener names an entity (``entity=``: the body in
+        the lava), only the pairs of those entities."""
+        entries = self.handlers.entries("keep_touching")
+        if esper.event_registry.get(ESPER_NAMES["keep_touching"]) or any(
+                e.entity is None for e in entries):
+            return self.all_rows()
+        wanted = np.array(sorted({e.entity for e in entries}), dtype=np.int64)
+        a, b = self.sleeping.ends()
+        mine = np.isin(a, wanted) | np.isin(b, wanted)
+        if not mine.any():
+            return cur
+        return merge(cur, self.sleeping.now_of(mine))
 
     def _heard(self, event: str) -> bool:
         """Whether anybody (esper's bus or a handler) receives ``event``."""
