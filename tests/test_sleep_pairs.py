@@ -430,3 +430,36 @@ def test_still_pairs_by_id_table_and_by_binary_search_agree():
             "asleep", "static") and "asleep" in (state.get(int(x)), state.get(int(y)))
             for x, y in zip(a, b, strict=True)]
         assert got.tolist() == want
+
+
+def test_rows_made_in_a_reused_block_hold_nothing_of_the_rows_before():
+    # freed blocks of rows are kept for the next rows (no page faults each step): what the
+    # new rows do not write themselves must still read as documented (index 0, kept 0)
+    rng = np.random.default_rng(9)
+    for m, n in ((2000, 1500), (3000, 3000), (1100, 2000)):
+        old = _rows(np.arange(1, m + 1) << 32, np.full(m, 7), rng, history=True)
+        cols = {name: old.array(name) for name in ("duration", "steps", "history_layer_a",
+                                                    "history_layer_b")}
+        old = ContactRows.from_columns(m, {
+            **{k: old.array(k) for k in ("keys", "a", "b", "layer_a", "layer_b", "tile",
+                                         "tile_kind", "index", "normal", "point", "depth",
+                                         "toi", "speed", "sensor")},
+            **cols, "kept": np.ones(m, bool)})
+        assert old.array("kept").all()
+        del old  # its block is kept for the next rows
+        keys = np.arange(1, n + 1) << 32
+        fresh = ContactRows.from_columns(n, {
+            "keys": keys, "a": keys >> 32, "b": keys & 0xFFFFFFFF,
+            "layer_a": np.ones(n, np.int64), "layer_b": np.ones(n, np.int64),
+            "tile": np.full(n, -1, np.int64), "tile_kind": np.zeros(n, np.int64),
+            "normal": np.zeros((n, 2)), "point": np.zeros((n, 2)), "depth": np.zeros(n),
+            "toi": np.ones(n), "speed": np.zeros(n), "sensor": np.zeros(n, bool),
+            "duration": np.zeros(n), "steps": np.zeros(n, np.int64),
+            "history_layer_a": np.ones(n, np.int64), "history_layer_b": np.ones(n, np.int64)})
+        assert len(fresh) == n and fresh.ndormant == 0
+        assert not fresh.array("index").any() and not fresh.array("kept").any()
+        assert fresh.array("keys").tolist() == keys.tolist()
+        prev = fresh
+        cur = _rows(keys[::2], np.arange(len(keys[::2])), rng)  # a diff writes every row's history
+        diff(prev, cur, None, 0.5)
+        assert cur.array("kept").all() and (cur.array("duration") == 0.5).all()
