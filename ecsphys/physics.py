@@ -47,7 +47,6 @@ from .state.contact_set import ContactSet
 from .state.snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
-from .systems.contact_rows import merge
 from .systems.events import EventsSystem
 from .systems.integrate import IntegrateSystem
 from .systems.narrowphase import SEPARATION_FACTOR, NarrowphaseSystem, contact_set_of
@@ -219,7 +218,6 @@ class Physics:
         self.handlers = EventHandlers(layers)
         self._events = EventsSystem(self.table, self.handlers, self._narrowphase)
         self._step.woke = self._events.woke
-        self._contact_set: tuple[Any, int, ContactSet] | None = None  # `contact_set`, kept
         #: Register event callbacks (strong references; usable as decorators; optional
         #: ``entity=`` and ``layers=`` filters). See `ecsphys.events.EventHandlers`.
         self.on_touch = self.handlers.on_touch
@@ -472,15 +470,7 @@ class Physics:
     def contact_set(self) -> ContactSet:
         """The columns of the last step's touching pairs (the sleeping ones too, met in no
         impact), in ``(a, b)`` order; made once per step."""
-        store = self._events.sleeping
-        rows = self._narrowphase.rows
-        if not len(store):
-            return self._narrowphase.result
-        made = self._contact_set
-        if made is None or made[0] is not rows or made[1] != store.version:
-            made = (rows, store.version, contact_set_of(merge(rows, store.now())))
-            self._contact_set = made
-        return made[2]
+        return contact_set_of(self._events.all_rows(self._narrowphase.rows))
 
     @property
     def body_count(self) -> int:

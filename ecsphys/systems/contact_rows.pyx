@@ -96,6 +96,9 @@ cdef void _give_block(void* p, Py_ssize_t cap) noexcept:
     _pool_next = (i + 1) % POOL_SLOTS
 
 
+#: the pair index of a sleeping pair's row (`DORMANT`), for Python code
+DORMANT_INDEX = DORMANT
+
 #: the columns the events' diff fills (`diff_rows`), besides ``kept``
 HISTORY_COLUMNS = ("duration", "steps", "history_layer_a", "history_layer_b")
 

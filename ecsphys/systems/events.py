@@ -63,12 +63,9 @@ import numpy as np
 from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
 from ..state.body_table import BodyTable
 from ..state.contact_set import ContactSet
-from .contact_rows import ContactRows, diff, merge, pick
+from .contact_rows import DORMANT_INDEX, ContactRows, diff, merge, pick
 from .sleep import dormant_rows, still_pairs
 from .sleeping_contacts import SleepingContacts
-
-#: the pair index of a sleeping pair's row (`systems.contact_rows`)
-_DORMANT = -1
 
 #: esper's event names for the three events (looked up in ``esper.event_registry``)
 _ESPER_EVENT_NAMES = tuple(ESPER_NAMES.values())
@@ -314,7 +311,7 @@ class EventsSystem(esper.Processor):
         rows = self._rows
         if contacts is rows and rows.ndormant:
             self.sleeping.absorb(rows)
-            rest = pick(rows, rows.array("index") == _DORMANT, False)
+            rest = pick(rows, rows.array("index") == DORMANT_INDEX, False)
             self._rows = contacts = rest
             if self.narrowphase is not None:
                 self.narrowphase.rows = rest
@@ -357,15 +354,17 @@ class EventsSystem(esper.Processor):
             out.append(self.sleeping.ends())
         return out
 
-    def all_rows(self) -> ContactRows:
-        """The last step's rows and the sleeping contacts (brought up to now), in one
-        ``(key, tile)`` order (made once per step, then kept)."""
+    def all_rows(self, rows: ContactRows | None = None) -> ContactRows:
+        """The last step's rows (or ``rows``: the narrowphase's, for ``contact_set``) and the
+        sleeping contacts (brought up to now), in one ``(key, tile)`` order (made once per
+        step, then kept)."""
+        rows = self._rows if rows is None else rows
         store = self.sleeping
         if not len(store):
-            return self._rows
+            return rows
         made = self._all
-        if made is None or made[0] is not self._rows or made[1] != store.version:
-            made = (self._rows, store.version, merge(self._rows, store.now()))
+        if made is None or made[0] is not rows or made[1] != store.version:
+            made = (rows, store.version, merge(rows, store.now()))
             self._all = made
         return made[2]
 

@@ -111,12 +111,9 @@ cdef class SleepingContacts:
         is not set come along marked `DORMANT` (``ndormant``), so the next diff counts them
         present and brings them back (`absorb`), a copy of the few rather than of the
         many."""
-        cdef Py_ssize_t count = 0
-        arr = as_c(mask, b'b')
-        cdef const unsigned char* m = <const unsigned char*> c_array(arr, b'b', &count)
-        if count != self.rows.n:
-            raise ValueError(f"release: mask needs one flag per row ({self.rows.n}), got "
-                             f"{count}")
+        cdef Py_ssize_t count = self.rows.n
+        arr = self._mask(mask, "release")
+        cdef const unsigned char* m = <const unsigned char*> cnp.PyArray_DATA(arr)
         cdef Py_ssize_t q, leaving = 0
         for q in range(count):
             leaving += m[q] != 0
@@ -166,15 +163,22 @@ cdef class SleepingContacts:
     def now_of(self, mask):
         """The rows whose flag in ``mask`` (a bool array, one per row) is set, brought up to
         the clock now like `now` (a few rows read without making all of them)."""
-        cdef Py_ssize_t count = 0
-        arr = as_c(mask, b'b')
-        cdef const unsigned char* m = <const unsigned char*> c_array(arr, b'b', &count)
-        if count != self.rows.n:
-            raise ValueError(f"now_of: mask needs one flag per row ({self.rows.n}), got "
-                             f"{count}")
-        cdef ContactRows out = pick_rows(self.rows, m, True)
+        arr = self._mask(mask, "now_of")
+        cdef ContactRows out = pick_rows(
+            self.rows, <const unsigned char*> cnp.PyArray_DATA(arr), True)
         self._up_to_now(out, DORMANT)
         return out
+
+    cdef cnp.ndarray _mask(self, mask, str what):
+        """``mask`` as a C-contiguous array of one byte flag per row (ValueError naming
+        ``what`` otherwise); the caller keeps it while it reads the flags."""
+        cdef Py_ssize_t count = 0
+        arr = as_c(mask, b'b')
+        c_array(arr, b'b', &count)
+        if count != self.rows.n:
+            raise ValueError(f"{what}: mask needs one flag per row ({self.rows.n}), got "
+                             f"{count}")
+        return arr
 
     cdef void _up_to_now(self, ContactRows rows, int64_t index):
         cdef Py_ssize_t q
