@@ -375,3 +375,22 @@ def test_stray_times_a_sleeping_pile_while_one_ball_falls_beside_it():
         assert again.stray is None and again.physics.stats["bodies"] == bodies
     finally:
         pile.close()
+
+
+def test_wake_bench_times_the_rock_on_a_sleeping_and_on_an_awake_pile():
+    from benchmarks import bench_wake as W
+
+    pile = S.SettledPile("ecsphys", 50, settle=8.0)
+    try:
+        asleep = W.impact_step(pile, awake=False)  # raises unless asleep, struck and woken
+        scene = pile._scene
+        assert scene.physics.stats["sleeping"] < 50
+        awake = W.impact_step(pile, awake=True)  # raises if the woken pile slept again
+        assert set(asleep) == set(awake) == set(W.STAGES)
+        assert all(v > 0 for v in (*asleep.values(), *awake.values()))
+        assert scene.rock is not None and scene.physics.touching(scene.rock)
+    finally:
+        pile.close()
+    got = W.measure(50, 1, settle=8.0)
+    assert set(got) == {"asleep", "awake"} and all(
+        got[k]["step"] >= got[k]["response"] > 0 for k in got)

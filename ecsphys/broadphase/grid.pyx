@@ -558,18 +558,15 @@ cdef class Grid(BoxIndex):
     cdef int _s_reset(self, Py_ssize_t m, double c0) noexcept nogil:
         """An empty static index of ``m`` ids (all out) whose finest cell is ``c0``."""
         cdef int L
-        cdef Py_ssize_t i
         cdef double c = c0
         cdef SLevel* S
-        cdef SCell* tab
         for L in range(MAX_SLEVELS):
             S = &self.s_lv[L]
             S.cell = c
             S.inv = 1.0 / c if c > 0.0 else 0.0
-            if S.ncell:
-                tab = <SCell*>S.tab.p
-                for i in range(S.cap):
-                    tab[i].count = 0
+            # (the cells are laid out afresh when boxes come: the old table is let go, not
+            # cleared, so a rebuild after many statics left costs nothing per old cell)
+            buf_free(&S.tab)
             S.dense = True
             S.ox = S.oy = S.w = S.h = 0
             S.cap = 0

@@ -111,7 +111,10 @@ class BroadphaseSystem(esper.Processor):
         self._srow = np.full(16, FREE_ROW, dtype=np.int64)
         self._slo = np.full((16, 2), np.nan)
         self._shi = np.full((16, 2), np.nan)
-        self._slot_of: dict[int, int] = {}
+        # entity -> slot: made from the entities of a rebuild's slots when first needed (a
+        # rebuild after thousands of sleepers woke drops an array, not a dict of them)
+        self._slot_of: dict[int, int] | None = {}
+        self._slot_ents = np.zeros(0, dtype=np.int64)
         self._free: list[int] = []
         self._built = False
         self._incremental = callable(getattr(self.index, "update_static", None))
@@ -241,7 +244,8 @@ class BroadphaseSystem(esper.Processor):
         self._slo[m:] = np.nan
         self._shi[m:] = np.nan
         self._slots = m
-        self._slot_of = dict(zip(t.entity[rows].tolist(), range(m), strict=True))
+        self._slot_ents = t.entity[rows]
+        self._slot_of = None  # (made by `_slot_map` when first needed)
         self._free = []
         self.index.set_static(self._slo[:m], self._shi[:m])
         self._built = True
@@ -255,7 +259,7 @@ class BroadphaseSystem(esper.Processor):
             self._rebuild_statics()
             return
         row_of, collides, kind, asleep = t.row_of, t.collides, t.kind, t.asleep
-        slot_of, free = self._slot_of, self._free
+        slot_of, free = self._slot_map(), self._free
         put_slots: list[int] = []
         put_rows: list[int] = []
         gone: list[int] = []
@@ -326,6 +330,14 @@ class BroadphaseSystem(esper.Processor):
             self.index.remove_static(np.array(gone, dtype=np.int64))
         if len(slots) and not self.index.update_static(slots, lo, hi):
             self._rebuild_statics()  # a box beyond the grid's static cells
+
+    def _slot_map(self) -> dict[int, int]:
+        """Entity -> static id of the indexed statics (made from the last rebuild's slots
+        when first needed, then kept up to date by `_update_statics`)."""
+        if self._slot_of is None:
+            self._slot_of = dict(zip(self._slot_ents.tolist(), range(len(self._slot_ents)),
+                                     strict=True))
+        return self._slot_of
 
     def _learn_layout(self) -> None:
         """Dynamic rows in entity order, and the layer shortcut, for this layout (one

@@ -1,0 +1,99 @@
+"""The step in which a rock wakes a sleeping pile, against the same step with the pile awake.
+
+Guarantees: one settled ``pile`` (`benchmarks.scenes.SettledPile`, ecsphys, sleeping on) per
+size; every window starts from its settled state and alternates between two kinds, so load
+from other processes hits both alike:
+- ``asleep``: the pile sleeps (two untimed steps after the restore), the rock is dropped on it
+  (``drop_rock``: it strikes in the next step), and that step is timed: it wakes the pile;
+- ``awake``: the same pile woken outside the timed steps (``physics.wake`` on each ball still
+  asleep) and stepped once, untimed (all awake, none resting long enough to sleep again);
+  then the same rock, and the same step timed: an awake step of the bodies the rock wakes
+  in the other kind, with the same impact.
+Reports, per size, the median of each stage (``physics.timings``) in each kind and the
+difference: what waking costs in the step of the impact beyond the awake step (the bodies
+the rock wakes are the whole pile, so an extra that grew with the pile would show as a
+difference that grows with N).
+
+    python -m benchmarks.bench_wake [--n 1000,10000] [--windows 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+
+from . import scenes as S
+
+STAGES = ("adopt+integrate", "broadphase", "response", "narrowphase", "events", "step")
+
+
+def _wake_all(scene: S.EcsScene) -> None:
+    physics = scene.physics
+    for e in scene.entities:
+        if physics.is_sleeping(e):
+            physics.wake(e)
+
+
+def impact_step(pile: S.SettledPile, awake: bool) -> dict[str, float]:
+    """One window of ``pile``: the timings of the step in which the rock strikes (see the
+    module notes for ``awake``)."""
+    scene = pile.window()
+    assert isinstance(scene, S.EcsScene)
+    physics = scene.physics
+    if awake:
+        _wake_all(scene)
+        scene.step()
+        if physics.stats["sleeping"]:
+            raise RuntimeError("the woken pile fell asleep again before the rock")
+    else:
+        scene.step()
+        scene.step()
+        if physics.stats["sleeping"] < scene.n:
+            raise RuntimeError("the settled pile is not asleep")
+    scene.drop_rock()
+    gc.collect()
+    gc.disable()
+    try:
+        scene.step()
+    finally:
+        gc.enable()
+    if not scene._rock_touching():
+        raise RuntimeError("the rock did not strike the pile in the timed step")
+    if not awake and physics.stats["sleeping"] == scene.n:
+        raise RuntimeError("the rock struck the pile but woke none of it")
+    return physics.timings
+
+
+def measure(n: int, windows: int, settle: float = S.SETTLE_S) -> dict[str, dict[str, float]]:
+    """Median ms of each stage over ``windows`` windows of each kind, alternating (the pile
+    settled for ``settle`` simulated seconds first)."""
+    pile = S.SettledPile("ecsphys", n, settle=settle)
+    got: dict[str, dict[str, list[float]]] = {"asleep": {}, "awake": {}}
+    for w in range(2 * windows):
+        kind = "asleep" if w % 2 == 0 else "awake"
+        for stage, ms in impact_step(pile, kind == "awake").items():
+            got[kind].setdefault(stage, []).append(ms)
+    pile.close()
+    return {kind: {s: statistics.median(v[s]) for s in STAGES} for kind, v in got.items()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", default="1000,10000", help="pile sizes, comma separated")
+    ap.add_argument("--windows", type=int, default=40, help="windows of each kind per size")
+    args = ap.parse_args(argv)
+    sizes = [int(x) for x in args.n.split(",")]
+    print("ms of the step in which the rock strikes the pile (median of "
+          f"{args.windows} windows each, alternating)")
+    print("| N | stage | pile asleep (woken by the rock) | pile awake | extra |")
+    print("|---:|---|---:|---:|---:|")
+    for n in sizes:
+        m = measure(n, args.windows)
+        for s in STAGES:
+            a, b = m["asleep"][s], m["awake"][s]
+            print(f"| {n} | {s} | {a:.3f} | {b:.3f} | {a - b:+.3f} |")
+
+
+if __name__ == "__main__":
+    main()
