@@ -215,26 +215,27 @@ def one_run(case: Case, engine: str, progress: Progress, seed: int,
         pile = None
         scene = S.build(name, engine, case.n, seed)
     try:
-        S.run(scene, case.warmup)
-        progress.update(label, case.warmup)
-        if name == "rock":
-            scene.drop_rock()
-        elif name == "stray":
-            scene.add_stray()
-        total = 0.0
-        gc.collect()
-        gc.disable()
-        try:
-            for i in range(case.steps):
-                scene.before_step()
-                t0 = time.perf_counter()
-                scene.step()
-                total += time.perf_counter() - t0
-                scene.after_step()
-                if i % 10 == 9:
-                    progress.update(label, 10)
-        finally:
-            gc.enable()
+        with scene.playing():  # (ecsphys: its world current, as a game's while it plays)
+            S.run(scene, case.warmup)
+            progress.update(label, case.warmup)
+            if name == "rock":
+                scene.drop_rock()
+            elif name == "stray":
+                scene.add_stray()
+            total = 0.0
+            gc.collect()
+            gc.disable()
+            try:
+                for i in range(case.steps):
+                    scene.before_step()
+                    t0 = time.perf_counter()
+                    scene.step()
+                    total += time.perf_counter() - t0
+                    scene.after_step()
+                    if i % 10 == 9:
+                        progress.update(label, 10)
+            finally:
+                gc.enable()
         progress.update(label, case.steps % 10)
         return total * 1000.0 / case.steps, scene.stats()
     finally:

@@ -10,6 +10,9 @@ Guarantees:
   only the engine, and all of what a change costs in each; game-side work that calls no
   engine (steering, drawing the next bullets, finding which bullets to delete) happens in
   ``Scene.before_step()`` / ``Scene.after_step()``, untimed;
+- the runner steps a scene inside ``Scene.playing()``: what a game has in place while it
+  plays (ecsphys: the scene's esper world is the current world, as a game's is, so a step
+  switches no world; pymunk: nothing);
 - ``Scene.stats()`` reports what the engine did, so a comparison is honest: contacts now,
   touch and separate callbacks so far (events scene), bodies escaped from the box (rain),
   bullets that passed through a wall (bullets), progress of the agents (crowd), bodies
@@ -58,9 +61,11 @@ Scenes:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -371,6 +376,13 @@ class Scene:
         self.stray: Any = None
         if lay.name == "shooter":
             self._shot_rng = np.random.default_rng([lay.extra["seed"], 1])
+
+    @contextlib.contextmanager
+    def playing(self) -> Iterator[None]:
+        """While the runner steps the scene: what a game has in place while it plays (ecsphys:
+        the scene's esper world is the current one, so a step switches no world; pymunk:
+        nothing)."""
+        yield
 
     def positions(self) -> np.ndarray:  # pragma: no cover - abstract
         """The dynamic bodies' positions now, shape (N, 2)."""
@@ -730,6 +742,15 @@ class EcsScene(Scene):
 
     def _step(self) -> None:
         self.physics.step(DT)
+
+    @contextlib.contextmanager
+    def playing(self) -> Iterator[None]:
+        previous = esper.current_world
+        esper.switch_world(self.world)
+        try:
+            yield
+        finally:
+            esper.switch_world(previous)
 
     def close(self) -> None:
         self.physics.remove()

@@ -54,6 +54,8 @@ from .systems.response import ResponseSystem
 from .systems.sleep import take_requests
 from .systems.step import Step
 
+_perf_counter = time.perf_counter
+
 
 class PhysicsProcessor(esper.Processor):
     """The esper processor of a `Physics`: ``process(dt)`` advances it by one frame."""
@@ -351,11 +353,14 @@ class Physics:
                 esper.switch_world(previous)
 
     def _run_step(self, dt: float) -> None:
-        t0 = time.perf_counter()
-        esper.clear_dead_entities()
+        t0 = _perf_counter()
+        if esper._dead_entities:  # (the world's deferred deletions; a set, usually empty)
+            esper.clear_dead_entities()
         t = self.table
-        self._sync_bodies()
-        t.refresh_tilemaps()  # tiles dug or built since the last step
+        self._adopt.process()  # `_sync_bodies`, written out: every step pays these calls
+        self._response.reserve(t.n)
+        if t.tilemaps:
+            t.refresh_tilemaps()  # tiles dug or built since the last step
         forced = self._take_wakes() if t.wake_requests or t.wake_islands or (
             t.sleepers and t.tile_regions) else None
         rows = None if forced is not None else self._step.quiet()  # everything asleep
@@ -373,7 +378,7 @@ class Physics:
             else:
                 self._events.process(rows, t.changed, dt)
         finally:
-            self._t_end = time.perf_counter()
+            self._t_end = _perf_counter()
 
     @property
     def timings(self) -> dict[str, float]:

@@ -38,6 +38,7 @@ cdef class Stage:
     cdef int64_t* pb
     cdef readonly Py_ssize_t npairs
     cdef readonly Py_ssize_t box_pairs
+    cdef readonly Py_ssize_t version  # moves with each run and each set_pairs
 
     cdef bint _near_edges(self, int64_t tile_row, Py_ssize_t k) noexcept nogil
     cdef void _swept(self, Py_ssize_t k, double offset) noexcept nogil

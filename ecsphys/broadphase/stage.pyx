@@ -201,6 +201,7 @@ cdef class Stage:
             memmove(self.pa, a, na * sizeof(int64_t))
             memmove(self.pb, b, na * sizeof(int64_t))
         self.npairs = na
+        self.version += 1
 
     cdef int run_c(self, object index, object table, double contact_offset,
                    bint check_layers, const Rows* rows, const Store* store) except -1:
@@ -274,6 +275,7 @@ cdef class Stage:
             o = self._merge2(pdi, pdj, nd, cs, check_layers, sa, sa + ns, self.pa, self.pb)
         self.npairs = o
         self.box_pairs = nd + ns
+        self.version += 1
         return 0
 
     cdef Py_ssize_t _merge2(self, const int64_t* di, const int64_t* dj, Py_ssize_t nd,

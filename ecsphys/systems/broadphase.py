@@ -94,10 +94,11 @@ class BroadphaseSystem(esper.Processor):
         self.contact_offset = contact_offset
         self.filter_pair: PairFilter | None = None
         self._static_version = -1
-        self._ra: np.ndarray | None = np.zeros(0, dtype=np.int64)
-        self._rb: np.ndarray | None = np.zeros(0, dtype=np.int64)
+        # the stage's pairs as arrays, made when first read after its run (`Stage.version`)
+        self._ra: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._rb: np.ndarray = np.zeros(0, dtype=np.int64)
+        self._pairs_version = -1
         #: pairs whose boxes overlapped before the layer filter (diagnostics)
-        self.box_pairs = 0
         self._layout: tuple[int, int, int] | None = None
         self._dyn = np.zeros(0, dtype=np.int64)
         self._all_layers_pass = True
@@ -150,12 +151,12 @@ class BroadphaseSystem(esper.Processor):
         `prepare`, the stage and `after_stage`)."""
         self.prepare()
         t = self.table
-        ra, rb, self.box_pairs = self._stage.run(
+        ra, rb, _ = self._stage.run(
             self.index, t, self.contact_offset, not self._all_layers_pass)
         if self.filter_pair is not None and len(ra):
             ra, rb = game_rules(t, ra, rb, self.filter_pair, check_layers=False)
             self._stage.set_pairs(ra, rb)
-        self._ra, self._rb = ra, rb
+        self._ra, self._rb, self._pairs_version = ra, rb, self._stage.version
 
     def prepare(self) -> None:
         """Before the stage runs: the dynamic rows of a new layout, the static index brought
@@ -178,29 +179,37 @@ class BroadphaseSystem(esper.Processor):
         self.runs += 1
 
     def after_stage(self) -> None:
-        """After the compiled step ran the stage: the box pairs noted, ``filter_pair`` asked
-        (a Python call per pair) and the pairs it kept put back in the stage."""
+        """After the compiled step ran the stage with ``filter_pair`` set (the step calls it
+        only then): ``filter_pair`` asked (a Python call per pair) and the pairs it kept put
+        back in the stage."""
         stage = self._stage
-        self.box_pairs = stage.box_pairs
-        self._ra = self._rb = None
         if self.filter_pair is not None and stage.npairs:
             ra, rb = stage.pairs()
             ra, rb = game_rules(self.table, ra, rb, self.filter_pair, check_layers=False)
             stage.set_pairs(ra, rb)
-            self._ra, self._rb = ra, rb
+            self._ra, self._rb, self._pairs_version = ra, rb, stage.version
+
+    @property
+    def box_pairs(self) -> int:
+        """How many swept boxes overlapped in the last run (before layers and masks)."""
+        return self._stage.box_pairs
+
+    def _pairs(self) -> None:
+        stage = self._stage
+        if self._pairs_version != stage.version:
+            self._ra, self._rb = stage.pairs()
+            self._pairs_version = stage.version
 
     @property
     def ra(self) -> np.ndarray:
         """The first rows of this step's pairs (fresh arrays each step; see the module)."""
-        if self._ra is None:
-            self._ra, self._rb = self._stage.pairs()
+        self._pairs()
         return self._ra
 
     @property
     def rb(self) -> np.ndarray:
         """The second rows of this step's pairs."""
-        if self._rb is None:
-            self._ra, self._rb = self._stage.pairs()
+        self._pairs()
         return self._rb
 
     @property

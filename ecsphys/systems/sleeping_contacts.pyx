@@ -33,7 +33,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from ..state.carray cimport as_c, c_array
-from .contact_rows cimport DORMANT, WOKEN, ContactRows, merge_rows, pick_rows
+from .contact_rows cimport DORMANT, WOKEN, ContactRows, diff_rows, merge_rows, pick_rows
 
 cimport numpy as cnp
 
@@ -66,6 +66,17 @@ cdef class SleepingContacts:
 
     def __len__(self):
         return self.rows.n
+
+    def advance(self, ContactRows prev not None, ContactRows cur not None, double dt):
+        """A step nobody listens to, in one call: ``cur``'s history from ``prev``
+        (`contact_rows.diff`), the `DORMANT` rows of ``prev`` in (`absorb`), then `tick`."""
+        diff_rows(prev, cur, NULL, dt)
+        cur.cached_pairs = None
+        if prev.ndormant:
+            self.absorb(prev)
+        self.clock += dt
+        self.count += 1
+        self.version += 1
 
     def tick(self, double dt):
         """One step of ``dt`` seconds went by."""

@@ -52,9 +52,33 @@ cnp.import_array()  # c_array reads arrays through NumPy's C API
 from time import perf_counter as _perf_counter
 
 
+cdef extern from *:
+    """
+    #if defined(__linux__)
+    #include <time.h>
+    /* time.perf_counter() as CPython reads it on Linux (CLOCK_MONOTONIC, in seconds), without
+       a Python call; 0 elsewhere (the caller then asks Python) */
+    static int ecsphys_monotonic(double* out) {
+        struct timespec ts;
+        long long ns;
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+        ns = (long long)ts.tv_sec * 1000000000LL + (long long)ts.tv_nsec;
+        *out = (ns % 1000000000LL == 0) ? (double)(ns / 1000000000LL) : (double)ns / 1e9;
+        return 1;
+    }
+    #else
+    static int ecsphys_monotonic(double* out) { (void)out; return 0; }
+    #endif
+    """
+    int ecsphys_monotonic(double* out) noexcept nogil
+
+
 cdef inline double _now():
     """``time.perf_counter()``: the clock `Physics` reads around the call (on every
-    platform)."""
+    platform; on Linux read in C, the same clock)."""
+    cdef double t
+    if ecsphys_monotonic(&t):
+        return t
     return _perf_counter()
 
 
@@ -212,8 +236,9 @@ cdef class Step:
                 integrate_some(&r, awake, nw, dt)
             c1 = _now()
             bp.prepare()
-            stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers, &r, &s)
-            bp.after_stage()
+            stage.run_c(bp.index, t, bp.contact_offset, not bp._all_layers_pass, &r, &s)
+            if fp is not None:
+                bp.after_stage()
             if t.sleepers:  # what the awake bodies can reach this step wakes first
                 self._wake(dt, forced, &r, &s)
                 awake = self._awake(&nw)
@@ -328,8 +353,9 @@ cdef class Step:
             mark[:] = 0
             integrate_listed(r, <const int64_t*> c_array(woken, b'i', &nr), nr, dt)
             bp.prepare()
-            stage.run_c(bp.index, t, bp.contact_offset, bp.check_layers, r, s)
-            bp.after_stage()
+            stage.run_c(bp.index, t, bp.contact_offset, not bp._all_layers_pass, r, s)
+            if bp.filter_pair is not None:
+                bp.after_stage()
             r[0] = rows_of(t)  # (filter_pair, the game's code, may have added shapes)
             s[0] = store_of(t.store)
         return 0
