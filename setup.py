@@ -71,6 +71,10 @@ def _extensions() -> list[Extension]:
             flags, link = ["-O1", "-g", *_SAN], _SAN
         else:
             flags, link = (["-O2"] if not DEBUG else ["-O0", "-g"]), []
+        # no fused multiply-adds: a product computed in two places (a quick test beside the
+        # full one) rounds alike, and every machine gets the same bits (GCC and Clang fuse
+        # by default where the target has FMA)
+        flags = [*flags, "-ffp-contract=off"]
         # NumPy's headers: the raw-pointer hand-over (state/carray.pxd) reads arrays through
         # NumPy's C API; only its current API is used (no deprecation warnings)
         out.append(Extension(name, [str(rel)], extra_compile_args=flags,
