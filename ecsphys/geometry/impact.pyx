@@ -119,6 +119,11 @@ PRECISION = TOUCH_TOLERANCE / 16
 #: near-tangent approach creeps on; a direct one needs a handful).
 MAX_ADVANCES = 24
 
+if ECSPHYS_TOUCH_TOLERANCE != TOUCH_TOLERANCE or ON_TOLERANCE != TOUCH_TOLERANCE:
+    raise ImportError("ecsphys.geometry.impact: the inline circle routines (impact.pxd) were "
+                      f"built for a touch tolerance of {ECSPHYS_TOUCH_TOLERANCE!r}, the "
+                      f"geometry's is {TOUCH_TOLERANCE!r} (on: {ON_TOLERANCE!r}): rebuild")
+
 # The same numbers for the C routines (module globals: read only once imported).
 cdef double TOUCH = TOUCH_TOLERANCE
 cdef double ON_TOL = ON_TOLERANCE
@@ -164,56 +169,6 @@ cdef struct Span:
 
 
 # --- analytic: a circle moving against a circle, a segment, a box --------------------------
-
-
-cdef inline bint ray_circle(double px, double py, double dx, double dy, double radius,
-                            double* t) noexcept nogil:
-    """First t >= 0 at which the point p + d t reaches distance `radius` from the origin, for
-    a point that starts outside: False if never (or not moving, or moving away)."""
-    cdef double a = dx * dx + dy * dy
-    cdef double b = px * dx + py * dy
-    cdef double c, disc
-    if a == 0.0 or b >= 0.0:
-        return False
-    c = px * px + py * py - radius * radius
-    disc = b * b - a * c
-    if disc < 0.0:
-        return False
-    # the smaller root of a t^2 + 2 b t + c, in the form that does not cancel (b < 0)
-    t[0] = c / (-b + sqrt(disc))
-    return True
-
-
-cdef bint circle_circle_toi(double cax, double cay, double ra, double max_, double may,
-                            double cbx, double cby, double rb, double mbx, double mby,
-                            double* t, double* nx, double* ny) noexcept nogil:
-    """First time in [0, 1] two moving circles touch, and the unit normal from a to b then:
-    circle b grown by both radii against a's centre path, relative to b."""
-    cdef double px = cax - cbx
-    cdef double py = cay - cby
-    cdef double dx = max_ - mbx
-    cdef double dy = may - mby
-    cdef double rs = ra + rb
-    cdef double lim = rs + TOUCH
-    cdef double dist, tt, qx, qy, q
-    if px * px + py * py <= lim * lim * (1.0 + 1e-12):  # near: the square root decides
-        dist = norm(px, py)
-        if dist <= lim:
-            if dist > ON_TOL and px * dx + py * dy < 0.0:
-                t[0] = 0.0
-                nx[0] = -px / dist
-                ny[0] = -py / dist
-                return True
-            return False  # separating, sliding, or coincident centres (every move separates)
-    if not ray_circle(px, py, dx, dy, rs, &tt) or tt > 1.0:
-        return False
-    qx = px + dx * tt
-    qy = py + dy * tt
-    q = norm(qx, qy)
-    t[0] = tt
-    nx[0] = -qx / q
-    ny[0] = -qy / q
-    return True
 
 
 cdef bint circle_segment_toi(double cx, double cy, double radius, double mx, double my,
@@ -909,26 +864,8 @@ cdef bint primitive_toi(const Store* s, const Body* a, double mx, double my, con
     cdef double tt, nx, ny, cx, cy, k, depth
     if a.kind == MASK or b.kind == MASK:
         return mask_toi(s, a, mx, my, b, t, out)
-    if a.kind == CIRCLE and b.kind == CIRCLE:
-        # the common pair, directly: at t = 0 the start rule's contact is the centres' one
-        la = leaf_at(s, a.first)
-        lb = leaf_at(s, b.first)
-        cx = a.px + la.cx
-        cy = a.py + la.cy
-        if not circle_circle_toi(cx, cy, la.radius, mx, my, b.px + lb.cx, b.py + lb.cy,
-                                 lb.radius, 0.0, 0.0, &tt, &nx, &ny):
-            return False
-        depth = 0.0
-        if tt == 0.0:
-            depth = la.radius + lb.radius - norm(b.px + lb.cx - cx, b.py + lb.cy - cy)
-        k = la.radius - depth / 2
-        t[0] = tt
-        out.nx = nx
-        out.ny = ny
-        out.depth = depth
-        out.px = cx + mx * tt + nx * k
-        out.py = cy + my * tt + ny * k
-        return True
+    if a.kind == CIRCLE and b.kind == CIRCLE:  # the common pair, directly (impact.pxd)
+        return circles_toi(s, a, mx, my, b, t, out)
     if a.kind == CIRCLE:
         if not circle_vs(s, a, mx, my, b, &tt, &nx, &ny):
             return False
@@ -1037,9 +974,8 @@ cdef bint time_of_impact(const Store* s, const Body* a, double amx, double amy,
     cdef CContact c
     cdef bint found
     if a.kind == CIRCLE and b.kind == CIRCLE:  # the common pair: no box test, no dispatch
-        found = primitive_toi(s, a, mx, my, b, &tt, &c)
-    else:
-        found = relative_toi(s, a, mx, my, b, &tt, &c)
+        return circles_time_of_impact(s, a, amx, amy, b, bmx, bmy, t, out)
+    found = relative_toi(s, a, mx, my, b, &tt, &c)
     if not found:
         return False
     # the contact was computed with b at rest; shift it to where b is at time t

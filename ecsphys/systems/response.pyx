@@ -98,7 +98,7 @@ from cpython.ref cimport PyObject
 from ..broadphase.boxindex cimport (
     FOUND_STATIC, BoxIndex, Buf, PairList, bits_for, buf_free, pl_free, sort_keys,
 )
-from ..geometry.impact cimport time_of_impact
+from ..geometry.impact cimport circles_time_of_impact, time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport (
     CIRCLE, COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, TILEMAP, Body, CContact, Leaf,
@@ -878,7 +878,7 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     # a circle against a circle: `time_of_impact` finds no impact when r's centre moves
     # away from the other's or along its side (the same product, computed as it computes
     # it, decides there: `geometry.impact.circle_circle_toi`), so those are not asked
-    cdef bint circle = br.kind == CIRCLE
+    cdef bint circle = br.kind == CIRCLE, met
     cdef double cx = 0.0, cy = 0.0
     cdef Leaf lo
     if circle:
@@ -901,8 +901,11 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
                 and bo.py + bo.y0 <= y1 and y0 <= bo.py + bo.y1
                 and not (circle and bo.kind == CIRCLE and _leaving(&c.store, cx, cy, mx, my,
                                                                    bo))):
-            if (time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc) and t < best
-                    and one_way_solid(c, r, j, &cc)):
+            if circle and bo.kind == CIRCLE:  # (inline: impact.pxd)
+                met = circles_time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc)
+            else:
+                met = time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc)
+            if met and t < best and one_way_solid(c, r, j, &cc):
                 best = t
                 hit[0] = cc
                 other[0] = j
