@@ -92,15 +92,12 @@ def test_time_of_impact_is_the_first_touch(ka: type, kb: type, data: st.DataObje
     assert not overlaps(a, qa, b, pushed) or gap(a, qa, b, pushed) > -1e-6
 
 
+centre = st.tuples(st.floats(-3, 3), st.floats(-3, 3))
+radius = st.floats(0.1, 2)
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    st.tuples(st.floats(-3, 3), st.floats(-3, 3)),
-    st.floats(0.1, 2),
-    move,
-    st.tuples(st.floats(-3, 3), st.floats(-3, 3)),
-    st.floats(0.1, 2),
-    move,
-)
+@given(centre, radius, move, centre, radius, move)
 def test_toi_circle_circle_is_exact(ca, ra, ma, cb, rb, mb) -> None:
     hit = toi_circle_circle(ca, ra, ma, cb, rb, mb)
 
@@ -121,14 +118,7 @@ def test_toi_circle_circle_is_exact(ca, ra, ma, cb, rb, mb) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(
-    st.tuples(st.floats(-3, 3), st.floats(-3, 3)),
-    st.floats(0.1, 2),
-    move,
-    st.tuples(st.floats(-3, 3), st.floats(-3, 3)),
-    st.floats(0.1, 2),
-    st.booleans(),
-)
+@given(centre, radius, move, centre, radius, st.booleans())
 def test_toi_circle_circle_finds_nothing_for_a_centre_leaving(ca, ra, ma, cb, rb, touching):
     # the slide skips these pairs without asking (systems/response.pyx, `_leaving`): a circle
     # whose centre moves away from a resting circle's, or along its side, meets it never,

@@ -91,6 +91,19 @@ cdef inline bint circles_toi(const Store* s, const Body* a, double mx, double my
     return True
 
 
+cdef inline bint moved_contact(double tt, const CContact* c, double bmx, double bmy,
+                               double* t, CContact* out) noexcept nogil:
+    """The impact at ``tt`` whose contact ``c`` was computed with b at rest, its point shifted
+    to where b (moving by (bmx, bmy)) is at that time; True."""
+    t[0] = tt
+    out.nx = c.nx
+    out.ny = c.ny
+    out.depth = c.depth
+    out.px = c.px + bmx * tt
+    out.py = c.py + bmy * tt
+    return True
+
+
 cdef inline bint circles_time_of_impact(const Store* s, const Body* a, double amx, double amy,
                                         const Body* b, double bmx, double bmy, double* t,
                                         CContact* out) noexcept nogil:
@@ -99,14 +112,7 @@ cdef inline bint circles_time_of_impact(const Store* s, const Body* a, double am
     cdef CContact c
     if not circles_toi(s, a, amx - bmx, amy - bmy, b, &tt, &c):
         return False
-    # the contact was computed with b at rest; shift it to where b is at time t
-    t[0] = tt
-    out.nx = c.nx
-    out.ny = c.ny
-    out.depth = c.depth
-    out.px = c.px + bmx * tt
-    out.py = c.py + bmy * tt
-    return True
+    return moved_contact(tt, &c, bmx, bmy, t, out)
 
 
 # First t in [0, 1] at which body a moving by (amx, amy) touches body b moving by (bmx, bmy)

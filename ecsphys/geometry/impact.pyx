@@ -972,20 +972,11 @@ cdef bint time_of_impact(const Store* s, const Body* a, double amx, double amy,
     cdef double my = amy - bmy
     cdef double tt
     cdef CContact c
-    cdef bint found
     if a.kind == CIRCLE and b.kind == CIRCLE:  # the common pair: no box test, no dispatch
         return circles_time_of_impact(s, a, amx, amy, b, bmx, bmy, t, out)
-    found = relative_toi(s, a, mx, my, b, &tt, &c)
-    if not found:
+    if not relative_toi(s, a, mx, my, b, &tt, &c):
         return False
-    # the contact was computed with b at rest; shift it to where b is at time t
-    t[0] = tt
-    out.nx = c.nx
-    out.ny = c.ny
-    out.depth = c.depth
-    out.px = c.px + bmx * tt
-    out.py = c.py + bmy * tt
-    return True
+    return moved_contact(tt, &c, bmx, bmy, t, out)  # (computed with b at rest)
 
 
 # --- the public functions -------------------------------------------------------------------
