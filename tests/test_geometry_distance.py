@@ -157,3 +157,34 @@ def test_contact_within_the_skin_and_beyond() -> None:
 def test_unknown_kind_raises_type_error() -> None:
     with pytest.raises(TypeError):
         distance(Rect(1, 1), (0, 0), object(), (0, 0))
+
+
+def _same(x, y) -> bool:
+    return x is None and y is None or (x is not None and y is not None and (
+        x.normal, x.depth, x.point) == (y.normal, y.depth, y.point))
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.tuples(st.floats(-5, 5), st.floats(-5, 5)),
+    st.floats(0.05, 2),
+    st.floats(0.05, 2),
+    st.floats(0, 2 * math.pi),
+    st.sampled_from([-0.5, -1e-3, -2e-9, -1e-9, 0.0, 5e-10, 1e-9, 2e-9, 3e-9, 1e-4, 0.01,
+                     0.02, 0.05, 1.0]),
+    st.floats(-1e-6, 1e-6),
+    st.sampled_from([1e-9, 1e-3, 0.02, 0.1]),
+)
+def test_circles_inline_contact_within_is_the_general_one(pa, ra, rb, angle, gap_, wiggle,
+                                                            skin) -> None:
+    # the narrowphase asks two circles through an inline copy of the path (distance.pxd):
+    # the same answer to the bit, at every gap (overlapping, touching at the rounding's edge,
+    # within the skin, beyond it), both orders, and for concentric circles
+    from ecsphys.geometry.distance import _circles_contact_within
+
+    d = ra + rb + gap_ + wiggle * (gap_ != 0.0)
+    pb = (pa[0] + d * math.cos(angle), pa[1] + d * math.sin(angle))
+    a, b = Circle(ra), Circle(rb)
+    for (x, px), (y, py) in (((a, pa), (b, pb)), ((b, pb), (a, pa)), ((a, pa), (b, pa))):
+        assert _same(_circles_contact_within(x, px, y, py, skin),
+                     contact_within(x, px, y, py, skin))

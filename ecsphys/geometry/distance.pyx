@@ -88,16 +88,6 @@ cdef inline void _flip(CSeparation* s) noexcept nogil:
     s.by = y
 
 
-cdef inline double _box_gap(const Body* a, const Body* b) noexcept nogil:
-    """The larger of the two axis gaps between the bodies' bounding boxes (a lower bound on
-    their distance; <= 0 when the boxes meet)."""
-    cdef double dx = b.px - a.px, dy = b.py - a.py
-    cdef double g = b.x0 + dx - a.x1
-    g = max2(g, a.x0 - b.x1 - dx)
-    g = max2(g, b.y0 + dy - a.y1)
-    return max2(g, a.y0 - b.y1 - dy)
-
-
 cdef inline void _zero_of(const CContact* c, CSeparation* out) noexcept nogil:
     out.distance = 0.0
     out.nx = c.nx
@@ -645,6 +635,19 @@ def _contact_within(a, pos_a, b, pos_b, double skin):
     cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact_within test for")
     cdef CContact c
     if not contact_within(&s, &ba, &bb, skin, &c):
+        return None
+    return Contact((c.nx, c.ny), c.depth, (c.px, c.py))
+
+
+def _circles_contact_within(a, pos_a, b, pos_b, double skin):
+    """The narrowphase's inline path for two circles (`circles_contact_within`, distance.pxd)
+    as `contact_within` answers (for tests: the two must agree to the bit)."""
+    cdef Body ba, bb
+    cdef Store s = public_pair(a, pos_a, b, pos_b, &ba, &bb, "no contact_within test for")
+    cdef CContact c
+    if ba.kind != CIRCLE or bb.kind != CIRCLE:
+        raise TypeError(f"two circles are needed, got {type(a).__name__} and {type(b).__name__}")
+    if not circles_contact_within(&s, &ba, &bb, skin, &c):
         return None
     return Contact((c.nx, c.ny), c.depth, (c.px, c.py))
 

@@ -1,17 +1,8 @@
 # Times of impact of moving shapes (compiled): see impact.pyx for the guarantees.
-from .shape_data cimport CIRCLE, Body, CContact, Leaf, Store, leaf_at
 from libc.math cimport sqrt
 
+from .shape_data cimport ECSPHYS_TOUCH_TOLERANCE, Body, CContact, Leaf, Store, leaf_at
 from .vec cimport norm
-
-cdef extern from *:
-    """
-    /* geometry.contact.TOUCH_TOLERANCE (and ON_TOLERANCE, the same) for the inline circle
-       routines below; impact.pyx refuses to import if they differ */
-    #define ECSPHYS_TOUCH_TOLERANCE 1e-9
-    """
-    const double ECSPHYS_TOUCH_TOLERANCE
-
 
 # --- two circles, inline: the pair a pile meets most (the slide asks it directly) ----------
 

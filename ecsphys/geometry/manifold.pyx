@@ -64,47 +64,7 @@ cdef double TOUCH = TOUCH_TOLERANCE
 
 # ------------------------------------------------------------ small helpers
 
-cdef inline void _flip(CContact* c) noexcept nogil:
-    """The same contact seen from the other shape: the normal reversed."""
-    c.nx = -c.nx
-    c.ny = -c.ny
-
-
-cdef inline bint _circle_result(double cx, double cy, double r, double nx, double ny,
-                                double depth, double tol, CContact* out) noexcept nogil:
-    """A circle's contact: the point halfway through the overlap, along the normal from the
-    centre (cx, cy). The callers decided on squared distances: a depth a rounding below
-    -tol (the square root of a square within (r + tol)^2) is reported as -tol."""
-    if depth < -tol:
-        depth = -tol
-    cdef double k = r - depth / 2
-    out.nx = nx
-    out.ny = ny
-    out.depth = depth
-    out.px = cx + nx * k
-    out.py = cy + ny * k
-    return True
-
-
 # ------------------------------------------------------------ circle vs circle
-
-cdef bint _circle_circle(const Leaf* a, double pax, double pay, const Leaf* b, double pbx,
-                         double pby, double tol, CContact* out) noexcept nogil:
-    # the normal joins the centres; coincident centres get (1, 0)
-    cdef double ax = pax + a.cx, ay = pay + a.cy
-    cdef double dx = pbx + b.cx - ax, dy = pby + b.cy - ay
-    cdef double rs = a.radius + b.radius
-    cdef double d2 = dx * dx + dy * dy
-    cdef double lim = rs + tol
-    cdef double nx, ny, d
-    if d2 > lim * lim:
-        return False
-    if dx != 0.0 or dy != 0.0:
-        d = unit(dx, dy, &nx, &ny)
-    else:
-        nx, ny, d = 1.0, 0.0, 0.0
-    return _circle_result(ax, ay, a.radius, nx, ny, rs - d, tol, out)
-
 
 cdef inline bint _circle_circle_overlaps(const Leaf* a, double pax, double pay, const Leaf* b,
                                          double pbx, double pby) noexcept nogil:
@@ -667,16 +627,6 @@ cdef bint _leaf_overlap(const Leaf* a, double pax, double pay, const Leaf* b, do
 
 
 # ------------------------------------------------------------ bodies: canonical order, groups
-
-cdef inline bint _swap_first(const Body* a, const Body* b) noexcept nogil:
-    """True if a same-kind pair is computed swapped, b first (dispatch._canonical): the body
-    further down-left, then the smaller hash, goes first."""
-    if b.px != a.px:
-        return b.px < a.px
-    if b.py != a.py:
-        return b.py < a.py
-    return b.hash < a.hash
-
 
 cdef inline bint _bodies_apart(const Body* a, const Body* b, double tol) noexcept nogil:
     """The bounding boxes of the two bodies (whole groups) are more than ``tol`` apart."""

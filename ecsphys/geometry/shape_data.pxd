@@ -396,3 +396,13 @@ cdef inline void tile_range(const TileGrid* g, double x0, double y0, double x1, 
     c1[0] = _tile_of(x1, g.cols)
     u0[0] = _tile_of(y0, g.rows)
     u1[0] = _tile_of(y1, g.rows)
+
+
+cdef extern from *:
+    """
+    /* geometry.contact.TOUCH_TOLERANCE (and ON_TOLERANCE, the same) for the inline routines
+       of the .pxd files (impact, manifold, distance); impact.pyx refuses to import if they
+       differ */
+    #define ECSPHYS_TOUCH_TOLERANCE 1e-9
+    """
+    const double ECSPHYS_TOUCH_TOLERANCE

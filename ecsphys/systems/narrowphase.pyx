@@ -41,10 +41,10 @@ import numpy as np
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 
-from ..geometry.distance cimport contact_within
+from ..geometry.distance cimport circles_contact_within, contact_within
 from ..geometry.impact cimport time_of_impact
 from ..geometry.shape_data cimport (
-    TILEMAP, Body, CContact, Store, TileGrid, grid_tile, leaf_body, store_of, tile_grid,
+    CIRCLE, TILEMAP, Body, CContact, Store, TileGrid, grid_tile, leaf_body, store_of, tile_grid,
     tile_open, tile_range,
 )
 from ..state.carray cimport as_c, c_array, new_array
@@ -294,7 +294,10 @@ cdef Py_ssize_t touching(Out* o, const In* q, const Rows* r, const Store* s) noe
         touches = False
         if boxes_within(&ba, &bb, pair_tol + slack):
             tested += 1
-            touches = contact_within(s, &ba, &bb, pair_tol, &c)
+            if ba.kind == CIRCLE and bb.kind == CIRCLE:  # (inline: distance.pxd)
+                touches = circles_contact_within(s, &ba, &bb, pair_tol, &c)
+            else:
+                touches = contact_within(s, &ba, &bb, pair_tol, &c)
         if not (touches or met):
             continue
         met_at = q.when[i] if met else INFINITY
