@@ -53,6 +53,7 @@ cdef struct Pass:
     double upy
     double cos_floor
     double* best       # per row: how level its best floor is so far
+    double* up         # per row: its "up" (`body_up`), worked out once a pass
 
 
 cdef void _side(Pass* g, int r, int o, double dx, double dy, double depth) noexcept nogil:
@@ -61,7 +62,8 @@ cdef void _side(Pass* g, int r, int o, double dx, double dy, double depth) noexc
     cdef double ux, uy, down, wx, wy
     if w.kind[r] == STATIC or w.asleep[r]:
         return
-    body_up(w, r, g.upx, g.upy, &ux, &uy)
+    ux = g.up[2 * r]
+    uy = g.up[2 * r + 1]
     down = -(dx * ux + dy * uy)      # cos of the angle between "down" and the normal
     wx = w.one_way[2 * o]
     wy = w.one_way[2 * o + 1]
@@ -138,6 +140,7 @@ cdef void _ground(Pass* g, Rows* w, int* old, const int64_t* k, const double* nr
         w.floor_v[2 * r] = w.floor_v[2 * r + 1] = 0.0
         w.floor_entity[r] = -1
         g.best[r] = -2.0
+        body_up(w, r, g.upx, g.upy, &g.up[2 * r], &g.up[2 * r + 1])
     for i in range(m):
         if sen[i] or k[i] < 0:  # (a sleeping pair's row: both sides keep their ground)
             continue
@@ -185,11 +188,12 @@ cdef int ground_rows(Rows* w, const int64_t* a, const int64_t* b, Py_ssize_t na,
     g.cos_floor = cos_floor
     cdef int n = w.n
     cdef int* old = <int*> malloc((n + 1) * sizeof(int))
-    g.best = <double*> malloc((n + 1) * sizeof(double))
+    g.best = <double*> malloc((3 * n + 3) * sizeof(double))  # best, then up
     if old == NULL or g.best == NULL:
         free(old)
         free(g.best)
         raise MemoryError()
+    g.up = g.best + n + 1
     if n + m >= NOGIL_MIN:
         with nogil:
             _ground(&g, w, old, k, nrm, dep, sen, m, a, b, awake, nawake)
