@@ -463,3 +463,30 @@ def test_rows_made_in_a_reused_block_hold_nothing_of_the_rows_before():
         cur = _rows(keys[::2], np.arange(len(keys[::2])), rng)  # a diff writes every row's history
         diff(prev, cur, None, 0.5)
         assert cur.array("kept").all() and (cur.array("duration") == 0.5).all()
+
+
+def test_advance_is_the_diff_the_absorb_and_the_tick_in_one_call():
+    # the events' step when nobody listens: one compiled call, the same rows and clock as the
+    # three calls it stands for
+    rng = np.random.default_rng(13)
+    for _ in range(60):
+        pk = np.unique(rng.integers(1, 60, int(rng.integers(0, 30)))) << 32
+        pi = rng.choice([-1, -1, 0, 3], len(pk))
+        ck = np.setdiff1d(np.unique(rng.integers(1, 60, int(rng.integers(0, 20))) << 32),
+                          pk[pi == -1])
+        seed = int(rng.integers(1 << 30))
+        one, three = SleepingContacts(), SleepingContacts()
+        for store in (one, three):
+            store.tick(0.5)
+        prev_a = _rows(pk, pi, np.random.default_rng(seed), history=True)
+        prev_b = _rows(pk, pi, np.random.default_rng(seed), history=True)
+        cur_a = _rows(ck, np.arange(len(ck)), np.random.default_rng(seed + 1))
+        cur_b = _rows(ck, np.arange(len(ck)), np.random.default_rng(seed + 1))
+        one.advance(prev_a, cur_a, 0.125)
+        diff(prev_b, cur_b, None, 0.125)
+        three.absorb(prev_b)
+        three.tick(0.125)
+        assert _table(cur_a) == _table(cur_b)
+        assert cur_a.array("present").tolist() == cur_b.array("present").tolist()
+        assert (one.clock, one.count, len(one)) == (three.clock, three.count, len(three))
+        assert _table(one.now()) == _table(three.now())

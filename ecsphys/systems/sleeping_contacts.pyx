@@ -13,6 +13,8 @@ Guarantees:
 - `absorb(rows)`: the `DORMANT` rows of ``rows`` (the step before's, with their history)
   come in, stamped with the clock now; the events call it before their step's `tick`, so a
   row kept touching in this step gets this step's ``dt`` like a pair the diff keeps;
+  `advance(prev, cur, dt)` is a step nobody listens to in one call: the diff of ``cur``
+  against ``prev`` (`contact_rows.diff`), `absorb(prev)`, then `tick(dt)`;
 - `release(mask)`: the rows whose flag is set leave (a side woke, or is gone), brought up
   to the clock now, with pair index `WOKEN` (the narrowphase finds their pair again, or the
   next diff separates it), as new rows; when most leave, the others come along marked
