@@ -325,7 +325,11 @@ class Physics:
         return count
 
     def step(self, dt: float | None = None) -> None:
-        """Run exactly one step of ``dt`` seconds (default: ``fixed_dt``)."""
+        """Run exactly one step of ``dt`` seconds (default: ``fixed_dt``).
+
+        The step runs in this physics' esper world: called while another world is current,
+        it switches to it and back (two of esper's ``switch_world``, a few microseconds: a
+        game steps the world that is current)."""
         if dt is None:
             if self.fixed_dt is None:
                 raise ValueError("dt must be given when fixed_dt is None")
