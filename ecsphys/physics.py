@@ -361,8 +361,7 @@ class Physics:
         if esper._dead_entities:  # (the world's deferred deletions; a set, usually empty)
             esper.clear_dead_entities()
         t = self.table
-        self._adopt.process()  # `_sync_bodies`, written out: every step pays these calls
-        self._response.reserve(t.n)
+        self._sync_bodies()
         if t.tilemaps:
             t.refresh_tilemaps()  # tiles dug or built since the last step
         forced = self._take_wakes() if t.wake_requests or t.wake_islands or (

@@ -120,9 +120,9 @@ def test_toi_circle_circle_is_exact(ca, ra, ma, cb, rb, mb) -> None:
 @settings(max_examples=500, deadline=None)
 @given(centre, radius, move, centre, radius, st.booleans())
 def test_toi_circle_circle_finds_nothing_for_a_centre_leaving(ca, ra, ma, cb, rb, touching):
-    # the slide skips these pairs without asking (systems/response.pyx, `_leaving`): a circle
-    # whose centre moves away from a resting circle's, or along its side, meets it never,
-    # whether they start apart, touching or overlapping
+    # circle_circle_toi answers these first, before any square root (geometry/impact.pxd):
+    # a circle whose centre moves away from a resting circle's, or along its side, meets it
+    # never, whether they start apart, touching or overlapping
     if touching:  # (start exactly touching, or overlapping, where most resting pairs are)
         d = math.dist(ca, cb)
         assume(d > 1e-6)

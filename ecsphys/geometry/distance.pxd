@@ -1,6 +1,8 @@
 # Distances between shapes (compiled): see distance.pyx for the guarantees.
 from .manifold cimport circles_contact
-from .shape_data cimport ECSPHYS_TOUCH_TOLERANCE, Body, CContact, CSeparation, Leaf, Store, leaf_at
+from .shape_data cimport (
+    ECSPHYS_TOUCH_TOLERANCE, Body, CContact, CSeparation, Leaf, Store, leaf_at,
+)
 from .vec cimport max2, unit
 
 # Separation of bodies a and b (exact distance and closest points when apart; distance 0

@@ -37,6 +37,8 @@ cdef inline bint circle_circle_toi(double cax, double cay, double ra, double max
     cdef double rs = ra + rb
     cdef double lim = rs + ECSPHYS_TOUCH_TOLERANCE
     cdef double dist, tt, qx, qy, q
+    if px * dx + py * dy >= 0.0:  # moving apart, along, or not at all: every branch below
+        return False              # says no (asked first: no square root for the many)
     if px * px + py * py <= lim * lim * (1.0 + 1e-12):  # near: the square root decides
         dist = norm(px, py)
         if dist <= lim:

@@ -98,7 +98,6 @@ class BroadphaseSystem(esper.Processor):
         self._ra: np.ndarray = np.zeros(0, dtype=np.int64)
         self._rb: np.ndarray = np.zeros(0, dtype=np.int64)
         self._pairs_version = -1
-        #: pairs whose boxes overlapped before the layer filter (diagnostics)
         self._layout: tuple[int, int, int] | None = None
         self._dyn = np.zeros(0, dtype=np.int64)
         self._all_layers_pass = True

@@ -101,8 +101,8 @@ from ..broadphase.boxindex cimport (
 from ..geometry.impact cimport circles_time_of_impact, time_of_impact
 from ..geometry.manifold cimport contact
 from ..geometry.shape_data cimport (
-    CIRCLE, COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, TILEMAP, Body, CContact, Leaf,
-    Store, TileGrid, grid_tile, leaf_at, store_of, tile_grid, tile_range,
+    CIRCLE, COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, TILEMAP, Body, CContact, Store,
+    TileGrid, grid_tile, store_of, tile_grid, tile_range,
 )
 from ..geometry.vec cimport max2, sq
 from ..state.carray cimport as_c, c_array
@@ -845,14 +845,6 @@ cdef inline bint immovable(const Ctx* c, int r) noexcept nogil:
     return c.rows.kind[r] == STATIC or c.rows.inv_mass[r] == 0.0 or c.rows.asleep[r]
 
 
-cdef inline bint _leaving(const Store* s, double cx, double cy, double mx, double my,
-                          const Body* bo) noexcept nogil:
-    """A circle centred at (cx, cy) moving by (mx, my) moves away from circle ``bo`` (at
-    rest) or along its side: ``circle_circle_toi``'s test, on the same values."""
-    cdef Leaf lb = leaf_at(s, bo.first)
-    return (cx - (bo.px + lb.cx)) * mx + (cy - (bo.py + lb.cy)) * my >= 0.0
-
-
 cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
                    int* pair, bint fixed_only=False, int skip=-1) noexcept nogil:
     """The first impact of row r moving by its rest against its neighbours where they are
@@ -875,16 +867,7 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     cdef int end = c.estart[r + 1]
     cdef int j
     cdef int found = 0
-    # a circle against a circle: `time_of_impact` finds no impact when r's centre moves
-    # away from the other's or along its side (the same product, computed as it computes
-    # it, decides there: `geometry.impact.circle_circle_toi`), so those are not asked
     cdef bint circle = br.kind == CIRCLE, met
-    cdef double cx = 0.0, cy = 0.0
-    cdef Leaf lo
-    if circle:
-        lo = leaf_at(&c.store, br.first)
-        cx = br.px + lo.cx
-        cy = br.py + lo.cy
     for j in range(e, end):  # the neighbours' lines fetched at once
         prefetch(&c.body[c.eother[j]])
         prefetch(&c.rows.one_way[2 * c.eother[j]])
@@ -898,10 +881,8 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
         bo = &c.body[j]
         if (j != skip and (not fixed_only or immovable(c, j))
                 and bo.px + bo.x0 <= x1 and x0 <= bo.px + bo.x1
-                and bo.py + bo.y0 <= y1 and y0 <= bo.py + bo.y1
-                and not (circle and bo.kind == CIRCLE and _leaving(&c.store, cx, cy, mx, my,
-                                                                   bo))):
-            if circle and bo.kind == CIRCLE:  # (inline: impact.pxd)
+                and bo.py + bo.y0 <= y1 and y0 <= bo.py + bo.y1):
+            if circle and bo.kind == CIRCLE:  # (inline: impact.pxd; a leaving pair is cheap)
                 met = circles_time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc)
             else:
                 met = time_of_impact(&c.store, br, mx, my, bo, 0.0, 0.0, &t, &cc)
