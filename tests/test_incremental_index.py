@@ -24,7 +24,7 @@ import pytest
 
 import ecsphys as ep
 from ecsphys.broadphase import BROADPHASES, BruteForce, Grid
-from ecsphys.systems.broadphase import FREE_ROW, REBUILD_MIN
+from ecsphys.systems.broadphase import FREE_ROW, REBUILD_MIN, StaticSlots
 
 _worlds = itertools.count()
 
@@ -498,3 +498,29 @@ def test_grid_cells_follow_boxes_far_away_and_back_many_times():
                 np.testing.assert_array_equal(g, w)
     assert grid.static_count == oracle.static_count
     assert grid.rebuilds == 1
+
+
+def test_static_slots_answer_like_a_dict_of_every_static():
+    """The entity -> static id map (a rebuild's ids searched, the changes since in a dict)
+    answers as a plain dict kept alongside, through puts and drops in any order, ids out of
+    row order, and entities never indexed."""
+    rng = np.random.default_rng(3)
+    ents = rng.permutation(np.arange(10, 4010, 3, dtype=np.int64))[:900]
+    slots = StaticSlots(ents)
+    ref = {int(e): j for j, e in enumerate(ents.tolist())}
+    free = []
+    for _ in range(3000):
+        e = int(rng.integers(0, 4100))
+        if e in ref and rng.random() < 0.5:
+            free.append(ref.pop(e))
+            del slots[e]
+        elif e not in ref:
+            ref[e] = free.pop() if free else len(ref) + len(free) + 1000
+            slots[e] = ref[e]
+        if rng.random() < 0.05:
+            ask = rng.integers(0, 4100, size=40).tolist()
+            assert slots.find(ask) == [ref.get(x) for x in ask]
+            assert len(slots) == len(ref)
+    ask = list(range(4100))
+    assert slots.find(ask) == [ref.get(x) for x in ask]
+    assert StaticSlots(np.zeros(0, dtype=np.int64)).find([0, 5]) == [None, None]

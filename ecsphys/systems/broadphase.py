@@ -81,6 +81,56 @@ def game_rules(
     return ra, rb
 
 
+class StaticSlots:
+    """Entity -> static id of the indexed statics: the ids a rebuild gave (its entities sorted
+    once, in C: a look-up is a binary search) and the changes since (a dict, a removed one
+    kept as -1). A single sleeper waking in a world of 50,000 costs a search, not a dict of
+    every sleeper."""
+
+    __slots__ = ("_changed", "_order", "_sorted", "_live")
+
+    def __init__(self, ents: np.ndarray) -> None:
+        """``ents[j]``: the entity of static id ``j`` (ids ``0 .. len(ents) - 1``)."""
+        self._order = np.argsort(ents, kind="stable")  # (rows ascending: nearly sorted)
+        self._sorted = ents[self._order]
+        self._changed: dict[int, int] = {}
+        self._live = len(ents)
+
+    def __len__(self) -> int:
+        return self._live
+
+    def find(self, ents: list[int]) -> list[int | None]:
+        """The static id of each entity in ``ents`` (None: not indexed)."""
+        out: list[int | None] = [None] * len(ents)
+        base: list[int] = []
+        changed = self._changed
+        for k, e in enumerate(ents):
+            slot = changed.get(e)
+            if slot is None:
+                base.append(k)
+            elif slot >= 0:
+                out[k] = slot
+        if base and len(self._sorted):
+            want = np.array([ents[k] for k in base], dtype=np.int64)
+            at = np.searchsorted(self._sorted, want)
+            at[at == len(self._sorted)] = 0
+            hit = self._sorted[at] == want
+            for k, ok, j in zip(base, hit.tolist(), self._order[at].tolist(), strict=True):
+                if ok:
+                    out[k] = j
+        return out
+
+    def __setitem__(self, entity: int, slot: int) -> None:
+        """``entity`` (not indexed) gets static id ``slot``."""
+        self._changed[entity] = slot
+        self._live += 1
+
+    def __delitem__(self, entity: int) -> None:
+        """``entity`` (indexed) leaves the index."""
+        self._changed[entity] = -1
+        self._live -= 1
+
+
 class BroadphaseSystem(esper.Processor):
     """Stage 2 of the step: candidate pairs for the narrowphase and the response."""
 
@@ -111,10 +161,7 @@ class BroadphaseSystem(esper.Processor):
         self._srow = np.full(16, FREE_ROW, dtype=np.int64)
         self._slo = np.full((16, 2), np.nan)
         self._shi = np.full((16, 2), np.nan)
-        # entity -> slot: made from the entities of a rebuild's slots when first needed (a
-        # rebuild after thousands of sleepers woke drops an array, not a dict of them)
-        self._slot_of: dict[int, int] | None = {}
-        self._slot_ents = np.zeros(0, dtype=np.int64)
+        self._slot_of = StaticSlots(np.zeros(0, dtype=np.int64))  # entity -> slot
         self._free: list[int] = []
         self._built = False
         self._incremental = callable(getattr(self.index, "update_static", None))
@@ -252,8 +299,7 @@ class BroadphaseSystem(esper.Processor):
         self._slo[m:] = np.nan
         self._shi[m:] = np.nan
         self._slots = m
-        self._slot_ents = t.entity[rows]
-        self._slot_of = None  # (made by `_slot_map` when first needed)
+        self._slot_of = StaticSlots(t.entity[rows])
         self._free = []
         self.index.set_static(self._slo[:m], self._shi[:m])
         self._built = True
@@ -267,15 +313,15 @@ class BroadphaseSystem(esper.Processor):
             self._rebuild_statics()
             return
         row_of, collides, kind, asleep = t.row_of, t.collides, t.kind, t.asleep
-        slot_of, free = self._slot_map(), self._free
+        slot_of, free = self._slot_of, self._free
         put_slots: list[int] = []
         put_rows: list[int] = []
         gone: list[int] = []
-        for e in sorted(dirty):  # (sorted: the same ids in every process)
+        ents = sorted(dirty)  # (sorted: the same ids in every process)
+        for e, slot in zip(ents, slot_of.find(ents), strict=True):
             row = row_of.get(e)
             now = row is not None and bool(collides[row]) and (
                 int(kind[row]) == _STATIC or bool(asleep[row]))
-            slot = slot_of.get(e)
             if slot is None:
                 if not now:
                     continue
@@ -338,14 +384,6 @@ class BroadphaseSystem(esper.Processor):
             self.index.remove_static(np.array(gone, dtype=np.int64))
         if len(slots) and not self.index.update_static(slots, lo, hi):
             self._rebuild_statics()  # a box beyond the grid's static cells
-
-    def _slot_map(self) -> dict[int, int]:
-        """Entity -> static id of the indexed statics (made from the last rebuild's slots
-        when first needed, then kept up to date by `_update_statics`)."""
-        if self._slot_of is None:
-            self._slot_of = dict(zip(self._slot_ents.tolist(), range(len(self._slot_ents)),
-                                     strict=True))
-        return self._slot_of
 
     def _learn_layout(self) -> None:
         """Dynamic rows in entity order, and the layer shortcut, for this layout (one
