@@ -14,14 +14,26 @@ difference: what waking costs in the step of the impact beyond the awake step (t
 the rock wakes are the whole pile, so an extra that grew with the pile would show as a
 difference that grows with N).
 
-    python -m benchmarks.bench_wake [--n 1000,10000] [--windows 40]
+Then one island among many (``--field``): ``N`` balls resting apart on a floor, each its own
+island, all asleep; a small rock falls on one of them. The step of its impact wakes that one
+ball: it is timed against the step before (the rock falling alone above the sleeping field),
+median over fresh fields. What the wake costs there should not grow with the sleepers it
+leaves asleep.
+
+    python -m benchmarks.bench_wake [--n 1000,10000] [--windows 40] [--field 1000,50000]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import statistics
+import time
+
+import esper
+
+import ecsphys as ep
 
 from . import scenes as S
 
@@ -78,10 +90,69 @@ def measure(n: int, windows: int, settle: float = S.SETTLE_S) -> dict[str, dict[
     return {kind: {s: statistics.median(v[s]) for s in STAGES} for kind, v in got.items()}
 
 
+_fields = itertools.count()
+
+
+def field_impact(n: int) -> tuple[float, float, int]:
+    """A fresh field of ``n`` sleeping balls and a rock dropped on the middle one: (ms of the
+    step of its impact, ms of the step before it, balls it woke)."""
+    world = f"bench-field-{next(_fields)}"
+    previous = esper.current_world
+    esper.switch_world(world)
+    try:
+        physics = ep.Physics(fixed_dt=S.DT, sleep_after=S.SLEEP_TIME)
+        ball, gravity = ep.Circle(0.5), (0.0, -9.8)
+        esper.create_entity(ep.Position(1.5 * n + 5.0, -1.0), ep.Collider(ep.STATIC),
+                            ep.Geometry(ep.Rect(3.0 * n + 20.0, 2.0)))
+        for i in range(n):
+            esper.create_entity(ep.Position(5.0 + 3.0 * i, 0.5), ep.Velocity(0.0, 0.0),
+                                ep.Collider(ep.ACTIVE), ep.Geometry(ball),
+                                ep.AccelerationMap(gravity=gravity))
+        for _ in range(60):
+            physics.step()
+        if physics.stats["sleeping"] != n:
+            raise RuntimeError(f"the field did not fall asleep: {physics.stats['sleeping']}")
+        esper.create_entity(ep.Position(5.0 + 3.0 * (n // 2), 1.8), ep.Velocity(0.0, -3.0),
+                            ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.4)),
+                            ep.AccelerationMap(gravity=gravity))
+        physics.step()
+        last = None
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(30):
+                t0 = time.perf_counter()
+                physics.step()
+                ms = (time.perf_counter() - t0) * 1e3
+                if physics.stats["sleeping"] < n:
+                    if last is None:
+                        raise RuntimeError("the rock struck in its first step")
+                    return ms, last, n - physics.stats["sleeping"]
+                last = ms
+        finally:
+            gc.enable()
+        raise RuntimeError("the rock woke nothing")
+    finally:
+        esper.switch_world(previous)
+        esper.delete_world(world)
+
+
+def measure_field(n: int, fields: int) -> dict[str, float]:
+    """Medians over ``fields`` fresh fields: ``impact`` and ``before`` (ms), ``woken``."""
+    got = [field_impact(n) for _ in range(fields)]
+    return {"impact": statistics.median(g[0] for g in got),
+            "before": statistics.median(g[1] for g in got),
+            "woken": statistics.median(g[2] for g in got)}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", default="1000,10000", help="pile sizes, comma separated")
     ap.add_argument("--windows", type=int, default=40, help="windows of each kind per size")
+    ap.add_argument("--field", default="1000,10000,50000",
+                    help="sleeping fields of separate balls (one woken), comma separated; "
+                    "empty: none")
+    ap.add_argument("--fields", type=int, default=9, help="fresh fields per size")
     args = ap.parse_args(argv)
     sizes = [int(x) for x in args.n.split(",")]
     print("ms of the step in which the rock strikes the pile (median of "
@@ -93,6 +164,15 @@ def main(argv: list[str] | None = None) -> None:
         for s in STAGES:
             a, b = m["asleep"][s], m["awake"][s]
             print(f"| {n} | {s} | {a:.3f} | {b:.3f} | {a - b:+.3f} |")
+    if args.field:
+        print()
+        print("ms of the step in which a rock wakes one ball of a sleeping field (median of "
+              f"{args.fields} fields)")
+        print("| N asleep | step of the impact | step before | balls woken |")
+        print("|---:|---:|---:|---:|")
+        for n in (int(x) for x in args.field.split(",")):
+            f = measure_field(n, args.fields)
+            print(f"| {n} | {f['impact']:.3f} | {f['before']:.3f} | {f['woken']:.0f} |")
 
 
 if __name__ == "__main__":

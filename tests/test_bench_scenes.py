@@ -394,3 +394,12 @@ def test_wake_bench_times_the_rock_on_a_sleeping_and_on_an_awake_pile():
     got = W.measure(50, 1, settle=8.0)
     assert set(got) == {"asleep", "awake"} and all(
         got[k]["step"] >= got[k]["response"] > 0 for k in got)
+
+
+def test_wake_bench_times_a_rock_waking_one_ball_of_a_sleeping_field():
+    from benchmarks import bench_wake as W
+
+    impact, before, woken = W.field_impact(40)  # raises unless asleep, struck and woken
+    assert woken == 1 and impact > 0 and before > 0
+    got = W.measure_field(30, 1)
+    assert got["woken"] == 1 and got["impact"] > 0

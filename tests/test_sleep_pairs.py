@@ -490,3 +490,83 @@ def test_advance_is_the_diff_the_absorb_and_the_tick_in_one_call():
         assert cur_a.array("present").tolist() == cur_b.array("present").tolist()
         assert (one.clock, one.count, len(one)) == (three.clock, three.count, len(three))
         assert _table(one.now()) == _table(three.now())
+
+
+def _random_dormant(rng, m, top=60):
+    """``m`` rows or so of random pairs ``a < b`` below ``top`` (some with several tiles), all
+    DORMANT, sorted by (key, tile), with their history."""
+    a = rng.integers(1, top - 1, m)
+    b = a + rng.integers(1, top // 2, m)
+    tile = np.where(rng.random(m) < 0.2, rng.integers(0, 3, m), -1)
+    keys = (a << 32) | b
+    order = np.lexsort((tile, keys))
+    keys, tile = keys[order], tile[order]
+    keep = np.ones(m, bool)
+    keep[1:] = (keys[1:] != keys[:-1]) | (tile[1:] != tile[:-1])
+    keys, tile = keys[keep], tile[keep]
+    rows = _rows(keys, np.full(len(keys), -1), rng, history=True)
+    cols = {name: rows.array(name) for name in _table(rows)}
+    cols["tile"] = tile
+    del cols["kept"]
+    return ContactRows.from_columns(len(keys), cols)
+
+
+def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
+    """`release_of` (binary searches by side a and side b, rows marked gone where they lie)
+    gives the rows and leaves the store exactly as `release` with the mask of the pairs of
+    those bodies, through ticks, new rows coming in, snapshots and most of the store
+    leaving at once."""
+    rng = np.random.default_rng(17)
+    for trial in range(40):
+        fast, slow = SleepingContacts(), SleepingContacts()
+        first = _random_dormant(rng, int(rng.integers(0, 120)))
+        fast.absorb(first)
+        slow.absorb(first)
+        for _ in range(12):
+            fast.tick(0.125)
+            slow.tick(0.125)
+            what = rng.random()
+            if what < 0.15:  # more pairs fall asleep
+                more = _random_dormant(rng, int(rng.integers(0, 30)))
+                have = set(slow.keys().tolist())
+                fresh = pick(more, np.isin(more.array("keys"), list(have)), False)
+                assert fast.absorb(fresh) == slow.absorb(fresh)
+            elif what < 0.25:  # a snapshot taken and restored
+                rows, clock, count = fast.state()
+                assert _table(rows) == _table(slow.state()[0])
+                fast = SleepingContacts()
+                fast.restore(rows, clock, count)
+            else:  # bodies wake (sometimes twice before the store is read whole)
+                if rng.random() < 0.5:
+                    woken = np.unique(rng.integers(0, 62, 3))
+                    out_fast = fast.release_of(woken)
+                    a, b = slow.ends()
+                    out_slow = slow.release(np.isin(a, woken) | np.isin(b, woken))
+                    assert len(fast) == len(slow) or out_slow.ndormant
+                    if out_slow is not None and out_slow.ndormant:
+                        slow.absorb(pick(out_slow, out_slow.array("index") == -1))
+                        slow.restore(*fast.state())
+                woken = np.unique(rng.integers(0, 62, int(rng.integers(0, 9 if trial % 4
+                                                                       else 40))))
+                a, b = slow.ends()
+                out_slow = slow.release(np.isin(a, woken) | np.isin(b, woken))
+                out_fast = fast.release_of(woken)
+                assert (out_fast is None) == (out_slow is None)
+                if out_fast is not None:
+                    if out_slow.ndormant:  # (most left: the rest came along DORMANT, and
+                        # the next absorb would bring them back; the fast store kept them)
+                        index = out_slow.array("index")
+                        assert _table(fast.now()) == _table(pick(out_slow, index == -1))
+                        out_slow = pick(out_slow, index == -2)
+                        slow.restore(*fast.state())
+                    assert _table(out_fast) == _table(out_slow)
+                    assert out_fast.ndormant == 0
+            assert len(fast) == len(slow)
+            assert _table(fast.now()) == _table(slow.now())
+            assert fast.keys().tolist() == slow.keys().tolist()
+    store = SleepingContacts()
+    store.absorb(_random_dormant(rng, 20))
+    for bad in ([3, 2], [4, 4], [-1], [2**31]):
+        with pytest.raises(ValueError, match="release_of: entities"):
+            store.release_of(np.array(bad, dtype=np.int64))
+    assert store.release_of(np.zeros(0, dtype=np.int64)) is None

@@ -459,3 +459,61 @@ def test_removing_a_filter_that_kept_two_sleepers_apart_pushes_them_apart():
     physics.filter_pair = None
     run(60)
     assert _depth(a, b) < TOL
+
+
+def _islands(name, full_path):
+    """A floor with 14 small stacks of balls (islands of one to three) far apart, and a
+    box; every event, contact and position recorded per step. ``full_path``: the contacts
+    follow each wake by looking at every sleeping row (the path a wake of most of the store
+    takes), not by the woken bodies' entities."""
+    physics = _world(name)
+    body(30, -0.5, ep.Rect(80, 1), ep.STATIC)
+    stacks = []
+    for i in range(14):
+        stacks.append([body(-5 + 5.0 * i, 0.5 + 1.0 * k, ep.Circle(0.5),
+                            g=9.8) for k in range(1 + i % 3)])
+    box = body(12, 0.5, ep.Rect(1, 1), g=9.8)
+    heard = []
+    physics.on_touch(lambda c: heard.append(("touch", c.a, c.b, c.steps)))
+    physics.on_separate(lambda c: heard.append(("separate", c.a, c.b, c.duration)))
+    physics.on_keep_touching(lambda c: heard.append(("keep", c.a, c.b, c.duration, c.steps)))
+    woke_calls = []
+    if full_path:
+        physics._step.woke = lambda t, rows_woken=None: physics._events.woke(t)
+    else:
+        woke = physics._events.woke
+        physics._step.woke = lambda t, rows_woken=None: (
+            woke_calls.append((len(rows_woken), len(physics._events.sleeping))),
+            woke(t, rows_woken))
+    return physics, stacks, box, heard, woke_calls
+
+
+def test_a_wake_of_a_few_islands_gives_their_contacts_back_as_a_look_at_every_row_does():
+    """Rocks dropped one after the other on sleeping stacks among many: each wakes its
+    stack's island and its contacts come back found by the woken bodies' entities; the
+    events (touch, separate, keep-touching with durations), contacts and positions are the
+    same, bit for bit, as when every sleeping row is looked at."""
+    logs = []
+    for full in (False, True):
+        physics, stacks, box, heard, calls = _islands(f"islands-{full}", full)
+        _settle(physics, [b for s in stacks for b in s] + [box])
+        log = []
+        for k, target in enumerate((3, 8, 4, 13, 8, 0)):
+            top = stacks[target][-1]
+            x, y = esper.component_for_entity(top, ep.Position).xy
+            body(x + 0.2 * (k % 2), y + 2.0, ep.Circle(0.4), vy=-6.0, g=9.8)
+            for _ in range(25):
+                heard.clear()
+                run(1)
+                log.append((tuple(heard), tuple(
+                    (c.a, c.b, c.normal, c.depth, c.point, c.duration, c.steps)
+                    for c in physics.contacts()),
+                    _positions([b for s in stacks for b in s]).tobytes(),
+                    physics.stats["sleeping"]))
+        logs.append(log)
+        if not full:  # the wakes were of a few bodies among many sleeping rows
+            assert len(calls) >= 6
+            assert all(8 * woken < rows for woken, rows in calls)
+    assert logs[0] == logs[1]
+    assert any(entry[3] < max(e[3] for e in logs[0]) for entry in logs[0])  # some woke
+    assert any(ev[0] == "separate" for entry in logs[0] for ev in entry[0])

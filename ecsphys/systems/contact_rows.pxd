@@ -57,3 +57,4 @@ cdef int diff_rows(ContactRows prev, ContactRows cur, const unsigned char* force
 
 cdef ContactRows merge_rows(ContactRows a, ContactRows b)
 cdef ContactRows pick_rows(ContactRows rows, const unsigned char* mask, bint want)
+cdef ContactRows take_rows(ContactRows rows, const int64_t* at, Py_ssize_t k)

@@ -320,11 +320,15 @@ class EventsSystem(esper.Processor):
         self.sleeping.tick(dt)
         self.steps += 1
 
-    def woke(self, table: BodyTable) -> None:
+    def woke(self, table: BodyTable, rows_woken: np.ndarray | None = None) -> None:
         """The table's sleep state changed (islands woke, a body left, a snapshot was
         restored, a step was put back): the last step's rows are marked again
         (`systems.sleep.dormant_rows`), and the sleeping contacts whose pair no longer
-        sleeps come back into them (and into the narrowphase's), marked `WOKEN`."""
+        sleeps come back into them (and into the narrowphase's), marked `WOKEN`.
+
+        ``rows_woken``: the change was only that these rows woke (the step's wake): their
+        contacts are found by entity (`SleepingContacts.release_of`), at a cost per body
+        woken, not per sleeping contact; a wake of most of the store reads every row."""
         rows = self._rows
         narrow = self.narrowphase
         dormant_rows(table, rows)
@@ -333,8 +337,11 @@ class EventsSystem(esper.Processor):
         store = self.sleeping
         if not len(store):
             return
-        a, b = store.ends()
-        woken = store.release(~still_pairs(table, a, b))
+        if rows_woken is not None and 8 * len(rows_woken) < len(store):
+            woken = store.release_of(np.unique(table.entity[rows_woken]))
+        else:
+            a, b = store.ends()
+            woken = store.release(~still_pairs(table, a, b))
         if woken is None:
             return
         merged = merge(rows, woken) if len(rows) else woken

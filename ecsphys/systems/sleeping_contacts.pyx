@@ -19,6 +19,11 @@ Guarantees:
   to the clock now, with pair index `WOKEN` (the narrowphase finds their pair again, or the
   next diff separates it), as new rows; when most leave, the others come along marked
   `DORMANT` and the next diff brings them back (no copy of the many);
+- `release_of(entities)`: the rows of the pairs with a side in ``entities`` (the bodies an
+  island's wake woke) leave, as `release` gives them, found by binary searches (the rows'
+  keys for the side a, an order of the rows by side b, made when the rows last changed) and
+  marked gone where they lie: a copy of the few, no pass over every row; the rows marked
+  gone leave for good when the store is next read whole (or when they are half of it);
 - `now()`: every row brought up to the clock now, pair index `DORMANT`, met in no impact
   (``toi`` inf, ``speed`` 0), kept; made once per state of the store and kept;
 - inside the store the ``toi`` column holds the ``clock`` at which a row came in and the
@@ -31,11 +36,15 @@ Guarantees:
 import numpy as np
 
 from libc.math cimport INFINITY
-from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+
+from ..broadphase.boxindex cimport Buf, buf_free, sort_keys
 
 from ..state.carray cimport as_c, c_array
-from .contact_rows cimport DORMANT, WOKEN, ContactRows, diff_rows, merge_rows, pick_rows
+from .contact_rows cimport (
+    DORMANT, WOKEN, ContactRows, diff_rows, merge_rows, pick_rows, take_rows,
+)
 
 cimport numpy as cnp
 
@@ -54,6 +63,12 @@ cdef class SleepingContacts:
     cdef int64_t _now_version
     cdef object _ends              # the rows' keys and sides as arrays, for ``_ends_version``
     cdef int64_t _ends_version
+    cdef unsigned char* gone       # per row: released by `release_of` since (NULL: none)
+    cdef Py_ssize_t ngone
+    cdef uint64_t* bkey            # the rows' b sides ascending (stable), and their rows:
+    cdef int64_t* bpos             # made for the rows of ``_b_version``
+    cdef int64_t _b_version
+    cdef Buf _sort_tmp
 
     def __cinit__(self):
         self.rows = _empty()
@@ -65,9 +80,59 @@ cdef class SleepingContacts:
         self._now_version = -1
         self._ends = None
         self._ends_version = -1
+        self.gone = NULL
+        self.ngone = 0
+        self.bkey = NULL
+        self.bpos = NULL
+        self._b_version = -1
+
+    def __dealloc__(self):
+        free(self.gone)
+        free(self.bkey)
+        free(self.bpos)
+        buf_free(&self._sort_tmp)
 
     def __len__(self):
-        return self.rows.n
+        return self.rows.n - self.ngone
+
+    cdef int _settle(self) except -1:
+        """The rows `release_of` marked gone leave for good (a pass over every row)."""
+        if not self.ngone:
+            return 0
+        self.rows = pick_rows(self.rows, self.gone, False)
+        self._forget_gone()
+        self.version += 1
+        self.rows_version += 1
+        self._b_order()
+        return 0
+
+    cdef void _forget_gone(self) noexcept:
+        free(self.gone)
+        self.gone = NULL
+        self.ngone = 0
+
+    cdef int _b_order(self) except -1:
+        """``bkey`` / ``bpos`` for the rows now (a radix sort, when the rows changed)."""
+        cdef Py_ssize_t q, n = self.rows.n
+        if self._b_version == self.rows_version:
+            return 0
+        free(self.bkey)
+        free(self.bpos)
+        self.bkey = <uint64_t*> malloc((n if n else 1) * sizeof(uint64_t))
+        self.bpos = <int64_t*> malloc((n if n else 1) * sizeof(int64_t))
+        if self.bkey == NULL or self.bpos == NULL:
+            free(self.bkey)
+            free(self.bpos)
+            self.bkey = NULL
+            self.bpos = NULL
+            raise MemoryError(f"sleeping contacts: cannot order {n} rows")
+        for q in range(n):
+            self.bkey[q] = <uint64_t> self.rows.eb[q]
+            self.bpos[q] = q
+        if sort_keys(self.bkey, self.bpos, n, &self._sort_tmp) < 0:
+            raise MemoryError(f"sleeping contacts: cannot order {n} rows")
+        self._b_version = self.rows_version
+        return 0
 
     def advance(self, ContactRows prev not None, ContactRows cur not None, double dt):
         """A step nobody listens to, in one call: ``cur``'s history from ``prev``
@@ -91,6 +156,7 @@ cdef class SleepingContacts:
         now; returns how many."""
         if not rows.ndormant:
             return 0
+        self._settle()
         if rows.n and not rows.history:
             raise ValueError("sleeping contacts: rows without their history cannot come in")
         cdef Py_ssize_t q, n = rows.n
@@ -114,6 +180,7 @@ cdef class SleepingContacts:
             self.rows.ndormant = 0
             self.version += 1
             self.rows_version += 1
+            self._b_order()  # (now, while the rows are copied anyway: not in a wake)
         return came.n
 
     def release(self, mask):
@@ -138,6 +205,7 @@ cdef class SleepingContacts:
         if 2 * leaving < count:
             out = pick_rows(self.rows, m, True)
             self.rows = pick_rows(self.rows, m, False)
+            self._b_order()
             self._up_to_now(out, WOKEN)
             return out
         out = self.rows  # (most of a pile woke: its rows, without a copy)
@@ -149,8 +217,104 @@ cdef class SleepingContacts:
         out.ndormant = count - leaving
         return out
 
+    def release_of(self, entities):
+        """The rows whose pair has a side in ``entities`` (int64, ascending, each once: the
+        bodies that woke) leave the store; returns them as `release` does (None: none). A
+        binary search per entity and side, and a copy of the rows that leave."""
+        cdef Py_ssize_t k = 0, i, j, q, lo, hi, mid, row, found = 0, cap, n = self.rows.n
+        arr = as_c(entities, b'i')
+        cdef const int64_t* w = <const int64_t*> c_array(arr, b'i', &k)
+        for i in range(k):
+            if (i and w[i] <= w[i - 1]) or not 0 <= w[i] < (<int64_t> 1) << 31:
+                raise ValueError("release_of: entities must be ascending, each once, in "
+                                 f"[0, 2**31), got {w[i]} at {i}")
+        if not k or not n - self.ngone:
+            return None
+        self._b_order()
+        cap = 4 * k + 16
+        cdef int64_t* at = <int64_t*> malloc(cap * sizeof(int64_t))
+        cdef int64_t* grown
+        cdef const int64_t* keys = self.rows.keys
+        cdef const int64_t* ea = self.rows.ea
+        cdef int64_t e, first
+        cdef ContactRows out
+        if at == NULL:
+            raise MemoryError(f"sleeping contacts: cannot release the rows of {k} bodies")
+        try:
+            for i in range(k):
+                e = w[i]
+                # side a: the rows whose key is e << 32 | b (keys ascending)
+                first = e << 32
+                lo = 0
+                hi = n
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if keys[mid] < first:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                for j in range(2):
+                    if j == 0:
+                        q = lo
+                    else:  # side b: the rows in order of their b side
+                        lo = 0
+                        hi = n
+                        while lo < hi:
+                            mid = (lo + hi) // 2
+                            if self.bkey[mid] < <uint64_t> e:
+                                lo = mid + 1
+                            else:
+                                hi = mid
+                        q = lo
+                    while q < n:
+                        if j == 0:
+                            if ea[q] != e:
+                                break
+                            row = q
+                        else:
+                            if self.bkey[q] != <uint64_t> e:
+                                break
+                            row = self.bpos[q]
+                        q += 1
+                        if self.gone != NULL and self.gone[row]:
+                            continue
+                        if found == cap:
+                            cap *= 2
+                            grown = <int64_t*> realloc(at, cap * sizeof(int64_t))
+                            if grown == NULL:
+                                raise MemoryError("sleeping contacts: cannot release rows")
+                            at = grown
+                        at[found] = row
+                        found += 1
+            if not found:
+                return None
+            if sort_keys(<uint64_t*> at, NULL, found, &self._sort_tmp) < 0:
+                raise MemoryError("sleeping contacts: cannot release rows")
+            j = 0
+            for i in range(found):  # (a row of two woken sides: found twice)
+                if j == 0 or at[i] != at[j - 1]:
+                    at[j] = at[i]
+                    j += 1
+            found = j
+            if self.gone == NULL:
+                self.gone = <unsigned char*> calloc(n, 1)
+                if self.gone == NULL:
+                    raise MemoryError(f"sleeping contacts: cannot mark {n} rows")
+            out = take_rows(self.rows, at, found)
+            for i in range(found):
+                self.gone[at[i]] = 1
+            self.ngone += found
+        finally:
+            free(at)
+        self._up_to_now(out, WOKEN)
+        self.version += 1
+        if 2 * self.ngone > n:
+            self._settle()
+        return out
+
     def now(self):
         """Every row brought up to the clock now (see the module notes)."""
+        self._settle()
         if self._now_version != self.version:
             out = pick_rows(self.rows, NULL, False) if self.rows.n else _empty()
             self._up_to_now(out, DORMANT)
@@ -168,6 +332,7 @@ cdef class SleepingContacts:
         return self._sides()[0]
 
     cdef tuple _sides(self):
+        self._settle()
         if self._ends_version != self.rows_version:
             self._ends = (self.rows.array("keys"), self.rows.array("a"), self.rows.array("b"))
             self._ends_version = self.rows_version
@@ -186,6 +351,7 @@ cdef class SleepingContacts:
         """``mask`` as a C-contiguous array of one byte flag per row (ValueError naming
         ``what`` otherwise); the caller keeps it while it reads the flags."""
         cdef Py_ssize_t count = 0
+        self._settle()
         arr = as_c(mask, b'b')
         c_array(arr, b'b', &count)
         if count != self.rows.n:
@@ -209,6 +375,7 @@ cdef class SleepingContacts:
     def state(self):
         """``(rows, clock, count)``: the stamped rows (a copy) and the clock, for a
         snapshot."""
+        self._settle()
         return (pick_rows(self.rows, NULL, False) if self.rows.n else _empty(),
                 self.clock, self.count)
 
@@ -217,14 +384,17 @@ cdef class SleepingContacts:
         `state.snapshot`) and the clock, as `state` gave them."""
         if rows.n and not rows.history:
             raise ValueError("sleeping contacts: rows without their history")
+        self._forget_gone()
         self.rows = rows
         self.clock = clock
         self.count = count
         self.version += 1
         self.rows_version += 1
+        self._b_order()
 
     def clear(self):
         """Forget every row (the clock goes on)."""
+        self._forget_gone()
         self.rows = _empty()
         self.version += 1
         self.rows_version += 1

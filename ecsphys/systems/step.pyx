@@ -151,8 +151,9 @@ cdef class Step:
     cdef readonly Py_ssize_t quiet_steps  # steps that were quiet (`quiet`), diagnostics
     cdef object _awake_arr      # the rows not asleep, ascending (while something sleeps) ...
     cdef tuple _awake_key       # ... for these layout, rows and sleep versions
-    #: ``woke(table)``: the contacts follow a change of the sleep state (the events'
-    #: `EventsSystem.woke`: sleeping pairs that woke come back into the last step's rows)
+    #: ``woke(table, rows_woken=None)``: the contacts follow a change of the sleep state (the
+    #: events' `EventsSystem.woke`: sleeping pairs that woke come back into the last step's
+    #: rows; ``rows_woken``: the change was only that these rows woke)
     cdef public object woke
 
     def __init__(self, table, broadphase, ResponseSystem response not None,
@@ -349,7 +350,7 @@ cdef class Step:
         while wake_marks(r, s, stage.pa, stage.pb, stage.npairs, self.wake_offset, fp, mp):
             woken = wake_islands(t, marked_islands(t, mark))
             if self.woke is not None:
-                self.woke(t)
+                self.woke(t, woken)
             mark[:] = 0
             integrate_listed(r, <const int64_t*> c_array(woken, b'i', &nr), nr, dt)
             bp.prepare()
