@@ -269,7 +269,7 @@ class Physics:
         statics = [e for e in t.wake_requests
                    if e in t.row_of and t.kind[t.row_of[e]] == 0] if keep_statics else []
         ev = self._events
-        forced = take_requests(t, self.separation_offset, ev.ends(), ev.woke)
+        forced = take_requests(t, self.separation_offset, ev.partners, ev.woke)
         t.wake_requests.update(statics)
         return forced
 

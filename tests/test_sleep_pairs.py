@@ -515,7 +515,7 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
     """`release_of` (binary searches by side a and side b, rows marked gone where they lie)
     gives the rows and leaves the store exactly as `release` with the mask of the pairs of
     those bodies, through ticks, new rows coming in, snapshots and most of the store
-    leaving at once."""
+    leaving at once; `partners_of` finds the other sides as the mask does."""
     rng = np.random.default_rng(17)
     for trial in range(40):
         fast, slow = SleepingContacts(), SleepingContacts()
@@ -549,6 +549,8 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
                 woken = np.unique(rng.integers(0, 62, int(rng.integers(0, 9 if trial % 4
                                                                        else 40))))
                 a, b = slow.ends()
+                want = np.concatenate((b[np.isin(a, woken)], a[np.isin(b, woken)]))
+                assert sorted(fast.partners_of(woken).tolist()) == sorted(want.tolist())
                 out_slow = slow.release(np.isin(a, woken) | np.isin(b, woken))
                 out_fast = fast.release_of(woken)
                 assert (out_fast is None) == (out_slow is None)
@@ -569,4 +571,7 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
     for bad in ([3, 2], [4, 4], [-1], [2**31]):
         with pytest.raises(ValueError, match="release_of: entities"):
             store.release_of(np.array(bad, dtype=np.int64))
+        with pytest.raises(ValueError, match="partners_of: entities"):
+            store.partners_of(np.array(bad, dtype=np.int64))
     assert store.release_of(np.zeros(0, dtype=np.int64)) is None
+    assert store.partners_of(np.zeros(0, dtype=np.int64)).tolist() == []

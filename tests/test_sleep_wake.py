@@ -462,14 +462,14 @@ def test_removing_a_filter_that_kept_two_sleepers_apart_pushes_them_apart():
 
 
 def _islands(name, full_path):
-    """A floor with 14 small stacks of balls (islands of one to three) far apart, and a
+    """A floor with 24 small stacks of balls (islands of one to three) far apart, and a
     box; every event, contact and position recorded per step. ``full_path``: the contacts
     follow each wake by looking at every sleeping row (the path a wake of most of the store
     takes), not by the woken bodies' entities."""
     physics = _world(name)
-    body(30, -0.5, ep.Rect(80, 1), ep.STATIC)
+    body(55, -0.5, ep.Rect(130, 1), ep.STATIC)
     stacks = []
-    for i in range(14):
+    for i in range(24):
         stacks.append([body(-5 + 5.0 * i, 0.5 + 1.0 * k, ep.Circle(0.5),
                             g=9.8) for k in range(1 + i % 3)])
     box = body(12, 0.5, ep.Rect(1, 1), g=9.8)
@@ -478,30 +478,54 @@ def _islands(name, full_path):
     physics.on_separate(lambda c: heard.append(("separate", c.a, c.b, c.duration)))
     physics.on_keep_touching(lambda c: heard.append(("keep", c.a, c.b, c.duration, c.steps)))
     woke_calls = []
+    ev = physics._events
+    woke = ev.woke
     if full_path:
-        physics._step.woke = lambda t, rows_woken=None: physics._events.woke(t)
+        def partners(entities):
+            out = [np.zeros(0, dtype=np.int64)]
+            for a, b in [(r.array("a"), r.array("b")) for r in (ev.narrowphase.rows,)
+                         if len(r)] + ([ev.sleeping.ends()] if len(ev.sleeping) else []):
+                out += [b[np.isin(a, entities)], a[np.isin(b, entities)]]
+            return np.concatenate(out)
+
+        physics._step.woke = lambda t, rows_woken=None: woke(t)
+        ev.woke = lambda t, rows_woken=None, gone=None: woke(t)
+        ev.partners = partners
     else:
-        woke = physics._events.woke
-        physics._step.woke = lambda t, rows_woken=None: (
-            woke_calls.append((len(rows_woken), len(physics._events.sleeping))),
-            woke(t, rows_woken))
+        def counted(t, rows_woken=None, gone=None):
+            woke_calls.append((len(rows_woken) + len(gone or ()), len(ev.sleeping)))
+            woke(t, rows_woken, gone)
+
+        physics._step.woke = counted
+        ev.woke = counted
     return physics, stacks, box, heard, woke_calls
 
 
 def test_a_wake_of_a_few_islands_gives_their_contacts_back_as_a_look_at_every_row_does():
-    """Rocks dropped one after the other on sleeping stacks among many: each wakes its
-    stack's island and its contacts come back found by the woken bodies' entities; the
-    events (touch, separate, keep-touching with durations), contacts and positions are the
-    same, bit for bit, as when every sleeping row is looked at."""
+    """Rocks dropped one after the other on sleeping stacks among many, then the game's
+    wake, Position and Velocity writes and a sleeper deleted: each wakes its stack's island
+    and its contacts come back found by the woken (or deleted) bodies' entities; the events
+    (touch, separate, keep-touching with durations), contacts and positions are the same,
+    bit for bit, as when every sleeping row is looked at."""
     logs = []
     for full in (False, True):
         physics, stacks, box, heard, calls = _islands(f"islands-{full}", full)
         _settle(physics, [b for s in stacks for b in s] + [box])
         log = []
-        for k, target in enumerate((3, 8, 4, 13, 8, 0)):
+        for k, target in enumerate((3, 8, 4, 13, 8, 0, 5, 10, 17, 20)):
             top = stacks[target][-1]
             x, y = esper.component_for_entity(top, ep.Position).xy
-            body(x + 0.2 * (k % 2), y + 2.0, ep.Circle(0.4), vy=-6.0, g=9.8)
+            if k < 6:  # a rock
+                body(x + 0.2 * (k % 2), y + 2.0, ep.Circle(0.4), vy=-6.0, g=9.8)
+            elif k == 6:  # the game's wakes and writes
+                physics.wake(top)
+            elif k == 7:
+                esper.component_for_entity(top, ep.Position).y = y + 0.3
+            elif k == 8:
+                esper.component_for_entity(top, ep.Velocity).x = 2.0
+            else:  # a sleeper deleted: the ones on it fall
+                assert physics.is_sleeping(stacks[target][0])
+                esper.delete_entity(stacks[target].pop(0), immediate=True)
             for _ in range(25):
                 heard.clear()
                 run(1)
@@ -512,8 +536,8 @@ def test_a_wake_of_a_few_islands_gives_their_contacts_back_as_a_look_at_every_ro
                     physics.stats["sleeping"]))
         logs.append(log)
         if not full:  # the wakes were of a few bodies among many sleeping rows
-            assert len(calls) >= 6
-            assert all(8 * woken < rows for woken, rows in calls)
+            assert len(calls) >= 10
+            assert all(8 * woken < rows for woken, rows in calls), calls
     assert logs[0] == logs[1]
     assert any(entry[3] < max(e[3] for e in logs[0]) for entry in logs[0])  # some woke
     assert any(ev[0] == "separate" for entry in logs[0] for ev in entry[0])

@@ -73,6 +73,10 @@ _ESPER_EVENT_NAMES = tuple(ESPER_NAMES.values())
 #: Below this many new entities, layers are looked up with the table's dict; above, vectorised.
 _DICT_LOOKUP_MAX = 128
 
+#: A side of a pair key (``a << 32 | b``) is below this: the entities the sleeping contacts
+#: look up by side (larger ones, never seen in practice, take the pass over every row).
+_KEY_SIDE = 1 << 31
+
 
 class _Pairs:
     """The touching pairs of one step as columns (sorted by key), with their history."""
@@ -320,15 +324,17 @@ class EventsSystem(esper.Processor):
         self.sleeping.tick(dt)
         self.steps += 1
 
-    def woke(self, table: BodyTable, rows_woken: np.ndarray | None = None) -> None:
+    def woke(self, table: BodyTable, rows_woken: np.ndarray | None = None,
+             gone: list[int] | None = None) -> None:
         """The table's sleep state changed (islands woke, a body left, a snapshot was
         restored, a step was put back): the last step's rows are marked again
         (`systems.sleep.dormant_rows`), and the sleeping contacts whose pair no longer
         sleeps come back into them (and into the narrowphase's), marked `WOKEN`.
 
-        ``rows_woken``: the change was only that these rows woke (the step's wake): their
-        contacts are found by entity (`SleepingContacts.release_of`), at a cost per body
-        woken, not per sleeping contact; a wake of most of the store reads every row."""
+        ``rows_woken`` (and ``gone``): the change was only that these rows woke (and these
+        entities left the table): their contacts are found by entity
+        (`SleepingContacts.release_of`), at a cost per body, not per sleeping contact; a
+        wake of most of the store reads every row."""
         rows = self._rows
         narrow = self.narrowphase
         dormant_rows(table, rows)
@@ -337,8 +343,12 @@ class EventsSystem(esper.Processor):
         store = self.sleeping
         if not len(store):
             return
-        if rows_woken is not None and 8 * len(rows_woken) < len(store):
-            woken = store.release_of(np.unique(table.entity[rows_woken]))
+        ents = None
+        if rows_woken is not None and 8 * (len(rows_woken) + len(gone or ())) < len(store):
+            ents = np.unique(np.concatenate((table.entity[rows_woken],
+                                             np.asarray(gone or (), dtype=np.int64))))
+        if ents is not None and (not len(ents) or (ents[0] >= 0 and ents[-1] < _KEY_SIDE)):
+            woken = store.release_of(ents)
         else:
             a, b = store.ends()
             woken = store.release(~still_pairs(table, a, b))
@@ -349,16 +359,24 @@ class EventsSystem(esper.Processor):
         if narrow is not None:
             narrow.rows = merged if narrow.rows is rows else merge(narrow.rows, woken)
 
-    def ends(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The entities of every touching pair: ``(a, b)`` arrays of the last step's rows and
-        of the sleeping contacts (where a wake request finds the partners of a body)."""
-        rows = self._rows
-        if self.narrowphase is not None:
-            rows = self.narrowphase.rows
-        out = [(rows.array("a"), rows.array("b"))] if len(rows) else []
-        if len(self.sleeping):
-            out.append(self.sleeping.ends())
-        return out
+    def partners(self, entities: np.ndarray) -> np.ndarray:
+        """The entities touching one of ``entities`` (int64, ascending, each once) after the
+        last step, as an array (repeats possible): in the last step's rows, and among the
+        sleeping contacts, found by entity when ``entities`` are few beside them."""
+        rows = self.narrowphase.rows if self.narrowphase is not None else self._rows
+        parts = [np.zeros(0, dtype=np.int64)]
+        if len(rows):
+            a, b = rows.array("a"), rows.array("b")
+            parts += [b[np.isin(a, entities)], a[np.isin(b, entities)]]
+        store = self.sleeping
+        if len(store):
+            if (8 * len(entities) < len(store) and len(entities)
+                    and entities[0] >= 0 and entities[-1] < _KEY_SIDE):
+                parts.append(store.partners_of(entities))
+            else:
+                a, b = store.ends()
+                parts += [b[np.isin(a, entities)], a[np.isin(b, entities)]]
+        return np.concatenate(parts)
 
     def all_rows(self, rows: ContactRows | None = None) -> ContactRows:
         """The last step's rows (or ``rows``: the narrowphase's, for ``contact_set``) and the

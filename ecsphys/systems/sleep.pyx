@@ -441,13 +441,15 @@ def marked_islands(table, mark) -> set:
     return set(table.island[: table.n][np.asarray(mark[: table.n], dtype=bool)].tolist())
 
 
-def take_requests(table, double offset, ends=(), woke=None):
+def take_requests(table, double offset, partners=None, woke=None):
     """Apply the table's wake requests (see the module comment) and clear them; returns the
     ``forced`` flags (a uint8 array over the rows: the STATIC bodies the game changed, which
     wake the sleepers within ``offset`` of them in the step), or None when there is none.
-    ``ends``: the last step's contacts as ``(a, b)`` arrays of entities (the step's rows,
-    the sleeping contacts), where the partners of a requested body are found; ``woke(table)``
-    is called after any request (the contacts follow the sleep state)."""
+    ``partners(entities)``: the entities touching the requested bodies after the last step
+    (`EventsSystem.partners`), whose islands wake; ``woke(table, rows_woken, gone)`` is
+    called after any request with the rows woken and the requested entities no longer in
+    the table (the contacts follow the sleep state; `EventsSystem.woke`), or ``woke(table)``
+    when the last sleeper left."""
     ids = set(table.wake_islands)
     requested = table.wake_requests
     table.wake_islands = set()
@@ -471,23 +473,19 @@ def take_requests(table, double offset, ends=(), woke=None):
             if forced is None:
                 forced = np.zeros(max(n, 1), dtype=np.uint8)
             forced[row] = 1
-    if requested:
+    if requested and partners is not None:
         # the sleepers that touched a requested body (one deleted, moved, re-shaped...)
-        req = np.fromiter(requested, dtype=np.int64, count=len(requested))
-        for ea, eb in ends:
-            if not len(ea):
-                continue
-            partners = np.concatenate((eb[np.isin(ea, req)], ea[np.isin(eb, req)]))
-            for e in partners.tolist():
-                row = row_of.get(e)
-                if row is not None and asleep[row]:
-                    ids.add(int(table.island[row]))
+        req = np.unique(np.fromiter(requested, dtype=np.int64, count=len(requested)))
+        for e in partners(req).tolist():
+            row = row_of.get(e)
+            if row is not None and asleep[row]:
+                ids.add(int(table.island[row]))
     if table.tile_regions:
         ids.update(_near_tiles(table, offset))
-    if ids:
-        wake_islands(table, ids)
+    woken = wake_islands(table, ids) if ids else np.zeros(0, dtype=np.int64)
     if woke is not None and (ids or requested):
-        woke(table)  # (a removed body's rows end too)
+        # (a removed body's rows end too)
+        woke(table, woken, sorted(e for e in requested if e not in row_of))
     return forced
 
 

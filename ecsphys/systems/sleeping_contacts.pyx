@@ -20,10 +20,11 @@ Guarantees:
   next diff separates it), as new rows; when most leave, the others come along marked
   `DORMANT` and the next diff brings them back (no copy of the many);
 - `release_of(entities)`: the rows of the pairs with a side in ``entities`` (the bodies an
-  island's wake woke) leave, as `release` gives them, found by binary searches (the rows'
+  island's wake woke, or that left) leave, as `release` gives them, found by binary searches (the rows'
   keys for the side a, an order of the rows by side b, made when the rows last changed) and
   marked gone where they lie: a copy of the few, no pass over every row; the rows marked
   gone leave for good when the store is next read whole (or when they are half of it);
+  `partners_of(entities)` finds the sleeping bodies touching them the same way;
 - `now()`: every row brought up to the clock now, pair index `DORMANT`, met in no impact
   (``toi`` inf, ``speed`` 0), kept; made once per state of the store and kept;
 - inside the store the ``toi`` column holds the ``clock`` at which a row came in and the
@@ -217,19 +218,20 @@ cdef class SleepingContacts:
         out.ndormant = count - leaving
         return out
 
-    def release_of(self, entities):
-        """The rows whose pair has a side in ``entities`` (int64, ascending, each once: the
-        bodies that woke) leave the store; returns them as `release` does (None: none). A
-        binary search per entity and side, and a copy of the rows that leave."""
+    cdef Py_ssize_t _rows_of(self, entities, str what, int64_t** at_out) except -1:
+        """The positions (ascending, each once, not gone) of the rows whose pair has a side
+        in ``entities`` (int64, ascending, each once) into ``*at_out`` (malloc'd: the caller
+        frees it; NULL when none): a binary search per entity and side."""
         cdef Py_ssize_t k = 0, i, j, q, lo, hi, mid, row, found = 0, cap, n = self.rows.n
         arr = as_c(entities, b'i')
         cdef const int64_t* w = <const int64_t*> c_array(arr, b'i', &k)
         for i in range(k):
             if (i and w[i] <= w[i - 1]) or not 0 <= w[i] < (<int64_t> 1) << 31:
-                raise ValueError("release_of: entities must be ascending, each once, in "
+                raise ValueError(f"{what}: entities must be ascending, each once, in "
                                  f"[0, 2**31), got {w[i]} at {i}")
+        at_out[0] = NULL
         if not k or not n - self.ngone:
-            return None
+            return 0
         self._b_order()
         cap = 4 * k + 16
         cdef int64_t* at = <int64_t*> malloc(cap * sizeof(int64_t))
@@ -237,9 +239,8 @@ cdef class SleepingContacts:
         cdef const int64_t* keys = self.rows.keys
         cdef const int64_t* ea = self.rows.ea
         cdef int64_t e, first
-        cdef ContactRows out
         if at == NULL:
-            raise MemoryError(f"sleeping contacts: cannot release the rows of {k} bodies")
+            raise MemoryError(f"sleeping contacts: cannot find the rows of {k} bodies")
         try:
             for i in range(k):
                 e = w[i]
@@ -282,20 +283,37 @@ cdef class SleepingContacts:
                             cap *= 2
                             grown = <int64_t*> realloc(at, cap * sizeof(int64_t))
                             if grown == NULL:
-                                raise MemoryError("sleeping contacts: cannot release rows")
+                                raise MemoryError("sleeping contacts: cannot find rows")
                             at = grown
                         at[found] = row
                         found += 1
-            if not found:
-                return None
             if sort_keys(<uint64_t*> at, NULL, found, &self._sort_tmp) < 0:
-                raise MemoryError("sleeping contacts: cannot release rows")
+                raise MemoryError("sleeping contacts: cannot find rows")
             j = 0
-            for i in range(found):  # (a row of two woken sides: found twice)
+            for i in range(found):  # (a row of two of the entities: found twice)
                 if j == 0 or at[i] != at[j - 1]:
                     at[j] = at[i]
                     j += 1
-            found = j
+        except BaseException:
+            free(at)
+            raise
+        if not j:
+            free(at)
+            return 0
+        at_out[0] = at
+        return j
+
+    def release_of(self, entities):
+        """The rows whose pair has a side in ``entities`` (int64, ascending, each once: the
+        bodies that woke, or left) leave the store; returns them as `release` does (None:
+        none). A binary search per entity and side, and a copy of the rows that leave."""
+        cdef int64_t* at = NULL
+        cdef Py_ssize_t i, found = self._rows_of(entities, "release_of", &at)
+        cdef Py_ssize_t n = self.rows.n
+        cdef ContactRows out
+        if not found:
+            return None
+        try:
             if self.gone == NULL:
                 self.gone = <unsigned char*> calloc(n, 1)
                 if self.gone == NULL:
@@ -311,6 +329,32 @@ cdef class SleepingContacts:
         if 2 * self.ngone > n:
             self._settle()
         return out
+
+    def partners_of(self, entities):
+        """For every row whose pair has a side in ``entities`` (int64, ascending, each once):
+        the other side of each side among them, as an int64 array (rows in order, side a's
+        partner first; an entity may repeat): the sleeping bodies touching them, found
+        without a pass over every row."""
+        cdef int64_t* at = NULL
+        cdef Py_ssize_t i, found = self._rows_of(entities, "partners_of", &at), m = 0, k = 0
+        arr = as_c(entities, b'i')  # (held while w is read)
+        cdef const int64_t* w = <const int64_t*> c_array(arr, b'i', &k)
+        out = np.empty(2 * found, dtype=np.int64)
+        cdef int64_t[::1] o = out
+        cdef int64_t a, b
+        try:
+            for i in range(found):
+                a = self.rows.ea[at[i]]
+                b = self.rows.eb[at[i]]
+                if _among(w, k, a):
+                    o[m] = b
+                    m += 1
+                if _among(w, k, b):
+                    o[m] = a
+                    m += 1
+        finally:
+            free(at)
+        return out[:m]
 
     def now(self):
         """Every row brought up to the clock now (see the module notes)."""
@@ -398,6 +442,18 @@ cdef class SleepingContacts:
         self.rows = _empty()
         self.version += 1
         self.rows_version += 1
+
+
+cdef inline bint _among(const int64_t* w, Py_ssize_t k, int64_t e) noexcept:
+    """``e`` is one of the ascending ``w[0 .. k-1]`` (a binary search)."""
+    cdef Py_ssize_t lo = 0, hi = k, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if w[mid] < e:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < k and w[lo] == e
 
 
 cdef ContactRows _empty():
