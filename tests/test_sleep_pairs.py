@@ -575,3 +575,11 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
             store.partners_of(np.array(bad, dtype=np.int64))
     assert store.release_of(np.zeros(0, dtype=np.int64)) is None
     assert store.partners_of(np.zeros(0, dtype=np.int64)).tolist() == []
+    # nothing sleeps any more: every row, as the mask of every row gives them (some gone)
+    store.tick(0.5)
+    store.release_of(np.unique(store.ends()[0])[:2])
+    twin = SleepingContacts()
+    twin.restore(*store.state())
+    every = store.release_all()
+    assert _table(every) == _table(twin.release(np.ones(len(twin), bool)))
+    assert len(store) == 0 and store.release_all() is None

@@ -347,7 +347,9 @@ class EventsSystem(esper.Processor):
         if rows_woken is not None and 8 * (len(rows_woken) + len(gone or ())) < len(store):
             ents = np.unique(np.concatenate((table.entity[rows_woken],
                                              np.asarray(gone or (), dtype=np.int64))))
-        if ents is not None and (not len(ents) or (ents[0] >= 0 and ents[-1] < _KEY_SIDE)):
+        if not table.sleepers:  # (a pile woke whole: every sleeping pair ends)
+            woken = store.release_all()
+        elif ents is not None and (not len(ents) or (ents[0] >= 0 and ents[-1] < _KEY_SIDE)):
             woken = store.release_of(ents)
         else:
             a, b = store.ends()

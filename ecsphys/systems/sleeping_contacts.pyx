@@ -25,6 +25,7 @@ Guarantees:
   marked gone where they lie: a copy of the few, no pass over every row; the rows marked
   gone leave for good when the store is next read whole (or when they are half of it);
   `partners_of(entities)` finds the sleeping bodies touching them the same way;
+  `release_all()` gives every row back when nothing sleeps any more (no mask);
 - `now()`: every row brought up to the clock now, pair index `DORMANT`, met in no impact
   (``toi`` inf, ``speed`` 0), kept; made once per state of the store and kept;
 - inside the store the ``toi`` column holds the ``clock`` at which a row came in and the
@@ -216,6 +217,20 @@ cdef class SleepingContacts:
             if not m[q]:
                 out.index[q] = DORMANT
         out.ndormant = count - leaving
+        return out
+
+    def release_all(self):
+        """Every row leaves (nothing sleeps any more): `release` with every flag set, without
+        a mask (None: the store was empty)."""
+        cdef Py_ssize_t count = self.rows.n - self.ngone
+        if not count:
+            return None
+        self._settle()
+        cdef ContactRows out = self.rows
+        self.rows = _empty()
+        self.version += 1
+        self.rows_version += 1
+        self._up_to_now(out, WOKEN)
         return out
 
     cdef Py_ssize_t _rows_of(self, entities, str what, int64_t** at_out) except -1:
