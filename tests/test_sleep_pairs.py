@@ -515,7 +515,8 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
     """`release_of` (binary searches by side a and side b, rows marked gone where they lie)
     gives the rows and leaves the store exactly as `release` with the mask of the pairs of
     those bodies, through ticks, new rows coming in, snapshots and most of the store
-    leaving at once; `partners_of` finds the other sides as the mask does."""
+    leaving at once; `partners_of` finds the other sides and `now_for` reads their rows as
+    the mask does."""
     rng = np.random.default_rng(17)
     for trial in range(40):
         fast, slow = SleepingContacts(), SleepingContacts()
@@ -551,6 +552,8 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
                 a, b = slow.ends()
                 want = np.concatenate((b[np.isin(a, woken)], a[np.isin(b, woken)]))
                 assert sorted(fast.partners_of(woken).tolist()) == sorted(want.tolist())
+                assert _table(fast.now_for(woken)) == _table(
+                    slow.now_of(np.isin(a, woken) | np.isin(b, woken)))
                 out_slow = slow.release(np.isin(a, woken) | np.isin(b, woken))
                 out_fast = fast.release_of(woken)
                 assert (out_fast is None) == (out_slow is None)
@@ -573,6 +576,8 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
             store.release_of(np.array(bad, dtype=np.int64))
         with pytest.raises(ValueError, match="partners_of: entities"):
             store.partners_of(np.array(bad, dtype=np.int64))
+        with pytest.raises(ValueError, match="now_for: entities"):
+            store.now_for(np.array(bad, dtype=np.int64))
     assert store.release_of(np.zeros(0, dtype=np.int64)) is None
     assert store.partners_of(np.zeros(0, dtype=np.int64)).tolist() == []
     # nothing sleeps any more: every row, as the mask of every row gives them (some gone)

@@ -491,11 +491,20 @@ class EventsSystem(esper.Processor):
                 e.entity is None for e in entries):
             return self.all_rows()
         wanted = np.array(sorted({e.entity for e in entries}), dtype=np.int64)
-        a, b = self.sleeping.ends()
-        mine = np.isin(a, wanted) | np.isin(b, wanted)
-        if not mine.any():
+        mine = self._sleeping_of(wanted)
+        if not len(mine):
             return cur
-        return merge(cur, self.sleeping.now_of(mine))
+        return merge(cur, mine)
+
+    def _sleeping_of(self, entities: np.ndarray) -> ContactRows:
+        """The sleeping contacts of ``entities`` (int64, ascending, each once), brought up to
+        now: found by entity (`SleepingContacts.now_for`), or, for ids beyond a key's side,
+        by a look at every row."""
+        store = self.sleeping
+        if len(entities) and (entities[0] < 0 or entities[-1] >= _KEY_SIDE):
+            a, b = store.ends()
+            return store.now_of(np.isin(a, entities) | np.isin(b, entities))
+        return store.now_for(entities)
 
     def _heard(self, event: str) -> bool:
         """Whether anybody (esper's bus or a handler) receives ``event``."""
@@ -564,9 +573,9 @@ class EventsSystem(esper.Processor):
         p = _Pairs.of(self._rows)
         parts = [p.b[p.a == entity], p.a[p.b == entity]]
         if len(self.sleeping):
-            a, b = self.sleeping.ends()
-            parts += [b[a == entity], a[b == entity]]
-        return [int(e) for e in np.unique(np.concatenate(parts))]
+            mine = self._sleeping_of(np.array([entity], dtype=np.int64))
+            parts += [mine.array("b"), mine.array("a")]
+        return [int(e) for e in np.unique(np.concatenate(parts)) if e != entity]
 
     def contacts(self) -> list[BodyContact]:
         """Every touching pair after the last step, sorted by ``(a, b)``, with durations."""
@@ -580,10 +589,9 @@ class EventsSystem(esper.Processor):
         p = _Pairs.of(rows)
         mine = (p.a == entity) | (p.b == entity)
         if len(self.sleeping):
-            a, b = self.sleeping.ends()
-            asleep = (a == entity) | (b == entity)
-            if asleep.any():
-                both = merge(pick(rows, mine), self.sleeping.now_of(asleep))
+            asleep = self._sleeping_of(np.array([entity], dtype=np.int64))
+            if len(asleep):
+                both = merge(pick(rows, mine), asleep)
                 return self._contacts(_Pairs.of(both), np.ones(len(both), dtype=np.bool_))
         return self._contacts(p, mine)
 

@@ -25,7 +25,8 @@ Guarantees:
   marked gone where they lie: a copy of the few, no pass over every row; the rows marked
   gone leave for good when the store is next read whole (or when they are half of it);
   `partners_of(entities)` finds the sleeping bodies touching them the same way;
-  `release_all()` gives every row back when nothing sleeps any more (no mask);
+  `release_all()` gives every row back when nothing sleeps any more (no mask); `now_for`
+  reads the rows of a few bodies the same way, brought up to now (one body's polls);
 - `now()`: every row brought up to the clock now, pair index `DORMANT`, met in no impact
   (``toi`` inf, ``speed`` 0), kept; made once per state of the store and kept;
 - inside the store the ``toi`` column holds the ``clock`` at which a row came in and the
@@ -403,6 +404,22 @@ cdef class SleepingContacts:
         arr = self._mask(mask, "now_of")
         cdef ContactRows out = pick_rows(
             self.rows, <const unsigned char*> cnp.PyArray_DATA(arr), True)
+        self._up_to_now(out, DORMANT)
+        return out
+
+    def now_for(self, entities):
+        """The rows whose pair has a side in ``entities`` (int64, ascending, each once),
+        brought up to the clock now like `now`: found by entity (`release_of`'s searches),
+        kept in the store."""
+        cdef int64_t* at = NULL
+        cdef Py_ssize_t found = self._rows_of(entities, "now_for", &at)
+        cdef ContactRows out
+        if not found:
+            return _empty()
+        try:
+            out = take_rows(self.rows, at, found)
+        finally:
+            free(at)
         self._up_to_now(out, DORMANT)
         return out
 
