@@ -483,7 +483,7 @@ cdef ContactRows pick_rows(ContactRows rows, const unsigned char* mask, bint wan
     in order, as new rows with the history if ``rows`` have it (``deepest`` and ``tested``
     kept as they were)."""
     cdef ContactRows out = ContactRows()
-    cdef Py_ssize_t i = 0, o = 0, k, q
+    cdef Py_ssize_t i = 0, o = 0, k
     out.reserve(rows.n)
     want = want != 0
     while i < rows.n:
@@ -498,13 +498,7 @@ cdef ContactRows pick_rows(ContactRows rows, const unsigned char* mask, bint wan
             i += k
         else:
             i += 1
-    out.n = o
-    out.history = rows.history
-    out.deepest = rows.deepest
-    out.tested = rows.tested
-    for q in range(o):
-        out.ndormant += out.index[q] == DORMANT
-    return out
+    return _picked(rows, out, o)
 
 
 cdef ContactRows take_rows(ContactRows rows, const int64_t* at, Py_ssize_t k):
@@ -518,12 +512,19 @@ cdef ContactRows take_rows(ContactRows rows, const int64_t* at, Py_ssize_t k):
         _copy_run(rows, at[o], out, o, 1)
         if rows.history:
             _copy_history(rows, at[o], out, o, 1)
-    out.n = k
+    return _picked(rows, out, k)
+
+
+cdef ContactRows _picked(ContactRows rows, ContactRows out, Py_ssize_t n):
+    """``out``, the first ``n`` rows copied from ``rows``, finished: its count, the history
+    flag, ``deepest`` and ``tested`` as ``rows`` had them, and its DORMANT rows counted."""
+    cdef Py_ssize_t q
+    out.n = n
     out.history = rows.history
     out.deepest = rows.deepest
     out.tested = rows.tested
-    for o in range(k):
-        out.ndormant += out.index[o] == DORMANT
+    for q in range(n):
+        out.ndormant += out.index[q] == DORMANT
     return out
 
 

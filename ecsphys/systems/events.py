@@ -366,18 +366,17 @@ class EventsSystem(esper.Processor):
         last step, as an array (repeats possible): in the last step's rows, and among the
         sleeping contacts, found by entity when ``entities`` are few beside them."""
         rows = self.narrowphase.rows if self.narrowphase is not None else self._rows
+        sides = [(rows.array("a"), rows.array("b"))] if len(rows) else []
         parts = [np.zeros(0, dtype=np.int64)]
-        if len(rows):
-            a, b = rows.array("a"), rows.array("b")
-            parts += [b[np.isin(a, entities)], a[np.isin(b, entities)]]
         store = self.sleeping
         if len(store):
             if (8 * len(entities) < len(store) and len(entities)
                     and entities[0] >= 0 and entities[-1] < _KEY_SIDE):
                 parts.append(store.partners_of(entities))
             else:
-                a, b = store.ends()
-                parts += [b[np.isin(a, entities)], a[np.isin(b, entities)]]
+                sides.append(store.ends())
+        for a, b in sides:
+            parts += [b[np.isin(a, entities)], a[np.isin(b, entities)]]
         return np.concatenate(parts)
 
     def all_rows(self, rows: ContactRows | None = None) -> ContactRows:

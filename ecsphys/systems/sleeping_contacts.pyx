@@ -194,8 +194,8 @@ cdef class SleepingContacts:
         is not set come along marked `DORMANT` (``ndormant``), so the next diff counts them
         present and brings them back (`absorb`), a copy of the few rather than of the
         many."""
+        arr = self._mask(mask, "release")  # (the rows marked gone leave first)
         cdef Py_ssize_t count = self.rows.n
-        arr = self._mask(mask, "release")
         cdef const unsigned char* m = <const unsigned char*> cnp.PyArray_DATA(arr)
         cdef Py_ssize_t q, leaving = 0
         for q in range(count):
@@ -203,42 +203,44 @@ cdef class SleepingContacts:
         if not leaving:
             return None
         cdef ContactRows out
-        self.version += 1
-        self.rows_version += 1
         if 2 * leaving < count:
+            self.version += 1
+            self.rows_version += 1
             out = pick_rows(self.rows, m, True)
             self.rows = pick_rows(self.rows, m, False)
             self._b_order()
             self._up_to_now(out, WOKEN)
             return out
-        out = self.rows  # (most of a pile woke: its rows, without a copy)
-        self.rows = _empty()
-        self._up_to_now(out, WOKEN)
-        for q in range(count):
-            if not m[q]:
-                out.index[q] = DORMANT
-        out.ndormant = count - leaving
-        return out
+        return self._hand_all(m)  # (most of a pile woke: its rows, without a copy)
 
     def release_all(self):
         """Every row leaves (nothing sleeps any more): `release` with every flag set, without
         a mask (None: the store was empty)."""
-        cdef Py_ssize_t count = self.rows.n - self.ngone
-        if not count:
-            return None
         self._settle()
+        return self._hand_all(NULL) if self.rows.n else None
+
+    cdef ContactRows _hand_all(self, const unsigned char* m):
+        """Every row leaves the store without a copy, brought up to now as `WOKEN`, but for
+        those whose flag in ``m`` is not set (``m`` NULL: every flag set), which come along
+        marked `DORMANT` for the next diff to bring back."""
         cdef ContactRows out = self.rows
+        cdef Py_ssize_t q
         self.rows = _empty()
         self.version += 1
         self.rows_version += 1
         self._up_to_now(out, WOKEN)
+        if m != NULL:
+            for q in range(out.n):
+                if not m[q]:
+                    out.index[q] = DORMANT
+                    out.ndormant += 1
         return out
 
     cdef Py_ssize_t _rows_of(self, entities, str what, int64_t** at_out) except -1:
         """The positions (ascending, each once, not gone) of the rows whose pair has a side
         in ``entities`` (int64, ascending, each once) into ``*at_out`` (malloc'd: the caller
         frees it; NULL when none): a binary search per entity and side."""
-        cdef Py_ssize_t k = 0, i, j, q, lo, hi, mid, row, found = 0, cap, n = self.rows.n
+        cdef Py_ssize_t k = 0, i, j, q, row, found = 0, cap, n = self.rows.n
         arr = as_c(entities, b'i')
         cdef const int64_t* w = <const int64_t*> c_array(arr, b'i', &k)
         for i in range(k):
@@ -254,35 +256,17 @@ cdef class SleepingContacts:
         cdef int64_t* grown
         cdef const int64_t* keys = self.rows.keys
         cdef const int64_t* ea = self.rows.ea
-        cdef int64_t e, first
+        cdef int64_t e
         if at == NULL:
             raise MemoryError(f"sleeping contacts: cannot find the rows of {k} bodies")
         try:
             for i in range(k):
                 e = w[i]
-                # side a: the rows whose key is e << 32 | b (keys ascending)
-                first = e << 32
-                lo = 0
-                hi = n
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if keys[mid] < first:
-                        lo = mid + 1
-                    else:
-                        hi = mid
                 for j in range(2):
-                    if j == 0:
-                        q = lo
-                    else:  # side b: the rows in order of their b side
-                        lo = 0
-                        hi = n
-                        while lo < hi:
-                            mid = (lo + hi) // 2
-                            if self.bkey[mid] < <uint64_t> e:
-                                lo = mid + 1
-                            else:
-                                hi = mid
-                        q = lo
+                    if j == 0:  # side a: the rows whose key is e << 32 | b (keys ascending)
+                        q = _first_at_least(keys, n, e << 32)
+                    else:  # side b: the rows in order of their b side (below 2**31: the
+                        q = _first_at_least(<const int64_t*> self.bkey, n, e)  # same order)
                     while q < n:
                         if j == 0:
                             if ea[q] != e:
@@ -476,15 +460,21 @@ cdef class SleepingContacts:
         self.rows_version += 1
 
 
-cdef inline bint _among(const int64_t* w, Py_ssize_t k, int64_t e) noexcept:
-    """``e`` is one of the ascending ``w[0 .. k-1]`` (a binary search)."""
-    cdef Py_ssize_t lo = 0, hi = k, mid
+cdef inline Py_ssize_t _first_at_least(const int64_t* v, Py_ssize_t n, int64_t x) noexcept:
+    """The first index of ascending ``v[0 .. n-1]`` whose value is >= ``x`` (n: none)."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
     while lo < hi:
         mid = (lo + hi) // 2
-        if w[mid] < e:
+        if v[mid] < x:
             lo = mid + 1
         else:
             hi = mid
+    return lo
+
+
+cdef inline bint _among(const int64_t* w, Py_ssize_t k, int64_t e) noexcept:
+    """``e`` is one of the ascending ``w[0 .. k-1]`` (a binary search)."""
+    cdef Py_ssize_t lo = _first_at_least(w, k, e)
     return lo < k and w[lo] == e
 
 
