@@ -138,3 +138,77 @@ def test_work_memory_reused_across_calls_of_any_size(make):
     bp.set_static(slo, shi)
     for k in (3000, 40, 0, 1, 2500, 3000):
         assert_matches_brute(bp, lo[:k], hi[:k], slo, shi)
+
+
+@pytest.fixture
+def small_tests():
+    """Sets the grid's threshold for testing every pair; puts it back after the test."""
+    from ecsphys.broadphase import grid as grid_module
+
+    before = grid_module.small_tests()
+    yield grid_module.small_tests
+    grid_module.small_tests(before)
+
+
+def test_a_few_boxes_tested_pair_by_pair_give_the_cells_pairs_and_finds(small_tests):
+    rng = np.random.default_rng(21)
+    few, cells, oracle = Grid(), Grid(), BruteForce()
+    for round_ in range(150):
+        n, m = int(rng.integers(0, 40)), int(rng.integers(0, 12))
+        lo = rng.uniform(-15, 15, (n, 2))
+        hi = lo + rng.exponential(rng.choice([0.3, 2.0, 8.0]), (n, 2))
+        if n and round_ % 7 == 0:
+            hi[0] = lo[0]  # a point box
+        if n > 2 and round_ % 5 == 0:  # boxes that only touch (closed boxes: a pair)
+            lo[1] = hi[2]
+        slo = rng.uniform(-15, 15, (m, 2))
+        shi = slo + rng.exponential(rng.choice([0.5, 4.0, 20.0]), (m, 2))
+        for index in (few, cells, oracle):
+            index.set_static(slo, shi)
+        if m > 2:  # static ids out of the index, and one moved
+            few.remove_static([1])
+            cells.remove_static([1])
+            oracle.remove_static([1])
+            box_lo, box_hi = slo[2:3] + 1.5, shi[2:3] + 1.5
+            assert few.update_static([2], box_lo, box_hi)
+            assert cells.update_static([2], box_lo, box_hi)
+            oracle.update_static([2], box_lo, box_hi)
+        small_tests(1e9)
+        got = few.query(lo, hi)
+        small_tests(0)
+        want = cells.query(lo, hi)
+        for g, w, c, name in zip(got, want, oracle.query(lo, hi), ("di", "dj", "sk", "sl"),
+                                 strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=name)  # same pairs, same order
+            np.testing.assert_array_equal(g, c, err_msg=name)
+        for _ in range(5):
+            q0 = rng.uniform(-20, 20, 2)
+            q1 = q0 + rng.exponential(rng.choice([0.1, 3.0, 30.0]), 2)
+            ids_f, st_f = few.find_box(q0, q1)
+            ids_c, st_c = cells.find_box(q0, q1)
+            assert sorted(ids_f[~st_f].tolist()) == sorted(ids_c[~st_c].tolist())
+            assert sorted(ids_f[st_f].tolist()) == sorted(ids_c[st_c].tolist())
+            want_d = [i for i in range(n) if (lo[i] <= q1).all() and (q0 <= hi[i]).all()]
+            assert sorted(ids_f[~st_f].tolist()) == want_d
+        ids, st = few.find_box((np.nan, 0.0), (1.0, 1.0))  # a box with a NaN finds nothing
+        assert len(ids) == 0
+
+
+def test_a_grid_switches_between_few_boxes_and_cells_as_the_count_changes():
+    # the default threshold: ten boxes go pair by pair, a thousand through the cells; the
+    # finds after each run see that run's boxes
+    rng = np.random.default_rng(22)
+    g, oracle = Grid(), BruteForce()
+    lo1, hi1, slo, shi = rain(1000, rng)
+    g.set_static(slo, shi)
+    oracle.set_static(slo, shi)
+    for n in (10, 1000, 3, 1000, 12):
+        lo, hi = lo1[:n], hi1[:n]
+        for got, want in zip(g.query(lo, hi), oracle.query(lo, hi), strict=True):
+            np.testing.assert_array_equal(got, want)
+        assert (g.last_levels == 0) == (n < 100)
+        q0, q1 = lo[n // 2] - 1.0, hi[n // 2] + 1.0
+        ids, st = g.find_box(q0, q1)
+        want_d = [i for i in range(n) if (lo[i] <= q1).all() and (q0 <= hi[i]).all()]
+        assert sorted(ids[~st].tolist()) == want_d
+    assert g.cell_size is not None  # picked by the runs with cells

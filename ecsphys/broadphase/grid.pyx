@@ -47,6 +47,11 @@
 #   static level is read only within the bounds of its cells that hold boxes, a table level
 #   at most once per place of its table: a world query's long ray across a world as wide as
 #   the valid range stays cheap. A box with a NaN finds nothing.
+# - A few boxes (at most `SMALL_TESTS` box tests: n (n - 1) / 2 dynamic pairs plus n per static
+#   id) skip the cells: every pair is tested, in id order, which gives the same pairs in the
+#   same order (the cells cost more than the tests there: a room of ten bodies). `find` then
+#   tests the last run's boxes one by one. The cell is not picked again while the runs are
+#   small (the next run with cells picks it).
 # - Negative and far-away coordinates work (exact while |coordinate| / cell stays below about
 #   1e12; the cell is raised so an axis has at most 2**25 cells); a sparse scene switches
 #   from a dense cell table to binary search.
@@ -68,6 +73,7 @@ from .boxindex cimport (
     buf_keep,
     buf_reserve,
     overlap,
+    pl_grow,
     pl_push,
     sort_keys,
     sort_pairs,
@@ -88,6 +94,20 @@ cdef enum:
     SAMPLE_STEP_DIV = 512
 
 cdef double NORMAL_FRACTION = 0.99
+#: a run of at most this many box tests (n (n - 1) / 2 + n per static id) tests every pair
+cdef double SMALL_TESTS = 1024.0
+
+
+def small_tests(value=None):
+    """The most box tests a run makes without its cells (see the module notes); ``value``
+    (a number >= 0) sets it. Returns the value before. For tests and benchmarks."""
+    global SMALL_TESTS
+    before = SMALL_TESTS
+    if value is not None:
+        if not (value >= 0):
+            raise ValueError(f"small_tests must be a number >= 0, got {value!r}")
+        SMALL_TESTS = float(value)
+    return before
 cdef double LEVEL_RATIO = 4.0
 cdef double STATIC_RATIO = 8.0
 cdef double MAX_AXIS_CELLS = 33554432.0  # 2**25: keys stay exact
@@ -397,6 +417,8 @@ cdef class Grid(BoxIndex):
     cdef Buf b_ord
     cdef Buf b_sbox
     cdef Buf b_starts
+    cdef bint _few               # the last run tested every pair (its boxes in b_few)
+    cdef Buf b_few
     cdef int64_t* skey
     cdef int64_t* order
     cdef double* sbox
@@ -443,6 +465,7 @@ cdef class Grid(BoxIndex):
         buf_free(&self.b_ord)
         buf_free(&self.b_sbox)
         buf_free(&self.b_starts)
+        buf_free(&self.b_few)
         buf_free(&self.b_st_box)
         buf_free(&self.b_st_level)
         buf_free(&self.b_st_in)
@@ -1357,7 +1380,13 @@ cdef class Grid(BoxIndex):
 
     cdef int find(self, const double* q, PairList* out) noexcept nogil:
         cdef int L
-        if self.n_last:
+        cdef Py_ssize_t i
+        cdef const double* few = <const double*>self.b_few.p
+        if self.n_last and self._few:
+            for i in range(self.n_last):
+                if overlap(q, few + 4 * i) and pl_push(out, i, FOUND_DYNAMIC) < 0:
+                    return -1
+        elif self.n_last:
             for L in range(self.nlv):
                 if self.lv[L].p1 > self.lv[L].p0:
                     # (box id, FOUND_DYNAMIC) pairs: _scan's "to static" order
@@ -1365,6 +1394,50 @@ cdef class Grid(BoxIndex):
                         return -1
         if self.m_live:
             return self._static_box(q, 0, out, True)
+        return 0
+
+    cdef int _run_few(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
+        """`run` for a few boxes: every dynamic pair and every (box, static id) tested, in
+        id order (so the lists come out sorted); the boxes kept for `find`."""
+        cdef double* box = <double*>buf_reserve(&self.b_few, 4 * n * sizeof(double))
+        cdef const uint8_t* st_in = <const uint8_t*>self.b_st_in.p
+        cdef const double* q
+        cdef const double* b
+        cdef Py_ssize_t i, j, s, k
+        if box == NULL:
+            return -1
+        for i in range(n):
+            box[4 * i] = lo[2 * i]
+            box[4 * i + 1] = lo[2 * i + 1]
+            box[4 * i + 2] = hi[2 * i]
+            box[4 * i + 3] = hi[2 * i + 1]
+        if pl_grow(&self.dd, n * (n - 1) // 2) < 0:
+            return -1
+        for i in range(n - 1):  # (branch-free: every pair written, counted if it overlaps)
+            q = box + 4 * i
+            k = self.dd.n
+            for j in range(i + 1, n):
+                b = box + 4 * j
+                self.dd.a[k] = i
+                self.dd.b[k] = j
+                k += (q[0] <= b[2]) & (b[0] <= q[2]) & (q[1] <= b[3]) & (b[1] <= q[3])
+            self.dd.n = k
+        if self.m_live:
+            if pl_grow(&self.ds, n * self.m) < 0:
+                return -1
+            for i in range(n):
+                q = box + 4 * i
+                k = self.ds.n
+                for s in range(self.m):
+                    b = self.s_box + 4 * s
+                    self.ds.a[k] = i
+                    self.ds.b[k] = s
+                    k += st_in[s] & (q[0] <= b[2]) & (b[0] <= q[2]) & (q[1] <= b[3]) & (
+                        b[1] <= q[3])
+                self.ds.n = k
+        self._few = True
+        self.nlv = 0
+        self.last_candidates = n * (n - 1) // 2 + n * self.m_live
         return 0
 
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
@@ -1378,8 +1451,11 @@ cdef class Grid(BoxIndex):
         self.last_candidates = 0
         self._scanned = False
         self._levels_used = 0
+        self._few = False
         if n == 0:
             return 0
+        if <double>n * (n - 1) / 2 + <double>n * self.m <= SMALL_TESTS:
+            return self._run_few(lo, hi, n)
         if self._layout(lo, hi, n) < 0:
             return -1
         for L in range(self.nlv):
