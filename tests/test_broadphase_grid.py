@@ -154,13 +154,16 @@ def test_a_few_boxes_tested_pair_by_pair_give_the_cells_pairs_and_finds(small_te
     rng = np.random.default_rng(21)
     few, cells, oracle = Grid(), Grid(), BruteForce()
     for round_ in range(150):
-        n, m = int(rng.integers(0, 40)), int(rng.integers(0, 12))
+        # few statics: tested pair by pair; many: looked up in their cells
+        n, m = int(rng.integers(0, 40)), int(rng.choice([rng.integers(0, 12), 150]))
         lo = rng.uniform(-15, 15, (n, 2))
         hi = lo + rng.exponential(rng.choice([0.3, 2.0, 8.0]), (n, 2))
         if n and round_ % 7 == 0:
             hi[0] = lo[0]  # a point box
         if n > 2 and round_ % 5 == 0:  # boxes that only touch (closed boxes: a pair)
+            size = hi[1] - lo[1]
             lo[1] = hi[2]
+            hi[1] = lo[1] + size
         slo = rng.uniform(-15, 15, (m, 2))
         shi = slo + rng.exponential(rng.choice([0.5, 4.0, 20.0]), (m, 2))
         for index in (few, cells, oracle):

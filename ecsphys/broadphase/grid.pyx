@@ -47,11 +47,13 @@
 #   static level is read only within the bounds of its cells that hold boxes, a table level
 #   at most once per place of its table: a world query's long ray across a world as wide as
 #   the valid range stays cheap. A box with a NaN finds nothing.
-# - A few boxes (at most `SMALL_TESTS` box tests: n (n - 1) / 2 dynamic pairs plus n per static
-#   id) skip the cells: every pair is tested, in id order, which gives the same pairs in the
-#   same order (the cells cost more than the tests there: a room of ten bodies). `find` then
-#   tests the last run's boxes one by one. The cell is not picked again while the runs are
-#   small (the next run with cells picks it).
+# - A few dynamic boxes (n (n - 1) / 2 at most `SMALL_TESTS`) skip the dynamic cells: every
+#   pair is tested, in id order, and with few statics (at most `FEW_STATICS`, n per static
+#   at most `SMALL_TESTS`) every (box, static) pair too; more statics are looked up in their
+#   cells as usual. The same pairs in the same order as the cells give (the cells cost more
+#   than the tests there: a room of ten bodies). `find` then tests the last run's boxes one by
+#   one. The cell is not picked again while the runs are small (the next run with cells
+#   picks it).
 # - Negative and far-away coordinates work (exact while |coordinate| / cell stays below about
 #   1e12; the cell is raised so an axis has at most 2**25 cells); a sparse scene switches
 #   from a dense cell table to binary search.
@@ -94,8 +96,10 @@ cdef enum:
     SAMPLE_STEP_DIV = 512
 
 cdef double NORMAL_FRACTION = 0.99
-#: a run of at most this many box tests (n (n - 1) / 2 + n per static id) tests every pair
+#: a run of at most this many dynamic box tests (n (n - 1) / 2) tests every pair, and every
+#: (box, static) pair too when that is at most as many tests and the statics at most FEW_STATICS
 cdef double SMALL_TESTS = 1024.0
+cdef Py_ssize_t FEW_STATICS = 64
 
 
 def small_tests(value=None):
@@ -1397,8 +1401,9 @@ cdef class Grid(BoxIndex):
         return 0
 
     cdef int _run_few(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
-        """`run` for a few boxes: every dynamic pair and every (box, static id) tested, in
-        id order (so the lists come out sorted); the boxes kept for `find`."""
+        """`run` for a few boxes: every dynamic pair tested in id order (so the list comes
+        out sorted), and every (box, static id) too while the statics are few, else each
+        box looked up in the static cells; the boxes kept for `find`."""
         cdef double* box = <double*>buf_reserve(&self.b_few, 4 * n * sizeof(double))
         cdef const uint8_t* st_in = <const uint8_t*>self.b_st_in.p
         cdef const double* q
@@ -1422,7 +1427,13 @@ cdef class Grid(BoxIndex):
                 self.dd.b[k] = j
                 k += (q[0] <= b[2]) & (b[0] <= q[2]) & (q[1] <= b[3]) & (b[1] <= q[3])
             self.dd.n = k
-        if self.m_live:
+        if self.m_live and (self.m > FEW_STATICS or <double>n * self.m > SMALL_TESTS):
+            for i in range(n):  # many statics: each box looks itself up in their cells
+                if self._static_box(box + 4 * i, i, &self.ds, False) < 0:
+                    return -1
+            if sort_pairs(&self.ds, &self.spare, self.m, &self.b_keys, &self.b_tmp) < 0:
+                return -1
+        elif self.m_live:
             if pl_grow(&self.ds, n * self.m) < 0:
                 return -1
             for i in range(n):
@@ -1437,7 +1448,7 @@ cdef class Grid(BoxIndex):
                 self.ds.n = k
         self._few = True
         self.nlv = 0
-        self.last_candidates = n * (n - 1) // 2 + n * self.m_live
+        self.last_candidates = n * (n - 1) // 2 + self.ds.n
         return 0
 
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
@@ -1454,7 +1465,7 @@ cdef class Grid(BoxIndex):
         self._few = False
         if n == 0:
             return 0
-        if <double>n * (n - 1) / 2 + <double>n * self.m <= SMALL_TESTS:
+        if <double>n * (n - 1) / 2 <= SMALL_TESTS:
             return self._run_few(lo, hi, n)
         if self._layout(lo, hi, n) < 0:
             return -1
