@@ -547,3 +547,29 @@ def test_a_wake_of_a_few_islands_gives_their_contacts_back_as_a_look_at_every_ro
     log = logs[0][0]
     assert any(entry[3] < max(e[3] for e in log) for entry in log)  # some woke
     assert any(ev[0] == "separate" for entry in log for ev in entry[0])
+
+
+def test_a_sleeper_woken_then_asleep_again_wakes_again_when_reached():
+    """Three times a ball falls on a sleeping stack of crates (each time after the last ball
+    was taken away and everything slept again): each impact wakes the stack in its step and
+    the ball stops on it, never inside it; a stack far away sleeps on throughout (the wake's
+    marks do not outlast their step)."""
+    physics = _world("wake-again")
+    body(0, -0.5, ep.Rect(60, 1), ep.STATIC)
+    stack = [body(0, 0.5 + i, ep.Rect(2.0, 1.0), g=9.8) for i in range(2)]
+    far = [body(20, 0.5 + i, ep.Rect(2.0, 1.0), g=9.8) for i in range(2)]
+    _settle(physics, stack + far)
+    for drop in range(3):
+        assert _asleep(physics, stack + far) == stack + far, f"drop {drop}"
+        top = _xy(stack[-1])[1] + 0.5  # the top crate's top side
+        ball = body(-0.5 + 0.5 * drop, top + 1.4, ep.Circle(0.4), vy=-10.0, g=9.8)
+        woke = None
+        for step in range(40):
+            esper.process(DT)
+            if woke is None and not physics.is_sleeping(stack[-1]):
+                woke = step
+            assert _asleep(physics, far) == far, f"drop {drop}, step {step}"
+        assert woke is not None and woke <= 6, f"drop {drop}: the stack woke at {woke}"
+        assert _xy(ball)[1] > top + 0.35, f"drop {drop}: the ball sank into the crate"
+        esper.delete_entity(ball, immediate=True)
+        _settle(physics, stack + far)

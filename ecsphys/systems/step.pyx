@@ -155,6 +155,8 @@ cdef class Step:
     #: events' `EventsSystem.woke`: sleeping pairs that woke come back into the last step's
     #: rows; ``rows_woken``: the change was only that these rows woke)
     cdef public object woke
+    cdef object _mark           # `_wake`'s flag per row, all zero between its calls ...
+    cdef bint _mark_dirty       # ... unless a call left early (then made afresh)
 
     def __init__(self, table, broadphase, ResponseSystem response not None,
                  NarrowphaseSystem narrowphase not None, up, double floor_max_angle):
@@ -182,6 +184,8 @@ cdef class Step:
         self._awake_arr = None
         self._awake_key = None
         self.woke = None
+        self._mark = None
+        self._mark_dirty = False
 
     cdef const int64_t* _awake(self, Py_ssize_t* k) except? NULL:
         """The rows not asleep, ascending, and their count in ``k``; NULL with ``k`` = n
@@ -345,8 +349,13 @@ cdef class Step:
             fp = <const unsigned char*> c_array(forced, b'b', &count)
             if count < r.n:
                 raise ValueError(f"forced holds {count} rows, not {r.n}")
-        mark = np.zeros(max(r.n, 1), dtype=np.uint8)
+        # the marks: kept zeroed between steps (a step that wakes nothing marks nothing), so a
+        # sleeping world's step does not allocate and clear a flag per row
+        if self._mark is None or len(self._mark) < r.n or self._mark_dirty:
+            self._mark = np.zeros(max(r.n + r.n // 4, 1), dtype=np.uint8)
+        mark = self._mark
         cdef unsigned char* mp = <unsigned char*> cnp.PyArray_DATA(<cnp.ndarray> mark)
+        self._mark_dirty = True  # (until the loop leaves it zeroed: not if it raises)
         while wake_marks(r, s, stage.pa, stage.pb, stage.npairs, self.wake_offset, fp, mp):
             woken = wake_islands(t, marked_islands(t, mark))
             if self.woke is not None:
@@ -359,6 +368,7 @@ cdef class Step:
                 bp.after_stage()
             r[0] = rows_of(t)  # (filter_pair, the game's code, may have added shapes)
             s[0] = store_of(t.store)
+        self._mark_dirty = False
         return 0
 
     cdef _Pairs _merged(self, Py_ssize_t k, const Rows* r):
