@@ -203,9 +203,10 @@ cdef struct Ctx:
     int* slides
     int* stack
     # adjacency, both directions per pair: a row's edges of the broadphase's pairs are
-    # estart[row] .. estart[row + 1] (contiguous); those found beyond the boxes follow in a
-    # linked list per row (head, enext)
+    # estart[row] .. eend[row] (contiguous, for the rows the step works on); those found
+    # beyond the boxes follow in a linked list per row (head, enext)
     int* estart
+    int* eend
     int* head
     int* enext
     int* eother
@@ -285,6 +286,7 @@ cdef class _Buffers:
     cdef int* stack
     cdef int* head
     cdef int* estart
+    cdef int* eend
     cdef int cap_n
     cdef int* enext
     cdef int* eother
@@ -322,7 +324,7 @@ cdef class _Buffers:
         free(self.carry); free(self.carried); free(self.floored)
         free(self.pushed); free(self.tleft)
         free(self.state); free(self.slides); free(self.stack); free(self.head)
-        free(self.estart)
+        free(self.estart); free(self.eend)
         free(self.enext); free(self.eother); free(self.epair)
         free(self.pa); free(self.pb); free(self.ptoi); free(self.pspeed)
         free(self.pinfo)
@@ -355,7 +357,8 @@ cdef class _Buffers:
         self.slides = <int*> _regrow(self.slides, sizeof(int), old, cap, touch)
         self.stack = <int*> _regrow(self.stack, sizeof(int), old, cap, touch)
         self.head = <int*> _regrow(self.head, sizeof(int), old, cap, touch)
-        self.estart = <int*> _regrow(self.estart, sizeof(int), old + 1, cap + 1, touch)
+        self.estart = <int*> _regrow(self.estart, sizeof(int), old, cap, touch)
+        self.eend = <int*> _regrow(self.eend, sizeof(int), old, cap, touch)
         self.fresh = <unsigned char*> _regrow(self.fresh, sizeof(unsigned char), old, cap,
                                               touch)
         self.region = <double*> _regrow(self.region, 4 * sizeof(double), old, cap, touch)
@@ -400,6 +403,7 @@ cdef class _Buffers:
         c.pushed = self.pushed; c.tleft = self.tleft
         c.state = self.state; c.slides = self.slides; c.stack = self.stack; c.head = self.head
         c.estart = self.estart
+        c.eend = self.eend
         c.enext = self.enext; c.eother = self.eother; c.epair = self.epair; c.cap_e = self.cap_e
         c.pa = self.pa; c.pb = self.pb; c.ptoi = self.ptoi; c.pspeed = self.pspeed
         c.pinfo = self.pinfo
@@ -616,36 +620,38 @@ cdef inline bint solid(const Rows* r, int64_t a, int64_t b) noexcept nogil:
 
 cdef void build_edges(Ctx* c, const int64_t* a, const int64_t* b) noexcept nogil:
     """The broadphase's pairs (sensor pairs too: events) and the contiguous edges of the
-    solid ones, row by row (counts, prefix sums, fill)."""
-    cdef int p, i, e
-    cdef int* start = c.estart
-    for i in range(c.n + 1):
-        start[i] = 0
+    solid ones, each row's in pair order: counts, each row's start (the rows the step works
+    on, in their order: a sleeping world's step touches only those), fill. Every pair's rows
+    are set up by now (`start_rows`); a row set up later has none (`init_row`)."""
+    cdef int p, i, k, e, total = 0
+    cdef int* end = c.eend  # the counts, then the fill's cursor, then each row's end
+    for k in range(live_n(c)):
+        end[live_row(c, k)] = 0
     for p in range(c.np0):
         c.pa[p] = a[p]
         c.pb[p] = b[p]
         c.ptoi[p] = INFINITY
         c.pspeed[p] = 0.0
         if solid(&c.rows, a[p], b[p]):
-            start[a[p] + 1] += 1
-            start[b[p] + 1] += 1
-    for i in range(c.n):
-        start[i + 1] += start[i]
-        c.head[i] = start[i]  # the fill's cursor
+            end[a[p]] += 1
+            end[b[p]] += 1
+    for k in range(live_n(c)):
+        i = live_row(c, k)
+        c.estart[i] = total
+        total += end[i]
+        end[i] = c.estart[i]
     for p in range(c.np0):
         if solid(&c.rows, a[p], b[p]):
-            e = c.head[a[p]]
+            e = end[a[p]]
             c.eother[e] = <int> b[p]
             c.epair[e] = p
-            c.head[a[p]] = e + 1
-            e = c.head[b[p]]
+            end[a[p]] = e + 1
+            e = end[b[p]]
             c.eother[e] = <int> a[p]
             c.epair[e] = p
-            c.head[b[p]] = e + 1
-    for i in range(c.n):
-        c.head[i] = -1
+            end[b[p]] = e + 1
     c.npairs = c.np0
-    c.ne = start[c.n]
+    c.ne = total
 
 
 # ------------------------------------------------------------------ small vector helpers
@@ -864,7 +870,7 @@ cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
     cdef double t
     cdef CContact cc
     cdef int e = c.estart[r]
-    cdef int end = c.estart[r + 1]
+    cdef int end = c.eend[r]
     cdef int j
     cdef int found = 0
     cdef bint circle = br.kind == CIRCLE, met
@@ -1088,7 +1094,7 @@ cdef inline void mark_partners(Ctx* c, int r) noexcept nogil:
     """Mark r's partners so far (its edges: the solid pairs) with a new ``mgen``."""
     cdef int e
     new_mark(c)
-    for e in range(c.estart[r], c.estart[r + 1]):
+    for e in range(c.estart[r], c.eend[r]):
         c.mark[c.eother[e]] = c.mgen
     e = c.head[r]
     while e >= 0:
@@ -2282,6 +2288,8 @@ cdef void init_row(Ctx* c, int i) noexcept nogil:
     c.carried[i] = 0
     c.floored[i] = 0
     c.head[i] = -1
+    c.estart[i] = 0  # no edges until `build_edges` gives it the pairs' (none if set up later)
+    c.eend[i] = 0
     # the broadphase grew each dynamic box by the move's length and the offset (a sleeper is
     # one of its static boxes: it gets nowhere)
     w = &c.reach[i]
