@@ -215,3 +215,11 @@ def test_a_grid_switches_between_few_boxes_and_cells_as_the_count_changes():
         want_d = [i for i in range(n) if (lo[i] <= q1).all() and (q0 <= hi[i]).all()]
         assert sorted(ids[~st].tolist()) == want_d
     assert g.cell_size is not None  # picked by the runs with cells
+
+
+def test_the_few_box_threshold_refuses_a_negative_or_nan_value(small_tests):
+    before = small_tests()
+    for bad in (-1, float("nan")):
+        with pytest.raises(ValueError, match=r"small_tests must be a number >= 0, got"):
+            small_tests(bad)
+        assert small_tests() == before  # unchanged

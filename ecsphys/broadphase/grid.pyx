@@ -96,22 +96,6 @@ cdef enum:
     SAMPLE_STEP_DIV = 512
 
 cdef double NORMAL_FRACTION = 0.99
-#: a run of at most this many dynamic box tests (n (n - 1) / 2) tests every pair, and every
-#: (box, static) pair too when that is at most as many tests and the statics at most FEW_STATICS
-cdef double SMALL_TESTS = 1024.0
-cdef Py_ssize_t FEW_STATICS = 64
-
-
-def small_tests(value=None):
-    """The most box tests a run makes without its cells (see the module notes); ``value``
-    (a number >= 0) sets it. Returns the value before. For tests and benchmarks."""
-    global SMALL_TESTS
-    before = SMALL_TESTS
-    if value is not None:
-        if not (value >= 0):
-            raise ValueError(f"small_tests must be a number >= 0, got {value!r}")
-        SMALL_TESTS = float(value)
-    return before
 cdef double LEVEL_RATIO = 4.0
 cdef double STATIC_RATIO = 8.0
 cdef double MAX_AXIS_CELLS = 33554432.0  # 2**25: keys stay exact
@@ -120,6 +104,11 @@ cdef double FIT_MARGIN = 1.0 / 0.98
 cdef double KEEP_ABOVE = 1.05
 cdef double KEEP_BELOW = 1.005
 cdef double MAX_STATIC_CELLS = 1125899906842624.0  # 2**50: a static box's cells stay exact
+#: a run of at most this many dynamic box tests (n (n - 1) / 2) tests every pair, and every
+#: (box, static) pair too when that is at most as many tests and the statics at most FEW_STATICS
+cdef double SMALL_TESTS = 1024.0
+cdef Py_ssize_t FEW_STATICS = 64
+
 cdef uint64_t HASH_X = 0x9E3779B97F4A7C15
 cdef uint64_t HASH_Y = 0xC2B2AE3D27D4EB4F
 
@@ -170,6 +159,18 @@ cdef struct SLevel:
     double bx1
     double by1
     Buf tab             # SCell[cap]
+
+
+def small_tests(value=None):
+    """The most box tests a run makes without its cells (see the module notes); ``value``
+    (a number >= 0) sets it. Returns the value before. For tests and benchmarks."""
+    global SMALL_TESTS
+    before = SMALL_TESTS
+    if value is not None:
+        if not (value >= 0):
+            raise ValueError(f"small_tests must be a number >= 0, got {value!r}")
+        SMALL_TESTS = float(value)
+    return before
 
 
 cdef inline double clampd(double v, double lo, double hi) noexcept nogil:
