@@ -10,7 +10,8 @@
 # - `sort_keys` sorts uint64 keys ascending (stable, with an optional int64 payload), an LSD
 #   radix sort of 11-bit digits over the bits the keys use, insertion sort when short;
 #   `sort_pairs` sorts a pair list lexicographically for `0 <= a`, `0 <= b < nb` (it may
-#   swap the list's arrays with those of `spare`);
+#   swap the list's arrays with those of `spare`); `lower_bound` finds where a key goes in
+#   ascending int64 keys (a binary search);
 # - boxes are packed 4 doubles a box, (lo_x, lo_y, hi_x, hi_y), and closed: `overlap` is
 #   `lo_a <= hi_b and lo_b <= hi_a` on both axes;
 # - `BoxIndex` is what the grid, the sweep and the quad tree are: `run(lo, hi, n)` (no GIL, no
@@ -56,6 +57,32 @@ cdef inline int pl_push(PairList* p, int64_t a, int64_t b) noexcept nogil:
     p.b[p.n] = b
     p.n += 1
     return 0
+
+
+cdef inline Py_ssize_t lower_bound(const int64_t* keys, Py_ssize_t lo, Py_ssize_t hi,
+                                   int64_t k) noexcept nogil:
+    """The first index in ``lo .. hi - 1`` of the ascending ``keys`` whose key is at least
+    ``k`` (``hi``: none)."""
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline void pack_boxes(const double* lo, const double* hi, Py_ssize_t n,
+                            double* box) noexcept nogil:
+    """Boxes ``i`` from corners ``lo[2 i:2 i + 2]`` and ``hi[2 i:2 i + 2]`` into ``box`` packed
+    (lo_x, lo_y, hi_x, hi_y)."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        box[4 * i] = lo[2 * i]
+        box[4 * i + 1] = lo[2 * i + 1]
+        box[4 * i + 2] = hi[2 * i]
+        box[4 * i + 3] = hi[2 * i + 1]
 
 
 cdef inline bint overlap(const double* a, const double* b) noexcept nogil:

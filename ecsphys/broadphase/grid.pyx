@@ -74,7 +74,9 @@ from .boxindex cimport (
     buf_free,
     buf_keep,
     buf_reserve,
+    lower_bound,
     overlap,
+    pack_boxes,
     pl_grow,
     pl_push,
     sort_keys,
@@ -202,18 +204,6 @@ cdef void _select(double* a, Py_ssize_t n, Py_ssize_t k) noexcept nogil:
             lo = i
         else:
             return
-
-
-cdef inline Py_ssize_t lower_bound(const int64_t* keys, Py_ssize_t lo, Py_ssize_t hi,
-                                   int64_t k) noexcept nogil:
-    cdef Py_ssize_t mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if keys[mid] < k:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 cdef inline uint64_t cell_hash(int64_t cx, int64_t cy) noexcept nogil:
@@ -1412,11 +1402,7 @@ cdef class Grid(BoxIndex):
         cdef Py_ssize_t i, j, s, k
         if box == NULL:
             return -1
-        for i in range(n):
-            box[4 * i] = lo[2 * i]
-            box[4 * i + 1] = lo[2 * i + 1]
-            box[4 * i + 2] = hi[2 * i]
-            box[4 * i + 3] = hi[2 * i + 1]
+        pack_boxes(lo, hi, n, box)
         if pl_grow(&self.dd, n * (n - 1) // 2) < 0:
             return -1
         for i in range(n - 1):  # (branch-free: every pair written, counted if it overlaps)

@@ -31,6 +31,7 @@ from .boxindex cimport (
     buf_keep,
     buf_reserve,
     overlap,
+    pack_boxes,
     pl_push,
     sort_pairs,
 )
@@ -331,7 +332,6 @@ cdef class QuadTree(BoxIndex):
         return 0
 
     cdef int run(self, const double* lo, const double* hi, Py_ssize_t n) noexcept nogil:
-        cdef Py_ssize_t i
         cdef double* box
         self.dd.n = 0
         self.ds.n = 0
@@ -342,11 +342,7 @@ cdef class QuadTree(BoxIndex):
         box = <double*>buf_reserve(&self.b_box, 4 * n * sizeof(double))
         if box == NULL:
             return -1
-        for i in range(n):
-            box[4 * i] = lo[2 * i]
-            box[4 * i + 1] = lo[2 * i + 1]
-            box[4 * i + 2] = hi[2 * i]
-            box[4 * i + 3] = hi[2 * i + 1]
+        pack_boxes(lo, hi, n, box)
         if n > 1 and self._dynamic(box, n) < 0:
             return -1
         if self.m and self._static(box, n) < 0:

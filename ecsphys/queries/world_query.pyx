@@ -37,7 +37,7 @@ from libc.stdlib cimport qsort
 from libc.string cimport memset
 
 from ..broadphase.boxindex cimport (
-    FOUND_STATIC, BoxIndex, Buf, PairList, buf_free, buf_reserve, pl_free, pl_push,
+    FOUND_STATIC, BoxIndex, Buf, PairList, buf_free, buf_reserve, lower_bound, pl_free, pl_push,
 )
 from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport overlap as shapes_overlap
@@ -107,15 +107,10 @@ cdef int _check_point(double x, double y) except -1:
 
 
 cdef inline bint _excluded(const Filter* f, int64_t e) noexcept nogil:
-    cdef Py_ssize_t lo = 0, hi = f.nexclude, mid
+    cdef Py_ssize_t lo
     if e == f.ignore:
         return True
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if f.exclude[mid] < e:
-            lo = mid + 1
-        else:
-            hi = mid
+    lo = lower_bound(f.exclude, 0, f.nexclude, e)
     return lo < f.nexclude and f.exclude[lo] == e
 
 

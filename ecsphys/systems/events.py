@@ -78,6 +78,12 @@ _DICT_LOOKUP_MAX = 128
 _KEY_SIDE = 1 << 31
 
 
+def _fit_keys(entities: np.ndarray) -> bool:
+    """Whether ``entities`` (ascending) can be looked up by side in the sleeping contacts:
+    none, or every one in ``[0, _KEY_SIDE)``."""
+    return not len(entities) or bool(entities[0] >= 0 and entities[-1] < _KEY_SIDE)
+
+
 class _Pairs:
     """The touching pairs of one step as columns (sorted by key), with their history."""
 
@@ -349,7 +355,7 @@ class EventsSystem(esper.Processor):
                                              np.asarray(gone or (), dtype=np.int64))))
         if not table.sleepers:  # (a pile woke whole: every sleeping pair ends)
             woken = store.release_all()
-        elif ents is not None and (not len(ents) or (ents[0] >= 0 and ents[-1] < _KEY_SIDE)):
+        elif ents is not None and _fit_keys(ents):
             woken = store.release_of(ents)
         else:
             a, b = store.ends()
@@ -370,8 +376,7 @@ class EventsSystem(esper.Processor):
         parts = [np.zeros(0, dtype=np.int64)]
         store = self.sleeping
         if len(store):
-            if (8 * len(entities) < len(store) and len(entities)
-                    and entities[0] >= 0 and entities[-1] < _KEY_SIDE):
+            if 8 * len(entities) < len(store) and len(entities) and _fit_keys(entities):
                 parts.append(store.partners_of(entities))
             else:
                 sides.append(store.ends())
@@ -500,7 +505,7 @@ class EventsSystem(esper.Processor):
         now: found by entity (`SleepingContacts.now_for`), or, for ids beyond a key's side,
         by a look at every row."""
         store = self.sleeping
-        if len(entities) and (entities[0] < 0 or entities[-1] >= _KEY_SIDE):
+        if not _fit_keys(entities):
             a, b = store.ends()
             return store.now_of(np.isin(a, entities) | np.isin(b, entities))
         return store.now_for(entities)

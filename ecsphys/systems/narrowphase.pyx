@@ -41,6 +41,7 @@ import numpy as np
 from libc.math cimport INFINITY
 from libc.stdint cimport int64_t
 
+from ..broadphase.boxindex cimport lower_bound
 from ..geometry.distance cimport circles_contact_within, contact_within
 from ..geometry.impact cimport time_of_impact
 from ..geometry.shape_data cimport (
@@ -159,17 +160,8 @@ cdef inline bint sorted_has(const int64_t* keys, Py_ssize_t n, Py_ssize_t* j, in
     for the previous key (``last``) ended: keys asked for in increasing order walk the list
     once (a merge); a key smaller than the last one is searched for from the start (binary
     search)."""
-    cdef Py_ssize_t lo, hi, mid
     if key < last:
-        lo = 0
-        hi = n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if keys[mid] < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        j[0] = lo
+        j[0] = lower_bound(keys, 0, n, key)
     else:
         while j[0] < n and keys[j[0]] < key:
             j[0] += 1

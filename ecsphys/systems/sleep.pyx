@@ -48,6 +48,7 @@ from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free, malloc, qsort
 
+from ..broadphase.boxindex cimport lower_bound
 from ..geometry.distance cimport contact_within
 from ..geometry.shape_data cimport Body, CContact, Store
 from ..state.carray cimport c_array
@@ -116,13 +117,7 @@ cdef int _cmp_labels(const void* x, const void* y) noexcept nogil:
 
 cdef inline Py_ssize_t _label_at(const int64_t* lab, Py_ssize_t nl, int64_t v) noexcept nogil:
     """The index of label ``v`` in the sorted, unique ``lab`` (-1: not there)."""
-    cdef Py_ssize_t lo = 0, hi = nl, mid
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if lab[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
+    cdef Py_ssize_t lo = lower_bound(lab, 0, nl, v)
     return lo if lo < nl and lab[lo] == v else -1
 
 

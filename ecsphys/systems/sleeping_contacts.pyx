@@ -42,7 +42,7 @@ from libc.math cimport INFINITY
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 
-from ..broadphase.boxindex cimport Buf, buf_free, sort_keys
+from ..broadphase.boxindex cimport Buf, buf_free, lower_bound, sort_keys
 
 from ..state.carray cimport as_c, c_array
 from .contact_rows cimport (
@@ -264,9 +264,9 @@ cdef class SleepingContacts:
                 e = w[i]
                 for j in range(2):
                     if j == 0:  # side a: the rows whose key is e << 32 | b (keys ascending)
-                        q = _first_at_least(keys, n, e << 32)
+                        q = lower_bound(keys, 0, n, e << 32)
                     else:  # side b: the rows in order of their b side (below 2**31: the
-                        q = _first_at_least(<const int64_t*> self.bkey, n, e)  # same order)
+                        q = lower_bound(<const int64_t*> self.bkey, 0, n, e)  # same order)
                     while q < n:
                         if j == 0:
                             if ea[q] != e:
@@ -460,21 +460,9 @@ cdef class SleepingContacts:
         self.rows_version += 1
 
 
-cdef inline Py_ssize_t _first_at_least(const int64_t* v, Py_ssize_t n, int64_t x) noexcept:
-    """The first index of ascending ``v[0 .. n-1]`` whose value is >= ``x`` (n: none)."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if v[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 cdef inline bint _among(const int64_t* w, Py_ssize_t k, int64_t e) noexcept:
     """``e`` is one of the ascending ``w[0 .. k-1]`` (a binary search)."""
-    cdef Py_ssize_t lo = _first_at_least(w, k, e)
+    cdef Py_ssize_t lo = lower_bound(w, 0, k, e)
     return lo < k and w[lo] == e
 
 
