@@ -17,6 +17,9 @@ FLOOR, WALL, CEILING = 1, 2, 4
 #: a row adopted since the last step (nothing classified yet; the response looks for the
 #: moving platform it stands on at the start of its first step)
 NEW = 8
+#: a contact of the last step holds the body up (the other side lies against its
+#: acceleration, however steep the contact): what a body needs to fall asleep
+SUPPORT = 16
 
 
 class Ground(NamedTuple):

@@ -220,6 +220,7 @@ class Physics:
         self.handlers = EventHandlers(layers)
         self._events = EventsSystem(self.table, self.handlers, self._narrowphase)
         self._step.woke = self._events.woke
+        self._step.woke_late = self._events.woke_late
         #: Register event callbacks (strong references; usable as decorators; optional
         #: ``entity=`` and ``layers=`` filters). See `ecsphys.events.EventHandlers`.
         self.on_touch = self.handlers.on_touch
@@ -362,6 +363,7 @@ class Physics:
             esper.clear_dead_entities()
         t = self.table
         self._sync_bodies()
+        t.canonical()  # the rows in the order the last step's rows give (not the syncs')
         if t.tilemaps:
             t.refresh_tilemaps()  # tiles dug or built since the last step
         forced = self._take_wakes() if t.wake_requests or t.wake_islands or (

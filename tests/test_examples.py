@@ -132,7 +132,7 @@ def test_rain_ball_colour_where_a_ball_is(tmp_path: Path) -> None:
     """After the balls settle, the bottom row above the floor is mostly balls (active), most
     of them asleep by now: drawn dimmed."""
     shot = tmp_path / "rain.png"
-    run("rain", 300, shot, "300")
+    run("rain", 600, shot, "300")  # (the pile settles in about 6 s; asleep by 10)
     img = pixels(shot)
     row = img[640 - 20 - 8, 40:920]  # 8 px above the floor's top (world y = 0 at screen 20)
     assert share_awake_or_asleep(row[None], ACTIVE, ACTIVE_ASLEEP, 20) > 0.4

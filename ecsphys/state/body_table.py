@@ -3,6 +3,14 @@
 Guarantees:
 - rows ``0 .. n-1`` are the live bodies, dense; a removed row is filled by the last row
   (swap-remove) and the moved entity's components are rebound to their new row;
+- the rows a step works on depend on the world, never on when it was synced: between steps
+  the rows follow the game's creates and deletes as they are synced (a snapshot, a frame
+  without a step, the step itself), and ``canonical()`` (the start of each step) puts them
+  in the one order that follows from the rows of the last step alone: the rows removed
+  since are swap-removed from the last step's rows in descending order, and the bodies
+  adopted since are appended in ascending entity order (``home``: per row, the row it held
+  after the last step, -1 if adopted since; ``home_n`` the last step's row count). Only
+  the rows whose place differs are moved (a delete costs the rows it moves, not the table);
 - a bound component keeps the table and its row, never an array, so growing the columns
   (reallocation) never breaks it;
 - ``static_version`` changes whenever the set of static colliders, or the position or shape
@@ -79,7 +87,7 @@ _COMPACT_LEAVES = 4096
 Comps = tuple[Position, Velocity | None, AccelerationMap | None, Collider | None, Geometry | None]
 
 _VEC_COLUMNS = ("pos", "vel", "acc", "move", "prev_pos", "lo", "hi", "one_way", "floor_n",
-                "floor_v")
+                "floor_v", "rest_pos")
 _SCALAR_COLUMNS = {
     "entity": np.int64, "kind": np.int8, "layer": np.int64, "mask": np.int64,
     "sensor": np.bool_, "collides": np.bool_, "mass": np.float64, "inv_mass": np.float64,
@@ -91,10 +99,12 @@ _SCALAR_COLUMNS = {
     # sleeping (systems/sleep.pyx): asleep 0/1, seconds rested without a break, the island
     # a sleeper sleeps in (an entity of the island: see sleep.fall_asleep; -1: awake)
     "asleep": np.uint8, "rest_time": np.float64, "island": np.int64,
+    # the row it held after the last step (-1: adopted since; see `BodyTable.canonical`)
+    "home": np.int64,
 }
 #: what a step changes in the rows (``motion`` / ``set_motion``, snapshots)
 MOTION_COLUMNS = ("pos", "prev_pos", "vel", "ground", "floor_n", "floor_v", "floor_entity",
-                   "carrier", "asleep", "rest_time", "island")
+                   "carrier", "asleep", "rest_time", "rest_pos", "island")
 
 
 def _xy(c: Position | Velocity) -> tuple[float, float]:
@@ -213,6 +223,10 @@ class BodyTable:
         self.wake_islands: set[int] = set()
         #: changes whenever a body falls asleep or wakes
         self.sleep_version = 0
+        #: the row count after the last step, and whether a row was added or removed since
+        #: (``home`` says where each row was then; see `canonical`)
+        self.home_n = 0
+        self.reordered = False
         self._allocate(max(capacity, 1))
 
     # ---------------------------------------------------------------- storage
@@ -252,6 +266,8 @@ class BodyTable:
         self.comps.append(comps)
         self.row_of[entity] = row
         self.touched.add(entity)
+        self.home[row] = -1
+        self.reordered = True
         pos, vel, acc, col, geo = comps
         self.entity[row] = entity
         xy = pos.xy
@@ -300,6 +316,8 @@ class BodyTable:
         self.layout_version += 3 * k  # add, collider and shape, per body
         span = slice(start, end)
         self.entity[span] = entities
+        self.home[span] = -1
+        self.reordered = True
         xy = _vectors([_xy(c[0]) for c in comps])
         self.pos[span] = xy
         self.prev_pos[span] = xy
@@ -383,6 +401,69 @@ class BodyTable:
         self.comps.pop()
         self.n = last
         self.layout_version += 1
+        self.reordered = True
+
+    def canonical(self) -> None:
+        """Put the rows in the order the step works on (see the module notes): the last
+        step's rows less those removed since, each hole filled by the last row (holes in
+        descending order), then the bodies adopted since in ascending entity order. Moves
+        only the rows whose place differs; then every row's ``home`` is its row."""
+        if not self.reordered:
+            return
+        n = self.n
+        home = self.home[:n]
+        old = np.flatnonzero(home >= 0)
+        at = np.full(self.home_n, -1, dtype=np.int64)  # at[r]: the row now of last step's r
+        at[home[old]] = old
+        size = self.home_n
+        for h in np.flatnonzero(at < 0)[::-1].tolist():  # (the rows removed since)
+            size -= 1
+            if h != size:
+                at[h] = at[size]
+        order = at[:size]
+        new = np.flatnonzero(home < 0)
+        if len(new):
+            new = new[np.argsort(self.entity[new], kind="stable")]
+            order = np.concatenate((order, new))
+        self.permute(order)
+        self.home[:n] = np.arange(n)
+        self.home_n = n
+        self.reordered = False
+
+    def permute(self, order: np.ndarray) -> None:
+        """Move the rows so that row ``j`` holds what row ``order[j]`` held (``order`` a
+        permutation of ``0 .. n-1``): the columns, shapes and components of the rows that
+        move, their components rebound, the carriers (rows) renamed; a static box that
+        changes row is a static change (the index holds rows)."""
+        n = self.n
+        if len(order) != n:
+            raise ValueError(f"permute needs one row per row ({n}), got {len(order)}")
+        moved = np.flatnonzero(order != np.arange(n))
+        if not len(moved):
+            return
+        src = order[moved]
+        for a in self._columns:
+            a[moved] = a[src]
+        shapes, comps = self.shapes, self.comps
+        took = [(shapes[r], comps[r]) for r in src.tolist()]
+        row_of = self.row_of
+        for j, (shape, cs) in zip(moved.tolist(), took, strict=True):
+            shapes[j] = shape
+            comps[j] = cs
+            e = int(self.entity[j])
+            row_of[e] = j
+            for c in cs:
+                if c is not None and c._table is self:
+                    c._row = j
+            if self.indexed_static(j):
+                self._static_touched(e)
+        carried = self.carrier[:n] >= 0
+        if carried.any():
+            inverse = np.empty(n, dtype=np.intc)
+            inverse[order] = np.arange(n, dtype=np.intc)
+            carrier = self.carrier[:n]
+            carrier[carried] = inverse[carrier[carried]]
+        self.layout_version += 1
 
     def indexed_static(self, row: int) -> bool:
         """Whether row ``row`` is a static box of the broadphase: a colliding body that is
@@ -444,6 +525,7 @@ class BodyTable:
         self.carrier[rows] = -1
         self.asleep[rows] = 0
         self.rest_time[rows] = 0.0
+        self.rest_pos[rows] = 0.0
         self.island[rows] = -1
 
     def _compact_store(self) -> None:
@@ -504,15 +586,23 @@ class BodyTable:
             self.wake_requests.add(int(self.entity[row]))
 
     def acceleration_changed(self, row: int) -> None:
-        """The total of a body's AccelerationMap changed: a sleeping body wakes."""
+        """The total of a body's AccelerationMap changed: a sleeping body wakes; an awake
+        one rests afresh (it wakes the sleepers it reaches in the next step, as one that
+        moved does)."""
         if self.asleep[row]:
             self.wake_requests.add(int(self.entity[row]))
+        else:
+            self.rest_time[row] = 0.0
 
     def velocity_written(self, row: int) -> None:
         """A game wrote a Velocity: a sleeping body wakes, unless it wrote (0, 0) (what a
-        sleeper's velocity is)."""
-        if self.asleep[row] and (self.vel[row, 0] != 0.0 or self.vel[row, 1] != 0.0):
-            self.wake_requests.add(int(self.entity[row]))
+        sleeper's velocity is); an awake body given a velocity other than (0, 0) rests
+        afresh (a still platform the game starts wakes what sleeps on it in that step)."""
+        if self.vel[row, 0] != 0.0 or self.vel[row, 1] != 0.0:
+            if self.asleep[row]:
+                self.wake_requests.add(int(self.entity[row]))
+            else:
+                self.rest_time[row] = 0.0
 
     def position_written(self, row: int) -> None:
         """A game wrote a Position: statics must be re-indexed; queries look again. What

@@ -9,9 +9,12 @@ Guarantees:
   their durations and contacts (events and hysteresis), the sleeping pairs' contacts as they
   are kept (with the clock each fell asleep at), the entities whose pairs restart,
   the STATIC bodies the game changed since the last step (they wake the sleepers they
-  reach in the next step), and the clock (accumulator, alpha, steps, time).
+  reach in the next step), the order of the rows and where each was after the last step
+  (``home``: the next step's rows follow from it; `state.body_table`), and the clock
+  (accumulator, alpha, steps, time).
 - ``restore(physics, snapshot)`` puts all of it back, so stepping again with the same inputs
-  gives bit-identical positions, velocities and event sequences. It needs the same entities
+  gives bit-identical positions, velocities and event sequences, in this process or in
+  another (the rows are put in the snapshot's order first). It needs the same entities
   adopted with the same kinds of components (Position, Velocity, AccelerationMap, Collider,
   Geometry) as when the snapshot was taken; otherwise it raises ``ValueError`` naming the
   entities that differ and changes nothing. Events a raising handler left undelivered are
@@ -50,8 +53,9 @@ if TYPE_CHECKING:
 
 _COLLIDER_FIELDS = ("kind", "layer", "mask", "sensor", "mass", "restitution", "slide",
                     "friction", "stop_on_slope", "one_way")
-#: 2: the sleep state (``asleep``, ``rest_time``, ``island``) joined the columns
-_FORMAT = 2
+#: 2: the sleep state (``asleep``, ``rest_time``, ``island``) joined the columns; 3: where
+#: each rest began (``rest_pos``)
+_FORMAT = 3
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +85,13 @@ class Snapshot:
     #: since before the last step, with the clock when each fell asleep); None in a
     #: snapshot pickled before they were kept apart (its ``pairs`` hold them)
     sleeping: Any = None
+    #: per entity (in ``entities``' order, the rows' order): the row it held after the last
+    #: step (-1: adopted since), and how many rows there were then (`BodyTable.canonical`)
+    home: Any = None
+    home_n: int = 0
+    #: tile map entity -> the box (relative to its position) of the tiles changed since the
+    #: last step, as the next step will read it (``BodyTable.tile_regions``)
+    tile_regions: Any = None
 
     def __repr__(self) -> str:
         return (f"Snapshot(bodies={len(self.entities)}, steps={self.clock[2]}, "
@@ -90,6 +101,8 @@ class Snapshot:
 def take(physics: Physics) -> Snapshot:
     """The state of ``physics`` now (see the module docstring)."""
     physics.sync()  # deletions esper deferred and entities made since the last step
+    if physics.table.tilemaps:  # tiles dug or built since the last step: where, as the
+        physics.table.refresh_tilemaps()  # next step will see it
     if physics.table.wake_requests or physics.table.wake_islands:
         physics._take_wakes(keep_statics=True)  # a sleeper the game changed is awake
     t = physics.table
@@ -123,6 +136,10 @@ def take(physics: Physics) -> Snapshot:
                physics.last_dt),
         # (what _take_wakes kept: the requests left are the STATIC bodies')
         wake_statics=frozenset(int(e) for e in t.wake_requests if e in t.row_of),
+        home=t.home[:n].copy(),
+        home_n=t.home_n,
+        tile_regions={int(e): tuple(float(v) for v in box)
+                      for e, box in t.tile_regions.items()},
     )
 
 
@@ -163,6 +180,11 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     rows = _check(physics, snap)
     checked = _Checked(physics, snap, rows)  # everything, before anything changes
     t = physics.table
+    t.permute(rows)  # the snapshot's row order (the next step's rows follow from it)
+    rows = np.arange(len(rows), dtype=np.int64)
+    t.home[rows] = snap.home
+    t.home_n = snap.home_n
+    t.reordered = snap.home_n != len(rows) or bool((snap.home != rows).any())
     for i, r in enumerate(rows.tolist()):
         _, _, acc, col, geo = t.comps[r]
         if geo is not None:
@@ -188,6 +210,8 @@ def restore(physics: Physics, snap: Snapshot) -> None:
             for name, value in checked.accelerations[i]:
                 acc[name] = value
     t.refresh_tilemaps()
+    t.tile_regions.clear()  # (not the restore's own tile writes: the snapshot's changes)
+    t.tile_regions.update({e: list(box) for e, box in snap.tile_regions.items()})
     for name in MOTION_COLUMNS:
         getattr(t, name)[rows] = snap.columns[name]
     # the carriers were saved as entities (rows may have moved since)
@@ -203,8 +227,11 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     t.sleep_version += 1  # (who is awake: the broadphase learns its rows again)
     t.changed.clear()
     t.changed.update(snap.changed)
-    physics._narrowphase.result = copy.deepcopy(snap.contacts)
+    t.move[rows] = 0.0  # (a sleeper's is 0; an awake body's is the next step's to make)
     physics._events.restore_pairs(copy.deepcopy(snap.pairs), copy.deepcopy(snap.sleeping))
+    # one set of last-step rows, as a step leaves them: the events diff against them and the
+    # narrowphase's hysteresis reads them
+    physics._narrowphase.rows = physics._events._rows
     physics._events.woke(t)  # the sleeping pairs' rows marked from the sleep state
     physics._response.forget_end()
     (physics.accumulator, physics.alpha, physics.steps, physics.time,
@@ -235,6 +262,20 @@ def _within(field: str, value: np.ndarray, low: float, high: float) -> None:
         first = np.argwhere(bad)[0]
         raise _fail(field, f"must be finite and in [{low:g}, {high:g}], got "
                            f"{value[tuple(first)]!r} at {tuple(int(k) for k in first)}")
+
+
+def _unique_contacts(field: str, keys: np.ndarray, tiles: np.ndarray, why: str = "") -> None:
+    """Every contact (pair key and tile) once; ValueError naming the first held twice."""
+    both = np.stack((np.asarray(keys, dtype=np.int64), np.asarray(tiles, dtype=np.int64)),
+                    axis=1)
+    if len(both) < 2:
+        return
+    order = np.lexsort((both[:, 1], both[:, 0]))
+    twice = np.flatnonzero((np.diff(both[order], axis=0) == 0).all(axis=1))
+    if len(twice):
+        key, tile = both[order[twice[0]]].tolist()
+        raise _fail(field, f"hold the contact of pair {key} (a {key >> 32}, b "
+                           f"{key & 0xFFFFFFFF}) and tile {tile} twice {why}".rstrip())
 
 
 def _entities_in(field: str, value: np.ndarray, known: np.ndarray, allow_none: bool) -> None:
@@ -299,15 +340,21 @@ class _Checked:
         _within("columns['vel']", cols["vel"], -MAX_SPEED, MAX_SPEED)
         _within("columns['floor_v']", cols["floor_v"], -MAX_SPEED, MAX_SPEED)
         _within("columns['floor_n']", cols["floor_n"], -1.0, 1.0)
-        _within("columns['ground']", cols["ground"], 0, 15)
+        _within("columns['ground']", cols["ground"], 0, 31)
         _entity_ids("columns['floor_entity']", cols["floor_entity"], True)
         _entities_in("columns['carrier']", cols["carrier"], entities, True)
         _within("columns['asleep']", cols["asleep"], 0, 1)
         _within("columns['rest_time']", cols["rest_time"], 0.0, 1e300)
+        _within("columns['rest_pos']", cols["rest_pos"], -MAX_COORD, MAX_COORD)
         _entities_in("columns['island']", cols["island"], entities, True)
         if ((cols["island"] >= 0) != (cols["asleep"] == 1)).any():
             raise _fail("columns['island']", "must name an island exactly for the sleepers "
                                               "(columns['asleep'] == 1)")
+        moving = np.flatnonzero((cols["asleep"] == 1) & (cols["vel"] != 0.0).any(axis=1))
+        if len(moving):
+            raise _fail("columns['vel']", f"entity {int(entities[moving[0]])} sleeps with "
+                                          f"velocity {tuple(cols['vel'][moving[0]].tolist())}"
+                                          f" (a sleeper's is exactly 0)")
         self.accelerations = self._accelerations(snap, n)
         self.colliders = self._colliders(snap, n)
         self.shapes, self.tiles = self._shapes(snap, n)
@@ -323,10 +370,40 @@ class _Checked:
             i = where.get(e)
             if i is None or self.colliders[i].get("kind", -1) != 0:
                 raise _fail("wake_statics", f"entity {e} is not a STATIC body of the snapshot")
+        self._home(snap.home, snap.home_n, n)
+        self._tile_regions(snap.tile_regions, entities, self.shapes)
         self._contacts(snap.contacts)
         self._pairs(snap.pairs)
-        self._sleeping(getattr(snap, "sleeping", None), snap.pairs)
+        self._sleeping(getattr(snap, "sleeping", None), snap.pairs, entities, cols["asleep"])
         self._clock(snap.clock)
+
+    @staticmethod
+    def _tile_regions(regions: object, entities: np.ndarray, shapes: list[Any]) -> None:
+        """Each a tile map of the snapshot's, with a box of four finite numbers."""
+        if not isinstance(regions, dict):
+            raise TypeError(f"snapshot tile_regions must be a dict, got {regions!r}")
+        where = {int(e): i for i, e in enumerate(entities.tolist())}
+        for e, box in regions.items():
+            i = where.get(e) if type(e) is int else None
+            if i is None or not isinstance(shapes[i], TileMap):
+                raise _fail("tile_regions", f"entity {e!r} is not a tile map of the snapshot")
+            if (not isinstance(box, tuple) or len(box) != 4
+                    or not all(type(v) is float and math.isfinite(v) for v in box)
+                    or box[0] > box[2] or box[1] > box[3]):
+                raise _fail("tile_regions", f"the box of entity {e} must be a tuple of four "
+                                            f"finite floats (x0, y0, x1, y1), got {box!r}")
+
+    @staticmethod
+    def _home(home: object, home_n: object, n: int) -> None:
+        """Where each row was after the last step: -1 or a row of the ``home_n`` then, each
+        row once."""
+        if type(home_n) is not int or not 0 <= home_n <= 2**31:
+            raise _fail("home_n", f"must be an int in [0, 2**31], got {home_n!r}")
+        _array("home", home, np.dtype(np.int64), (n,))
+        _within("home", home, -1, home_n - 1)
+        kept = home[home >= 0]
+        if len(np.unique(kept)) != len(kept):
+            raise _fail("home", "must name each row of the last step at most once")
 
     @staticmethod
     def _per_row(field: str, value: object, n: int) -> tuple[Any, ...]:
@@ -441,10 +518,13 @@ class _Checked:
             _within(f"{field}.{name}", np.asarray(getattr(p, name), dtype=np.float64),
                     -2 * MAX_COORD, 2 * MAX_COORD)
 
-    def _sleeping(self, s: object, pairs: Any) -> None:
+    def _sleeping(self, s: object, pairs: Any, entities: np.ndarray,
+                  asleep: np.ndarray) -> None:
         """The sleeping contacts: their pairs as ``pairs`` are checked, each one's clock and
-        step count when it fell asleep within the clock now, and no pair both asleep and in
-        the last step's ``pairs``."""
+        step count when it fell asleep within the clock now; each side a body of the
+        snapshot (``entities``), asleep or STATIC, one at least asleep (``asleep``); and
+        every contact (pair and tile) held once, in ``pairs`` or in the sleeping contacts."""
+        _unique_contacts("pairs.keys", pairs.keys, pairs.tile)
         from ..systems.events import SleepingState
         if s is None:
             return
@@ -461,10 +541,33 @@ class _Checked:
         _within("sleeping.entered", s.entered, 0.0, s.clock)
         _array("sleeping.entered_steps", s.entered_steps, np.dtype(np.int64), (m,))
         _within("sleeping.entered_steps", s.entered_steps.astype(np.float64), 0, s.count)
-        both = np.intersect1d(s.pairs.keys, pairs.keys)
-        if len(both):
-            raise _fail("sleeping.pairs.keys", f"name pair {int(both[0])} also in pairs "
-                                               f"(a pair is asleep or in the last step)")
+        _unique_contacts("sleeping.pairs.keys", s.pairs.keys, s.pairs.tile)
+        _unique_contacts("sleeping.pairs.keys", np.concatenate((pairs.keys, s.pairs.keys)),
+                         np.concatenate((pairs.tile, s.pairs.tile)),
+                         "(a pair is asleep or in the last step's pairs)")
+        if not m:
+            return
+        order = np.argsort(entities, kind="stable")
+        known = entities[order]
+        still = np.zeros(len(entities), dtype=np.int8)  # 1 STATIC, 2 asleep
+        still[[c.get("kind", -1) == 0 for c in self.colliders]] = 1
+        still[asleep == 1] = 2
+        side = []
+        for name in ("a", "b"):
+            e = getattr(s.pairs, name)
+            at = np.minimum(np.searchsorted(known, e), len(known) - 1) if len(known) else e * 0
+            found = (known[at] == e) if len(known) else np.zeros(m, dtype=bool)
+            if not found.all():
+                bad = int(e[np.flatnonzero(~found)[0]])
+                raise _fail(f"sleeping.pairs.{name}", f"names entity {bad}, not a body of "
+                                                      f"the snapshot")
+            side.append(still[order[at]])
+        ok = (side[0] > 0) & (side[1] > 0) & ((side[0] == 2) | (side[1] == 2))
+        if not ok.all():
+            q = int(np.flatnonzero(~ok)[0])
+            raise _fail("sleeping.pairs", f"pair ({int(s.pairs.a[q])}, {int(s.pairs.b[q])}) "
+                                          f"is not asleep (each side asleep or STATIC, one "
+                                          f"at least asleep)")
 
     @staticmethod
     def _clock(clock: object) -> None:

@@ -32,7 +32,7 @@ cdef struct Rows:
     const unsigned char* stop_slope
     const double* one_way            # n * 2, (0, 0): solid both ways
     # from the last step's contacts (written by systems/ground.pyx)
-    signed char* ground              # GROUND_FLOOR | GROUND_WALL | GROUND_CEILING
+    signed char* ground              # GROUND_FLOOR | GROUND_WALL | GROUND_CEILING | ...
     double* floor_n                  # n * 2
     double* floor_v                  # n * 2
     int64_t* floor_entity
@@ -45,6 +45,7 @@ cdef struct Rows:
     # sleeping (systems/sleep.pyx)
     unsigned char* asleep            # 1: the row sleeps (not integrated, a fixed partner)
     double* rest_time                # seconds it has rested without a break
+    double* rest_pos                 # n * 2: where that rest began
     int64_t* island                  # the island it sleeps in (an entity), -1 awake
 
 cdef enum:
@@ -52,6 +53,8 @@ cdef enum:
     GROUND_WALL = 2
     GROUND_CEILING = 4
     GROUND_NEW = 8                   # adopted since the last step: nothing classified yet
+    GROUND_SUPPORT = 16              # a contact holds it up: the other side lies against its
+                                     # acceleration (below it, for gravity; systems/sleep.pyx)
 
 cdef Rows rows_of(object table) except *
 

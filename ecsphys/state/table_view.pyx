@@ -57,6 +57,7 @@ cdef Rows _take_rows(object t) except *:
     cdef double[:, ::1] move = t.move
     cdef unsigned char[::1] asleep = t.asleep
     cdef double[::1] rest_time = t.rest_time
+    cdef double[:, ::1] rest_pos = t.rest_pos
     cdef int64_t[::1] island = t.island
     cdef Rows r
     r.n = t.n
@@ -91,5 +92,6 @@ cdef Rows _take_rows(object t) except *:
     r.move = &move[0, 0]
     r.asleep = &asleep[0]
     r.rest_time = &rest_time[0]
+    r.rest_pos = &rest_pos[0, 0]
     r.island = &island[0]
     return r

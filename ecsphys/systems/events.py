@@ -367,6 +367,22 @@ class EventsSystem(esper.Processor):
         if narrow is not None:
             narrow.rows = merged if narrow.rows is rows else merge(narrow.rows, woken)
 
+    def woke_late(self, table: BodyTable, rows_woken: np.ndarray) -> None:
+        """Islands woke after the step found its contacts (sleepers struck in the response):
+        as `woke`, but the pairs of the last step that fell asleep with it (still in the last
+        step's rows, marked `DORMANT`) go to the sleeping contacts first, so that every
+        sleeping pair of the woken bodies comes back into this step's rows as well as the
+        last step's (their bodies did not move: they still touch), kept with its history."""
+        rows = self._rows
+        narrow = self.narrowphase
+        if rows.ndormant:
+            self.sleeping.absorb(rows)
+            rest = pick(rows, rows.array("index") == DORMANT_INDEX, False)
+            self._rows = rest
+            if narrow is not None and narrow.rows is rows:
+                narrow.rows = rest
+        self.woke(table, rows_woken)
+
     def partners(self, entities: np.ndarray) -> np.ndarray:
         """The entities touching one of ``entities`` (int64, ascending, each once) after the
         last step, as an array (repeats possible): in the last step's rows, and among the

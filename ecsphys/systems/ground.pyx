@@ -8,7 +8,10 @@ Guarantees (one compiled pass over the contacts at the end of each step):
   any other contact a wall. Sensor contacts do not count; a one-way body counts only as a
   floor, and only for a body standing on it (not overlapping it, the normal against its
   one-way direction within ``floor_max_angle``);
-- per row: ``ground`` (GROUND_FLOOR | GROUND_WALL | GROUND_CEILING), and for the most level
+- per row: ``ground`` (GROUND_FLOOR | GROUND_WALL | GROUND_CEILING, and GROUND_SUPPORT when
+  a solid contact holds the body up: the normal from the body to the other side points at
+  least `SUPPORT_COS` into "down", however steep, as a ball in a V of two steep slopes is
+  held; what a body needs to fall asleep: `systems.sleep`), and for the most level
   floor its surface normal (``floor_n``, pointing up out of the floor), velocity
   (``floor_v``) and entity (``floor_entity``, -1: none); static bodies get nothing; a
   sleeping body keeps what it had when it fell asleep (its contacts stay as they were);
@@ -37,13 +40,18 @@ from ..state.carray cimport as_c, c_array
 cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
-from ..state.table_view cimport GROUND_CEILING, GROUND_FLOOR, GROUND_WALL, Rows, body_up, rows_of
+from ..state.table_view cimport (
+    GROUND_CEILING, GROUND_FLOOR, GROUND_SUPPORT, GROUND_WALL, Rows, body_up, rows_of,
+)
 from .contact_rows cimport DORMANT, ContactRows
 from .gil cimport NOGIL_MIN
 
 cdef int STATIC = 0
 #: a one-way body is a floor only for bodies no deeper into it than this
 cdef double ONE_WAY_DEPTH = 1e-6
+#: a contact supports a body (GROUND_SUPPORT) when the normal to the other side has at least
+#: this cosine with the body's "down" (within about 89.4 degrees: not a wall it slides along)
+cdef double SUPPORT_COS = 0.01
 
 
 cdef struct Pass:
@@ -70,6 +78,8 @@ cdef void _side(Pass* g, int r, int o, double dx, double dy, double depth) noexc
     if wx != 0.0 or wy != 0.0:
         if depth > ONE_WAY_DEPTH or -(dx * wx + dy * wy) < g.cos_floor or down < g.cos_floor:
             return
+    if down >= SUPPORT_COS:
+        w.ground[r] |= GROUND_SUPPORT
     if down >= g.cos_floor:
         w.ground[r] |= GROUND_FLOOR
         if down > g.best[r]:

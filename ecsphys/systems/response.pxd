@@ -31,6 +31,7 @@ cdef class ResponseSystem:
     cdef public int passes                 # diagnostics of the last step
     cdef public int widened
     cdef public int far
+    cdef public int sleepers_hit           # sleepers struck in the last step (`respond`)
     cdef public object filter_pair         # the game's pair veto, or None
     cdef public object extra               # pairs found beyond the swept boxes (ra, rb, toi)
     cdef public Impacts pair_impacts       # every pair's first impact of the last step
@@ -41,7 +42,8 @@ cdef class ResponseSystem:
 
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
                      const IndexView* iv, const Rows* rows, const Store* store,
-                     const int64_t* awake, Py_ssize_t nawake) except -1
+                     const int64_t* awake, Py_ssize_t nawake,
+                     unsigned char* hit=*) except -1
     cdef int note_end_c(self, double deepest, const Rows* rows, const int64_t* awake,
                         Py_ssize_t nawake) except -1
 

@@ -76,7 +76,12 @@ Guarantees (for the solid pairs: neither side a sensor):
   not) and the approach speed along the normal (units per second) for the events; a pair
   that meets slower than `rest_speed` rests (it meets about one step of gravity every step)
   and reports 0;
-- a sleeper is a fixed partner (inverse mass 0, never pushed, reach 0); while something
+- a sleeper is a fixed partner (inverse mass 0, never pushed, reach 0) to a body that meets
+  it at rest (it leans or lies on it: slower than `rest_speed`); one that strikes it faster
+  (a body the step did not foresee reaching it: pushed or deflected there) exchanges
+  momentum with it as with an awake body (its velocity changes; its position stays, as a
+  sleeper's does, until the next step) and marks it in ``hit`` (``respond``'s flags per
+  row, when given), so the step wakes its island in this step (`systems.step`); while something
   sleeps the step sets up and moves only the awake rows and the sleepers it meets (a pair's
   partner, a look-up's find, a carrier), each set up when first met, so a sleeper the awake
   bodies do not reach costs the response nothing (``live_rows = False``: every row, the
@@ -224,6 +229,8 @@ cdef struct Ctx:
     int cap_p
     int hits
     int widened
+    unsigned char* hit      # per row: a sleeper struck in this step (NULL: not asked)
+    int nhit
     PyObject* filter_pair   # a Python callable, or NULL: called with the GIL
     # characters and platforms (from the physics)
     double upx              # "up" of a body without acceleration
@@ -688,10 +695,16 @@ cdef inline void world_vel(const Ctx* c, int r, double* vx, double* vy) noexcept
         vy[0] += c.vel[2 * f + 1]
 
 
+cdef inline bint fixed(const Ctx* c, int r) noexcept nogil:
+    """Row r sleeps and was not struck in this step: a fixed partner (see the module
+    comment)."""
+    return c.rows.asleep[r] and (c.hit == NULL or not c.hit[r])
+
+
 cdef inline double inv_mass_of(const Ctx* c, int r) noexcept nogil:
     """Row r's inverse mass as the response exchanges momentum and shares pushes: 0 for a
-    sleeper (a fixed partner until it wakes)."""
-    return 0.0 if c.rows.asleep[r] else c.rows.inv_mass[r]
+    sleeper not struck (a fixed partner until it wakes)."""
+    return 0.0 if fixed(c, r) else c.rows.inv_mass[r]
 
 
 cdef inline double rest_speed(const Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
@@ -709,11 +722,10 @@ cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
     friction across it: the tangential velocity of the pair reduced by at most the combined
     friction times the normal impulse (Coulomb), never reversed. A pair that meets slower
     than `rest_speed` does not bounce (its restitution counts as 0): a resting body keeps no
-    velocity into what holds it."""
+    velocity into what holds it. A sleeper struck faster than that takes its share as an
+    awake body would, and is marked in ``c.hit`` (see the module comment)."""
     cdef double ia = inv_mass_of(c, a)
     cdef double ib = inv_mass_of(c, b)
-    if ia + ib <= 0.0:
-        return
     cdef double* v = c.vel
     cdef double vax, vay, vbx, vby
     world_vel(c, a, &vax, &vay)
@@ -721,6 +733,18 @@ cdef void impulse(Ctx* c, int a, int b, double nx, double ny) noexcept nogil:
     cdef double rx = vbx - vax, ry = vby - vay
     cdef double rel = rx * nx + ry * ny
     if rel >= 0.0:
+        return
+    if (c.hit != NULL and (fixed(c, a) or fixed(c, b))
+            and -rel > rest_speed(c, a, b, nx, ny)):
+        if fixed(c, a) and not fixed(c, b):
+            ia = c.rows.inv_mass[a]
+            c.nhit += 1
+            c.hit[a] = 1
+        elif fixed(c, b) and not fixed(c, a):
+            ib = c.rows.inv_mass[b]
+            c.nhit += 1
+            c.hit[b] = 1
+    if ia + ib <= 0.0:
         return
     cdef double e = c.rows.restitution[a]
     if c.rows.restitution[b] > e:
@@ -846,9 +870,9 @@ cdef void slide_rest(Ctx* c, int r, double lx, double ly, double nx, double ny,
 
 
 cdef inline bint immovable(const Ctx* c, int r) noexcept nogil:
-    """Row r is never pushed: static, of infinite mass, or asleep (a sleeper is a fixed
-    partner until it wakes)."""
-    return c.rows.kind[r] == STATIC or c.rows.inv_mass[r] == 0.0 or c.rows.asleep[r]
+    """Row r is never pushed: static, of infinite mass, or asleep and not struck (a sleeper
+    is a fixed partner until it wakes)."""
+    return c.rows.kind[r] == STATIC or c.rows.inv_mass[r] == 0.0 or fixed(c, r)
 
 
 cdef int first_hit(Ctx* c, int r, double* when, CContact* hit, int* other,
@@ -999,7 +1023,7 @@ cdef void apply_hit(Ctx* c, int r, int j, double t, const CContact* hit, int p) 
     cdef double into, share, cx = 0.0, cy = 0.0
     cdef bint rider = c.rows.carrier[j] == r
     cdef bint heavy = isinf(c.rows.mass[r]) and not isinf(c.rows.mass[j])
-    if c.rows.kind[j] != STATIC and not c.rows.asleep[j] and not (
+    if c.rows.kind[j] != STATIC and not fixed(c, j) and not (
             c.pushed[j] and c.state[j] == DONE) and (
             rider or heavy or (c.rows.kind[j] == PASSIVE and not supported(c, r, nx, ny))):
         into = dot(lx, ly, nx, ny)
@@ -2457,6 +2481,7 @@ cdef class ResponseSystem:
         self.widened = 0  # rows looked up beyond their swept boxes in the last step
         #: of those, rows pushed so far that every look-up took them on their own
         self.far = 0
+        self.sleepers_hit = 0  # sleepers struck in the last step (`respond`)
         #: the game's pair veto (``Physics.filter_pair``), for pairs found here
         self.filter_pair = None
         #: pairs found beyond the broadphase's boxes in the last step (rows a, b, their times
@@ -2552,8 +2577,10 @@ cdef class ResponseSystem:
 
     cdef int respond(self, const int64_t* a, const int64_t* b, int np0, double dt,
                      const IndexView* iv, const Rows* rows, const Store* store,
-                     const int64_t* awake, Py_ssize_t nawake) except -1:
-        """`process` on C pairs ``a``, ``b`` (``np0`` of them); ``iv``: the broadphase's
+                     const int64_t* awake, Py_ssize_t nawake,
+                     unsigned char* hit=NULL) except -1:
+        """`process` on C pairs ``a``, ``b`` (``np0`` of them); ``hit``: NULL, or a flag per
+        row set for each sleeper struck (``sleepers_hit`` counts them); ``iv``: the broadphase's
         index for widen (``index`` NULL, or ``widen_by_index`` False: widen looks at every
         row, the same pairs); ``rows`` and ``store``: the table's C rows and shapes now;
         ``awake``: NULL, or while something sleeps the rows not asleep, ascending (``nawake``
@@ -2579,6 +2606,8 @@ cdef class ResponseSystem:
         c.ne = 0
         c.hits = 0
         c.widened = 0
+        c.hit = hit
+        c.nhit = 0
         c.dt = dt
         c.skin = self.skin
         c.max_slides = self.max_slides
@@ -2643,6 +2672,7 @@ cdef class ResponseSystem:
             buf.back(&c)
         self.passes = c.hits
         self.widened = c.widened
+        self.sleepers_hit = c.nhit
         self.far = c.nfar
         cdef int total = c.npairs
         cdef Impacts impacts = self.pair_impacts

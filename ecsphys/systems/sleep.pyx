@@ -4,13 +4,22 @@ wake for anything that would move them.
 
 Guarantees:
 - `rest_rows` (every step while sleeping is on, after the ground and the limits): a body that
-  is neither STATIC nor asleep rests this step when its speed is at most ``s`` and it moved
-  at most ``s * dt``, where ``s = max(sleep_speed, 2 * |acc| * dt)`` (what one step of its
-  acceleration, gravity, adds twice: a resting body meets what holds it at about that speed
-  every step, whatever the game's units); its ``rest_time`` grows by ``dt``, else it is 0.
-  Never resting: a rider whose carrier moved in this step; a body of infinite mass or
-  without a collider unless its velocity and acceleration are exactly 0 (a slow door must
-  not freeze);
+  is neither STATIC nor asleep rests this step when it is held, slow and has not moved.
+  Held: a body with an acceleration (gravity) has a solid contact that holds it up
+  (``GROUND_SUPPORT``: the other side lies against its acceleration; `systems.ground`), so a
+  body in mid-air, one whose support was dug or deleted, or one sliding down a wall never
+  rests; a body without acceleration needs none. Slow: its speed is at most ``s =
+  max(sleep_speed, 2 * |acc| * dt)`` and it moved at most ``s * dt`` in the step (what one
+  step of its acceleration adds twice: a resting body meets what holds it at about that
+  speed every step, whatever the game's units). Not drifting: since its rest began
+  (``rest_pos``, taken in the first step it rests) it moved no further than ``sleep_speed``
+  times the time it has rested, or times ``sleep_after`` if that is more: a body sliding
+  along a floor or off a ledge faster than ``sleep_speed`` never rests ``sleep_after``,
+  while a pile that jitters in place, or creeps slower than that while its island
+  settles, does. Its ``rest_time`` grows by
+  ``dt``, else it is 0 (and its next rest begins where it is then). Never resting: a rider
+  whose carrier moved in this step; a body of infinite mass or without a collider unless
+  its velocity and acceleration are exactly 0 (a slow door must not freeze);
 - `fall_asleep` (run only in a step where an awake body has rested ``sleep_after``):
   islands are the bodies linked by the step's solid contacts (no sensor side) between
   *linking* bodies: colliding, not STATIC, of finite mass, not sensors (`islands`); static
@@ -52,7 +61,7 @@ from ..broadphase.boxindex cimport lower_bound
 from ..geometry.distance cimport contact_within
 from ..geometry.shape_data cimport Body, CContact, Store
 from ..state.carray cimport c_array
-from ..state.table_view cimport Rows, row_body
+from ..state.table_view cimport GROUND_SUPPORT, Rows, row_body
 from .contact_rows cimport DORMANT, WOKEN, ContactRows
 from .islands cimport find_islands, root_of
 
@@ -72,6 +81,7 @@ cdef Py_ssize_t rest_rows(Rows* r, const int64_t* rows, Py_ssize_t n, double dt,
     cdef int i, c
     cdef Py_ssize_t q
     cdef double ax, ay, vx, vy, dx, dy, s
+    cdef double reach, held
     cdef Py_ssize_t ready = 0
     cdef bint rests
     awake[0] = 0
@@ -86,6 +96,8 @@ cdef Py_ssize_t rest_rows(Rows* r, const int64_t* rows, Py_ssize_t n, double dt,
         vy = r.vel[2 * i + 1]
         if not r.collides[i] or r.inv_mass[i] == 0.0 or isinf(r.mass[i]):
             rests = vx == 0.0 and vy == 0.0 and ax == 0.0 and ay == 0.0
+        elif (ax != 0.0 or ay != 0.0) and not (r.ground[i] & GROUND_SUPPORT):
+            rests = False  # in mid-air, or against a wall: it falls
         else:
             s = 2.0 * dt * sqrt(ax * ax + ay * ay)
             if s < speed:
@@ -93,10 +105,19 @@ cdef Py_ssize_t rest_rows(Rows* r, const int64_t* rows, Py_ssize_t n, double dt,
             dx = r.pos[2 * i] - r.prev[2 * i]
             dy = r.pos[2 * i + 1] - r.prev[2 * i + 1]
             rests = vx * vx + vy * vy <= s * s and dx * dx + dy * dy <= s * s * dt * dt
+            if rests and r.rest_time[i] > 0.0:  # not drifting from where this rest began?
+                held = r.rest_time[i] + dt
+                reach = speed * (held if held > after else after)
+                dx = r.pos[2 * i] - r.rest_pos[2 * i]
+                dy = r.pos[2 * i + 1] - r.rest_pos[2 * i + 1]
+                rests = dx * dx + dy * dy <= reach * reach
         c = r.carrier[i]
         if rests and c >= 0 and (r.move[2 * c] != 0.0 or r.move[2 * c + 1] != 0.0):
             rests = False  # it rides a platform that moves
         if rests:
+            if r.rest_time[i] == 0.0:  # a rest begins here
+                r.rest_pos[2 * i] = r.pos[2 * i]
+                r.rest_pos[2 * i + 1] = r.pos[2 * i + 1]
             r.rest_time[i] += dt
             if r.rest_time[i] >= after:
                 ready += 1

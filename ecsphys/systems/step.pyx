@@ -155,6 +155,9 @@ cdef class Step:
     #: events' `EventsSystem.woke`: sleeping pairs that woke come back into the last step's
     #: rows; ``rows_woken``: the change was only that these rows woke)
     cdef public object woke
+    #: ``woke_late(table, rows_woken)``: islands woke after the step's contacts were found
+    #: (sleepers struck in the response: `EventsSystem.woke_late`)
+    cdef public object woke_late
     cdef object _mark           # `_wake`'s flag per row, all zero between its calls ...
     cdef bint _mark_dirty       # ... unless a call left early (then made afresh)
 
@@ -184,6 +187,7 @@ cdef class Step:
         self._awake_arr = None
         self._awake_key = None
         self.woke = None
+        self.woke_late = None
         self._mark = None
         self._mark_dirty = False
 
@@ -228,6 +232,7 @@ cdef class Step:
         cdef Store s = store_of(t.store)
         cdef IndexView iv
         cdef Py_ssize_t nw
+        cdef unsigned char* hit = NULL
         cdef const int64_t* awake = self._awake(&nw)  # the loops over rows: these only
         fp = bp.filter_pair
         # filter_pair is the game's code inside the step: if it raises, the bodies are put
@@ -254,8 +259,11 @@ cdef class Step:
                 s = store_of(t.store)
             response.filter_pair = fp
             index_view(&iv, self.index, stage, bp._slots)
+            if t.sleepers:  # (the marks, zero after `_wake`: the sleepers struck)
+                hit = <unsigned char*> cnp.PyArray_DATA(<cnp.ndarray> self._mark)
+                self._mark_dirty = True
             response.respond(stage.pa, stage.pb, <int> stage.npairs, dt, &iv, &r, &s,
-                             awake, nw)
+                             awake, nw, hit)
         except BaseException:
             if saved is not None:
                 t.set_motion(saved)  # (the sleep state too)
@@ -286,6 +294,16 @@ cdef class Step:
                 limit_some(r.pos, r.vel, awake, nw)
         else:
             limit_some(r.pos, r.vel, awake, nw)
+        if hit != NULL:
+            if response.sleepers_hit:  # struck sleepers wake with their islands, now
+                woken = wake_islands(t, marked_islands(t, self._mark))
+                self._mark[:] = 0
+                if self.woke_late is not None:
+                    self.woke_late(t, woken)
+                rows = narrow.rows  # (their contacts, back from the sleeping ones)
+                r = rows_of(t)
+                awake = self._awake(&nw)
+            self._mark_dirty = False
         cdef Py_ssize_t fell = 0, moving = 1
         if self.sleep_after >= 0.0 and rest_rows(&r, awake, nw, dt, self.sleep_speed,
                                                  self.sleep_after, &moving):
