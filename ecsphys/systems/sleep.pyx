@@ -20,8 +20,10 @@ Guarantees:
   ``dt``, else it is 0 (and its next rest begins where it is then). Never resting: a rider
   whose carrier moved in this step; a body of infinite mass or without a collider unless
   its velocity and acceleration are exactly 0 (a slow door must not freeze);
-- `fall_asleep` (run only in a step where an awake body has rested ``sleep_after``):
-  islands are the bodies linked by the step's solid contacts (no sensor side) between
+- `fall_asleep` (run only in a step where an awake body has rested ``sleep_after``; it
+  looks at the awake rows and the rows their contacts reach, not at every row, so a body
+  falling asleep beside many sleepers costs its island): islands are the bodies linked by
+  the step's solid contacts (no sensor side) between
   *linking* bodies: colliding, not STATIC, of finite mass, not sensors (`islands`); static
   bodies and bodies of infinite mass link nothing, so two piles on one floor are two
   islands. An island whose every body rested ``sleep_after`` (or already sleeps) falls
@@ -149,70 +151,94 @@ cdef inline Py_ssize_t _label_root(Py_ssize_t* up, Py_ssize_t x) noexcept nogil:
     return x
 
 
-cdef inline void _free_all(void* ta, void* parent, void* links, void* first, void* lab,
-                           void* up) noexcept nogil:
-    """`fall_asleep`'s buffers freed (any of them NULL)."""
-    free(ta)
-    free(parent)
-    free(links)
-    free(first)
-    free(lab)
-    free(up)
+cdef inline Py_ssize_t _local(int* loc, int64_t* rows, Py_ssize_t k, int64_t row) noexcept nogil:
+    """Row ``row``'s local id in `fall_asleep` (given one, the next, if it has none); the
+    number of local ids after."""
+    if loc[row] < 0:
+        loc[row] = <int> k
+        rows[k] = row
+        return k + 1
+    return k
 
 
-cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb,
-                            const int64_t* index, const unsigned char* sensor, Py_ssize_t m,
-                            double after, int64_t* fell) noexcept nogil:
+cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const int64_t* pa,
+                            const int64_t* pb, const int64_t* index,
+                            const unsigned char* sensor, Py_ssize_t m, double after,
+                            int* loc, int64_t* fell) noexcept nogil:
     """The islands whose every body rested ``after`` seconds (or sleeps) fall asleep (see the
-    module comment): the step's ``m`` contact rows are pairs ``index`` of ``pa``/``pb``
-    (``sensor``: the row has a sensor side; a sleeping pair's row, index ``DORMANT``, links
-    nothing here: its sides sleep in one island already). An island that joins sleeping
-    islands takes the smallest of their ids, and those islands take it too (they are one
-    island now); else it takes the entity of its smallest row. The rows that fell asleep go
-    to ``fell`` (ascending). Returns how many; -1 when out of memory (nothing changed)."""
-    cdef Py_ssize_t k = 0, q, count = 0, nl = 0, j, x, y
-    cdef int i, root
-    cdef int64_t* ta = <int64_t*> calloc(2 * m + 1, sizeof(int64_t))  # (calloc: the
-    # compiler cannot tell that find_islands reads only the pairs written)
-    cdef int* parent = <int*> malloc((n + 1) * sizeof(int))
-    cdef unsigned char* links = <unsigned char*> calloc(2 * n + 1, 1)
-    cdef int64_t* first = <int64_t*> malloc((n + 1) * sizeof(int64_t))
-    cdef int64_t* tb
-    cdef unsigned char* ok
+    module comment), looking only at the ``nw`` awake rows ``awake`` (ascending; NULL: rows
+    ``0 .. nw``) and the rows they touch: the step's ``m`` contact rows are pairs ``index`` of
+    ``pa``/``pb`` (``sensor``: the row has a sensor side; a sleeping pair's row, index
+    ``DORMANT``, links nothing here: its sides sleep in one island already). ``loc``: one int
+    per row of the table, all -1, and all -1 again on return. An island that joins one
+    sleeping island takes its id; one that joins several takes the smallest of their ids,
+    and their sleepers take it too (the one pass over every row, for a join of islands);
+    else it takes the entity of its smallest row. The rows that fell asleep go to ``fell``
+    (ascending). Returns how many; -1 when out of memory (nothing changed)."""
+    cdef Py_ssize_t k = 0, q, count = 0, nl = 0, j, x, y, t
+    cdef int64_t i, root
+    cdef int64_t* rows = <int64_t*> malloc((nw + 2 * m + 1) * sizeof(int64_t))
+    cdef int64_t* ta = <int64_t*> calloc(2 * m + 1, sizeof(int64_t))
+    cdef int* parent = <int*> malloc((nw + 2 * m + 1) * sizeof(int))
+    cdef unsigned char* flags = <unsigned char*> calloc(3 * (nw + 2 * m) + 1, 1)
+    cdef int64_t* first = <int64_t*> malloc((nw + 2 * m + 1) * sizeof(int64_t))
     cdef int64_t* lab = NULL
     cdef Py_ssize_t* up = NULL
-    if ta == NULL or parent == NULL or links == NULL or first == NULL:
-        _free_all(ta, parent, links, first, lab, up)
+    cdef int64_t* tb
+    cdef unsigned char* links
+    cdef unsigned char* ok
+    cdef unsigned char* ready
+    cdef int64_t merged
+    if rows == NULL or ta == NULL or parent == NULL or flags == NULL or first == NULL:
+        free(rows); free(ta); free(parent); free(flags); free(first)
         return -1
+    # local ids: the awake rows first (ascending), then the rows their contacts reach
+    for q in range(nw):
+        k = _local(loc, rows, k, awake[q] if awake != NULL else q)
+    t = 0
     tb = ta + m
-    ok = links + n
-    for i in range(n):
-        links[i] = _links(r, i)
-        ok[i] = 1
-        first[i] = -1
     for q in range(m):
         if not sensor[q] and index[q] >= 0:
-            ta[k] = pa[index[q]]
-            tb[k] = pb[index[q]]
-            k += 1
-    find_islands(n, ta, tb, k, links, parent)
-    for i in range(n):
-        if r.kind[i] != STATIC and not r.asleep[i] and r.rest_time[i] < after:
-            ok[root_of(parent, i)] = 0
+            k = _local(loc, rows, k, pa[index[q]])
+            k = _local(loc, rows, k, pb[index[q]])
+            ta[t] = loc[pa[index[q]]]
+            tb[t] = loc[pb[index[q]]]
+            t += 1
+    links = flags
+    ok = flags + k
+    ready = flags + 2 * k
+    for x in range(k):
+        links[x] = _links(r, rows[x])
+        first[x] = -1
+    find_islands(<int> k, ta, tb, t, links, parent)
+    # an island falls asleep when it has a body awake and every awake body rested
+    for x in range(k):
+        ok[x] = 1
+    for x in range(k):
+        i = rows[x]
+        if r.kind[i] != STATIC and not r.asleep[i]:
+            root = root_of(parent, <int> x)
+            ready[root] = 1
+            if r.rest_time[i] < after:
+                ok[root] = 0
     # the sleeping islands the falling ones join: their ids, merged (a small union-find)
-    for i in range(n):
-        if r.asleep[i] and ok[root_of(parent, i)]:
+    for x in range(k):
+        root = root_of(parent, <int> x)
+        if r.asleep[rows[x]] and ready[root] and ok[root]:
             nl += 1
     if nl:
         lab = <int64_t*> malloc(nl * sizeof(int64_t))
         up = <Py_ssize_t*> malloc(nl * sizeof(Py_ssize_t))
         if lab == NULL or up == NULL:
-            _free_all(ta, parent, links, first, lab, up)
+            for x in range(k):
+                loc[rows[x]] = -1
+            free(rows); free(ta); free(parent); free(flags); free(first); free(lab); free(up)
             return -1
         nl = 0
-        for i in range(n):
-            if r.asleep[i] and ok[root_of(parent, i)]:
-                lab[nl] = r.island[i]
+        for x in range(k):
+            root = root_of(parent, <int> x)
+            if r.asleep[rows[x]] and ready[root] and ok[root]:
+                lab[nl] = r.island[rows[x]]
                 nl += 1
         qsort(lab, nl, sizeof(int64_t), _cmp_labels)
         j = 0
@@ -223,26 +249,27 @@ cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb
         nl = j
         for q in range(nl):
             up[q] = q
-        for i in range(n):
-            if not r.asleep[i]:
+        for x in range(k):
+            if not r.asleep[rows[x]]:
                 continue
-            root = root_of(parent, i)
-            if not ok[root]:
+            root = root_of(parent, <int> x)
+            if not (ready[root] and ok[root]):
                 continue
-            x = _label_at(lab, nl, r.island[i])
+            y = _label_at(lab, nl, r.island[rows[x]])
             if first[root] < 0:
-                first[root] = x
+                first[root] = y
             else:  # one island now: the smaller id is the root
-                x = _label_root(up, x)
-                y = _label_root(up, first[root])
-                if x < y:
-                    up[y] = x
-                elif y < x:
-                    up[x] = y
-    for i in range(n):
+                y = _label_root(up, y)
+                j = _label_root(up, first[root])
+                if y < j:
+                    up[j] = y
+                elif j < y:
+                    up[y] = j
+    for x in range(k):  # (the awake rows come first, ascending: `fell` is ascending)
+        i = rows[x]
         if r.kind[i] == STATIC or r.asleep[i]:
             continue
-        root = root_of(parent, i)
+        root = root_of(parent, <int> x)
         if not ok[root]:
             continue
         fell[count] = i
@@ -255,14 +282,19 @@ cdef Py_ssize_t fall_asleep(Rows* r, int n, const int64_t* pa, const int64_t* pb
         r.prev[2 * i] = r.pos[2 * i]
         r.prev[2 * i + 1] = r.pos[2 * i + 1]
         r.island[i] = (lab[_label_root(up, first[root])] if first[root] >= 0
-                       else r.entity[root])
-    if nl:  # every sleeper of a joined island takes the merged id
-        for i in range(n):
+                       else r.entity[rows[root]])
+    merged = 0
+    for q in range(nl):  # joined several sleeping islands: they take the merged id
+        merged += _label_root(up, q) != q
+    if merged:
+        for i in range(r.n):
             if r.asleep[i]:
-                x = _label_at(lab, nl, r.island[i])
-                if x >= 0:
-                    r.island[i] = lab[_label_root(up, x)]
-    _free_all(ta, parent, links, first, lab, up)
+                y = _label_at(lab, nl, r.island[i])
+                if y >= 0:
+                    r.island[i] = lab[_label_root(up, y)]
+    for x in range(k):
+        loc[rows[x]] = -1
+    free(rows); free(ta); free(parent); free(flags); free(first); free(lab); free(up)
     return count
 
 

@@ -12,7 +12,11 @@ Guarantees:
   (steps) the clock went on since;
 - `absorb(rows)`: the `DORMANT` rows of ``rows`` (the step before's, with their history)
   come in, stamped with the clock now; the events call it before their step's `tick`, so a
-  row kept touching in this step gets this step's ``dt`` like a pair the diff keeps;
+  row kept touching in this step gets this step's ``dt`` like a pair the diff keeps. They
+  join a small second run of rows (``recent``, sorted by ``(key, tile)`` too), not the many:
+  an island falling asleep beside many sleepers costs its rows, and the recent run joins
+  the main one only when it has grown past an eighth of it (or when someone reads every
+  row), so a row is copied a bounded number of times on average;
   `advance(prev, cur, dt)` is a step nobody listens to in one call: the diff of ``cur``
   against ``prev`` (`contact_rows.diff`), `absorb(prev)`, then `tick(dt)`;
 - `release(mask)`: the rows whose flag is set leave (a side woke, or is gone), brought up
@@ -22,8 +26,9 @@ Guarantees:
 - `release_of(entities)`: the rows of the pairs with a side in ``entities`` (the bodies an
   island's wake woke, or that left) leave, as `release` gives them, found by binary searches (the rows'
   keys for the side a, an order of the rows by side b, made when the rows last changed) and
-  marked gone where they lie: a copy of the few, no pass over every row; the rows marked
-  gone leave for good when the store is next read whole (or when they are half of it);
+  marked gone where they lie (in the recent run, which is small, they leave at once): a copy
+  of the few, no pass over every row; the rows marked gone leave for good when the store is
+  next read whole (or when they are half of it);
   `partners_of(entities)` finds the sleeping bodies touching them the same way;
   `release_all()` gives every row back when nothing sleeps any more (no mask); `now_for`
   reads the rows of a few bodies the same way, brought up to now (one body's polls);
@@ -54,6 +59,11 @@ cimport numpy as cnp
 cnp.import_array()  # as_c / c_array read arrays through NumPy's C API
 
 
+#: the recent run joins the main one once it holds more than this many rows and an eighth
+#: of the main run's
+cdef Py_ssize_t RECENT_MIN = 256
+
+
 cdef class SleepingContacts:
     """The rows of sleeping pairs and the clock they count on (see the module notes)."""
 
@@ -72,6 +82,9 @@ cdef class SleepingContacts:
     cdef int64_t* bpos             # made for the rows of ``_b_version``
     cdef int64_t _b_version
     cdef Buf _sort_tmp
+    cdef ContactRows recent        # rows come in here first (see the module notes) ...
+    cdef uint64_t* rbkey           # ... with its own order by side b
+    cdef int64_t* rbpos
 
     def __cinit__(self):
         self.rows = _empty()
@@ -88,15 +101,53 @@ cdef class SleepingContacts:
         self.bkey = NULL
         self.bpos = NULL
         self._b_version = -1
+        self.recent = _empty()
+        self.rbkey = NULL
+        self.rbpos = NULL
 
     def __dealloc__(self):
         free(self.gone)
         free(self.bkey)
         free(self.bpos)
+        free(self.rbkey)
+        free(self.rbpos)
         buf_free(&self._sort_tmp)
 
     def __len__(self):
-        return self.rows.n - self.ngone
+        return self.rows.n - self.ngone + self.recent.n
+
+    cdef int _flush(self) except -1:
+        """The recent run joins the main one (the rows marked gone leave first): before
+        anything that reads every row."""
+        self._settle()
+        if not self.recent.n:
+            return 0
+        self.rows = merge_rows(self.rows, self.recent) if self.rows.n else self.recent
+        self.rows.ndormant = 0
+        self._set_recent(_empty())
+        self.rows_version += 1
+        return 0
+
+    cdef int _set_recent(self, ContactRows rows) except -1:
+        """``rows`` are the recent run now; its order by side b made for them."""
+        cdef Py_ssize_t q, n = rows.n
+        free(self.rbkey)
+        free(self.rbpos)
+        self.rbkey = NULL
+        self.rbpos = NULL
+        self.recent = rows
+        if not n:
+            return 0
+        self.rbkey = <uint64_t*> malloc(n * sizeof(uint64_t))
+        self.rbpos = <int64_t*> malloc(n * sizeof(int64_t))
+        if self.rbkey == NULL or self.rbpos == NULL:
+            raise MemoryError(f"sleeping contacts: cannot order {n} rows")
+        for q in range(n):
+            self.rbkey[q] = <uint64_t> rows.eb[q]
+            self.rbpos[q] = q
+        if sort_keys(self.rbkey, self.rbpos, n, &self._sort_tmp) < 0:
+            raise MemoryError(f"sleeping contacts: cannot order {n} rows")
+        return 0
 
     cdef int _settle(self) except -1:
         """The rows `release_of` marked gone leave for good (a pass over every row)."""
@@ -159,7 +210,6 @@ cdef class SleepingContacts:
         now; returns how many."""
         if not rows.ndormant:
             return 0
-        self._settle()
         if rows.n and not rows.history:
             raise ValueError("sleeping contacts: rows without their history cannot come in")
         cdef Py_ssize_t q, n = rows.n
@@ -179,11 +229,12 @@ cdef class SleepingContacts:
             came.speed[q] = 0.0
         came.ndormant = 0
         if came.n:
-            self.rows = merge_rows(self.rows, came) if self.rows.n else came
-            self.rows.ndormant = 0
+            self._set_recent(merge_rows(self.recent, came) if self.recent.n else came)
+            self.recent.ndormant = 0
             self.version += 1
-            self.rows_version += 1
-            self._b_order()  # (now, while the rows are copied anyway: not in a wake)
+            if self.recent.n > RECENT_MIN and 8 * self.recent.n > self.rows.n:
+                self._flush()
+                self._b_order()  # (now, while the rows are copied anyway: not in a wake)
         return came.n
 
     def release(self, mask):
@@ -216,7 +267,7 @@ cdef class SleepingContacts:
     def release_all(self):
         """Every row leaves (nothing sleeps any more): `release` with every flag set, without
         a mask (None: the store was empty)."""
-        self._settle()
+        self._flush()
         return self._hand_all(NULL) if self.rows.n else None
 
     cdef ContactRows _hand_all(self, const unsigned char* m):
@@ -239,8 +290,9 @@ cdef class SleepingContacts:
     cdef Py_ssize_t _rows_of(self, entities, str what, int64_t** at_out) except -1:
         """The positions (ascending, each once, not gone) of the rows whose pair has a side
         in ``entities`` (int64, ascending, each once) into ``*at_out`` (malloc'd: the caller
-        frees it; NULL when none): a binary search per entity and side."""
-        cdef Py_ssize_t k = 0, i, j, q, row, found = 0, cap, n = self.rows.n
+        frees it; NULL when none): a binary search per entity and side, in the main run
+        (positions ``0 .. rows.n``) and in the recent one (``rows.n + its position``)."""
+        cdef Py_ssize_t k = 0, i, j, found = 0, cap
         arr = as_c(entities, b'i')
         cdef const int64_t* w = <const int64_t*> c_array(arr, b'i', &k)
         for i in range(k):
@@ -248,45 +300,18 @@ cdef class SleepingContacts:
                 raise ValueError(f"{what}: entities must be ascending, each once, in "
                                  f"[0, 2**31), got {w[i]} at {i}")
         at_out[0] = NULL
-        if not k or not n - self.ngone:
+        if not k or not len(self):
             return 0
         self._b_order()
         cap = 4 * k + 16
         cdef int64_t* at = <int64_t*> malloc(cap * sizeof(int64_t))
-        cdef int64_t* grown
-        cdef const int64_t* keys = self.rows.keys
-        cdef const int64_t* ea = self.rows.ea
-        cdef int64_t e
         if at == NULL:
             raise MemoryError(f"sleeping contacts: cannot find the rows of {k} bodies")
         try:
-            for i in range(k):
-                e = w[i]
-                for j in range(2):
-                    if j == 0:  # side a: the rows whose key is e << 32 | b (keys ascending)
-                        q = lower_bound(keys, 0, n, e << 32)
-                    else:  # side b: the rows in order of their b side (below 2**31: the
-                        q = lower_bound(<const int64_t*> self.bkey, 0, n, e)  # same order)
-                    while q < n:
-                        if j == 0:
-                            if ea[q] != e:
-                                break
-                            row = q
-                        else:
-                            if self.bkey[q] != <uint64_t> e:
-                                break
-                            row = self.bpos[q]
-                        q += 1
-                        if self.gone != NULL and self.gone[row]:
-                            continue
-                        if found == cap:
-                            cap *= 2
-                            grown = <int64_t*> realloc(at, cap * sizeof(int64_t))
-                            if grown == NULL:
-                                raise MemoryError("sleeping contacts: cannot find rows")
-                            at = grown
-                        at[found] = row
-                        found += 1
+            if _search(self.rows, self.bkey, self.bpos, self.gone, 0, w, k, &at, &found,
+                       &cap) < 0 or _search(self.recent, self.rbkey, self.rbpos, NULL,
+                                            self.rows.n, w, k, &at, &found, &cap) < 0:
+                raise MemoryError("sleeping contacts: cannot find rows")
             if sort_keys(<uint64_t*> at, NULL, found, &self._sort_tmp) < 0:
                 raise MemoryError("sleeping contacts: cannot find rows")
             j = 0
@@ -303,6 +328,26 @@ cdef class SleepingContacts:
         at_out[0] = at
         return j
 
+    cdef ContactRows _take(self, const int64_t* at, Py_ssize_t found):
+        """Copies of the rows at the positions ``at`` (ascending, `_rows_of`'s), in
+        ``(key, tile)`` order: those of the main run and those of the recent one merged."""
+        cdef Py_ssize_t split = lower_bound(at, 0, found, self.rows.n)
+        cdef ContactRows main = take_rows(self.rows, at, split)
+        if split == found:
+            return main
+        cdef int64_t* own = <int64_t*> malloc((found - split) * sizeof(int64_t))
+        cdef Py_ssize_t q
+        cdef ContactRows rec
+        if own == NULL:
+            raise MemoryError("sleeping contacts: cannot take rows")
+        try:
+            for q in range(split, found):
+                own[q - split] = at[q] - self.rows.n
+            rec = take_rows(self.recent, own, found - split)
+        finally:
+            free(own)
+        return merge_rows(main, rec) if split else rec
+
     def release_of(self, entities):
         """The rows whose pair has a side in ``entities`` (int64, ascending, each once: the
         bodies that woke, or left) leave the store; returns them as `release` does (None:
@@ -313,15 +358,27 @@ cdef class SleepingContacts:
         cdef ContactRows out
         if not found:
             return None
+        cdef Py_ssize_t split = lower_bound(at, 0, found, n)
+        cdef unsigned char* mask
         try:
-            if self.gone == NULL:
+            if self.gone == NULL and split:
                 self.gone = <unsigned char*> calloc(n, 1)
                 if self.gone == NULL:
                     raise MemoryError(f"sleeping contacts: cannot mark {n} rows")
-            out = take_rows(self.rows, at, found)
-            for i in range(found):
+            out = self._take(at, found)
+            for i in range(split):
                 self.gone[at[i]] = 1
-            self.ngone += found
+            self.ngone += split
+            if split < found:  # (the recent run is small: they leave it at once)
+                mask = <unsigned char*> calloc(self.recent.n, 1)
+                if mask == NULL:
+                    raise MemoryError("sleeping contacts: cannot mark rows")
+                try:
+                    for i in range(split, found):
+                        mask[at[i] - n] = 1
+                    self._set_recent(pick_rows(self.recent, mask, False))
+                finally:
+                    free(mask)
         finally:
             free(at)
         self._up_to_now(out, WOKEN)
@@ -341,11 +398,15 @@ cdef class SleepingContacts:
         cdef const int64_t* w = <const int64_t*> c_array(arr, b'i', &k)
         out = np.empty(2 * found, dtype=np.int64)
         cdef int64_t[::1] o = out
-        cdef int64_t a, b
+        cdef int64_t a, b, n = self.rows.n
         try:
             for i in range(found):
-                a = self.rows.ea[at[i]]
-                b = self.rows.eb[at[i]]
+                if at[i] < n:
+                    a = self.rows.ea[at[i]]
+                    b = self.rows.eb[at[i]]
+                else:
+                    a = self.recent.ea[at[i] - n]
+                    b = self.recent.eb[at[i] - n]
                 if _among(w, k, a):
                     o[m] = b
                     m += 1
@@ -358,7 +419,7 @@ cdef class SleepingContacts:
 
     def now(self):
         """Every row brought up to the clock now (see the module notes)."""
-        self._settle()
+        self._flush()
         if self._now_version != self.version:
             out = pick_rows(self.rows, NULL, False) if self.rows.n else _empty()
             self._up_to_now(out, DORMANT)
@@ -376,7 +437,7 @@ cdef class SleepingContacts:
         return self._sides()[0]
 
     cdef tuple _sides(self):
-        self._settle()
+        self._flush()
         if self._ends_version != self.rows_version:
             self._ends = (self.rows.array("keys"), self.rows.array("a"), self.rows.array("b"))
             self._ends_version = self.rows_version
@@ -401,7 +462,7 @@ cdef class SleepingContacts:
         if not found:
             return _empty()
         try:
-            out = take_rows(self.rows, at, found)
+            out = self._take(at, found)
         finally:
             free(at)
         self._up_to_now(out, DORMANT)
@@ -411,7 +472,7 @@ cdef class SleepingContacts:
         """``mask`` as a C-contiguous array of one byte flag per row (ValueError naming
         ``what`` otherwise); the caller keeps it while it reads the flags."""
         cdef Py_ssize_t count = 0
-        self._settle()
+        self._flush()
         arr = as_c(mask, b'b')
         c_array(arr, b'b', &count)
         if count != self.rows.n:
@@ -435,7 +496,7 @@ cdef class SleepingContacts:
     def state(self):
         """``(rows, clock, count)``: the stamped rows (a copy) and the clock, for a
         snapshot."""
-        self._settle()
+        self._flush()
         return (pick_rows(self.rows, NULL, False) if self.rows.n else _empty(),
                 self.clock, self.count)
 
@@ -445,6 +506,7 @@ cdef class SleepingContacts:
         if rows.n and not rows.history:
             raise ValueError("sleeping contacts: rows without their history")
         self._forget_gone()
+        self._set_recent(_empty())
         self.rows = rows
         self.clock = clock
         self.count = count
@@ -455,9 +517,54 @@ cdef class SleepingContacts:
     def clear(self):
         """Forget every row (the clock goes on)."""
         self._forget_gone()
+        self._set_recent(_empty())
         self.rows = _empty()
         self.version += 1
         self.rows_version += 1
+
+
+cdef int _search(ContactRows rows, const uint64_t* bkey, const int64_t* bpos,
+                 const unsigned char* gone, int64_t offset, const int64_t* w, Py_ssize_t k,
+                 int64_t** at, Py_ssize_t* found, Py_ssize_t* cap) noexcept:
+    """Append to ``*at`` (``*found`` of ``*cap`` used; grown as needed) ``offset`` plus the
+    position of every row of ``rows`` not ``gone`` whose pair has a side in ``w`` (``k``
+    entities, ascending): the rows' keys searched for side a, ``bkey`` (side b ascending,
+    ``bpos`` their rows) for side b. -1 when out of memory."""
+    cdef Py_ssize_t n = rows.n, i, j, q, row
+    cdef const int64_t* keys = rows.keys
+    cdef const int64_t* ea = rows.ea
+    cdef int64_t e
+    cdef int64_t* grown
+    if not n:
+        return 0
+    for i in range(k):
+        e = w[i]
+        for j in range(2):
+            if j == 0:  # side a: the rows whose key is e << 32 | b (keys ascending)
+                q = lower_bound(keys, 0, n, e << 32)
+            else:  # side b: the rows in order of their b side (below 2**31: the same order)
+                q = lower_bound(<const int64_t*> bkey, 0, n, e)
+            while q < n:
+                if j == 0:
+                    if ea[q] != e:
+                        break
+                    row = q
+                else:
+                    if bkey[q] != <uint64_t> e:
+                        break
+                    row = bpos[q]
+                q += 1
+                if gone != NULL and gone[row]:
+                    continue
+                if found[0] == cap[0]:
+                    cap[0] *= 2
+                    grown = <int64_t*> realloc(at[0], cap[0] * sizeof(int64_t))
+                    if grown == NULL:
+                        return -1
+                    at[0] = grown
+                at[0][found[0]] = offset + row
+                found[0] += 1
+    return 0
 
 
 cdef inline bint _among(const int64_t* w, Py_ssize_t k, int64_t e) noexcept:

@@ -158,6 +158,7 @@ cdef class Step:
     #: ``woke_late(table, rows_woken)``: islands woke after the step's contacts were found
     #: (sleepers struck in the response: `EventsSystem.woke_late`)
     cdef public object woke_late
+    cdef object _loc            # `fall_asleep`'s local id per row, all -1 between its calls
     cdef object _mark           # `_wake`'s flag per row, all zero between its calls ...
     cdef bint _mark_dirty       # ... unless a call left early (then made afresh)
 
@@ -188,6 +189,7 @@ cdef class Step:
         self._awake_key = None
         self.woke = None
         self.woke_late = None
+        self._loc = None
         self._mark = None
         self._mark_dirty = False
 
@@ -307,9 +309,12 @@ cdef class Step:
         cdef Py_ssize_t fell = 0, moving = 1
         if self.sleep_after >= 0.0 and rest_rows(&r, awake, nw, dt, self.sleep_speed,
                                                  self.sleep_after, &moving):
-            fell_rows = np.empty(max(r.n, 1), dtype=np.int64)
-            fell = fall_asleep(&r, r.n, a, b, rows.index, rows.sensor, rows.n,
+            fell_rows = np.empty(max(nw, 1), dtype=np.int64)
+            if self._loc is None or len(self._loc) < r.n:
+                self._loc = np.full(max(r.n + r.n // 4, 16), -1, dtype=np.intc)
+            fell = fall_asleep(&r, awake, nw, a, b, rows.index, rows.sensor, rows.n,
                                self.sleep_after,
+                               <int*> cnp.PyArray_DATA(<cnp.ndarray> self._loc),
                                <int64_t*> cnp.PyArray_DATA(<cnp.ndarray> fell_rows))
             if fell < 0:
                 raise MemoryError(f"cannot find the islands of {r.n} bodies")
