@@ -591,3 +591,41 @@ def test_the_rows_of_woken_bodies_leave_as_a_mask_over_every_row_gives_them():
     every = store.release_all()
     assert _table(every) == _table(twin.release(np.ones(len(twin), bool)))
     assert len(store) == 0 and store.release_all() is None
+
+
+def test_rows_that_came_in_lately_are_found_by_entity_before_they_join_the_others():
+    """Rows that fall asleep join a small second run first (a few rows among many copy only
+    themselves); `release_of`, `partners_of` and `now_for` find them there as they find the
+    older ones, through many islands coming in one by one with nobody reading every row,
+    and the two runs join when the recent one outgrows an eighth of the other: the same
+    rows, partners and durations as a store read whole after every change."""
+    rng = np.random.default_rng(29)
+    for trial in range(6):
+        fast, slow = SleepingContacts(), SleepingContacts()
+        base = _random_dormant(rng, 400, top=400)
+        fast.absorb(base)
+        slow.absorb(base)
+        for _ in range(150):
+            fast.tick(0.25)
+            slow.tick(0.25)
+            if rng.random() < 0.6:  # an island falls asleep: a few new pairs
+                more = _random_dormant(rng, int(rng.integers(1, 12)), top=400)
+                have = set(slow.keys().tolist())
+                fresh = pick(more, np.isin(more.array("keys"), list(have)), False)
+                assert fast.absorb(fresh) == slow.absorb(fresh)
+            woken = np.unique(rng.integers(1, 400, int(rng.integers(1, 4))))
+            a, b = slow.ends()
+            near = np.isin(a, woken) | np.isin(b, woken)
+            want = np.concatenate((b[np.isin(a, woken)], a[np.isin(b, woken)]))
+            assert sorted(fast.partners_of(woken).tolist()) == sorted(want.tolist())
+            assert _table(fast.now_for(woken)) == _table(slow.now_of(near))
+            if rng.random() < 0.3:  # they wake
+                out_fast = fast.release_of(woken)
+                out_slow = slow.release(near)
+                assert (out_fast is None) == (out_slow is None)
+                if out_fast is not None:
+                    assert not out_slow.ndormant
+                    assert _table(out_fast) == _table(out_slow)
+            assert len(fast) == len(slow)
+        assert _table(fast.now()) == _table(slow.now())
+        assert _table(fast.state()[0]) == _table(slow.state()[0])
