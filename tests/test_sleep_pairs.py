@@ -600,7 +600,7 @@ def test_rows_that_came_in_lately_are_found_by_entity_before_they_join_the_other
     and the two runs join when the recent one outgrows an eighth of the other: the same
     rows, partners and durations as a store read whole after every change."""
     rng = np.random.default_rng(29)
-    for trial in range(6):
+    for _ in range(6):
         fast, slow = SleepingContacts(), SleepingContacts()
         base = _random_dormant(rng, 400, top=400)
         fast.absorb(base)
