@@ -454,11 +454,13 @@ def sleep_changed(table, rows) -> None:
     no more (see `state.body_table`)."""
     table.sleep_version += 1
     table.static_version += 1
-    rows = rows[table.collides[rows]]
+    if len(rows) > STATIC_BATCH:
+        rows = rows[table.collides[rows]]
     if len(rows) > STATIC_BATCH:
         table.static_all = True
-    else:
-        table.static_dirty.update(table.entity[rows].tolist())
+    else:  # (a few: plain look-ups beat NumPy's fancy indexing)
+        collides, entity = table.collides, table.entity
+        table.static_dirty.update([int(entity[r]) for r in rows.tolist() if collides[r]])
 
 
 def wake_islands(table, ids) -> np.ndarray:
