@@ -629,3 +629,40 @@ def test_rows_that_came_in_lately_are_found_by_entity_before_they_join_the_other
             assert len(fast) == len(slow)
         assert _table(fast.now()) == _table(slow.now())
         assert _table(fast.state()[0]) == _table(slow.state()[0])
+
+
+def test_the_dynamic_rows_follow_bodies_falling_asleep_and_waking_as_a_fresh_look_finds_them():
+    """The broadphase's dynamic rows (and the step's awake rows) follow a few bodies falling
+    asleep or waking from the table's log of those changes, not a look at every row: after
+    every step of a field of balls falling asleep one by one, woken by writes, deletes and a
+    rock, they are the rows a fresh look at the table gives, in entity order."""
+    from ecsphys.broadphase.stage import dynamic_layout
+
+    physics = world("sleep-dyn-follow")
+    rng = np.random.default_rng(3)
+    body(0, -0.5, ep.Rect(80, 1), ep.STATIC)
+    balls = [body(-38 + 1.5 * i, 0.5, ep.Circle(0.5), g=9.8) for i in range(50)]
+    followed = 0
+    bp = physics._broadphase
+    follow, follows = bp._follow_sleep, []
+    bp._follow_sleep = lambda moved: (follows.append(len(moved)), follow(moved))
+    for step in range(400):
+        if step % 7 == 0:  # rest begins at different times: they fall asleep one by one
+            e = balls[int(rng.integers(len(balls)))]
+            if esper.entity_exists(e):
+                esper.component_for_entity(e, ep.Velocity).xy = (0.0, 0.5)
+        if step == 150:
+            physics.wake(balls[3])
+        if step == 200:
+            esper.delete_entity(balls[10])
+        if step == 250:
+            body(-20, 4, ep.Circle(1.0), g=9.8, vy=-5)
+        version = physics.table.sleep_version
+        run(1)
+        t = physics.table
+        want, _ = dynamic_layout(t)
+        physics._broadphase.prepare()  # (what the next step's broadphase starts with)
+        assert physics._broadphase._dyn.tolist() == want.tolist(), step
+        followed += t.sleep_version != version
+    assert followed > 20 and physics.stats["sleeping"] > 20
+    assert len(follows) > 10  # (followed from the log, not looked for in every row)

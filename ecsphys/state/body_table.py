@@ -47,7 +47,10 @@ Guarantees:
   step (`systems.sleep`); a sleeper is indexed as a static box (it moves no more than a
   static body does), so removing, moving or re-shaping one, or one falling asleep or waking,
   is a static change too (``static_dirty`` / ``static_all``); ``sleep_version`` changes
-  whenever a body falls asleep or wakes (the awake rows are another set);
+  whenever a body falls asleep or wakes (the awake rows are another set), and
+  ``sleep_log`` lists the rows of each such change (`sleep_moves_since`: what changed since a
+  version, so the awake rows and the broadphase's dynamic rows follow a few rows falling
+  asleep or waking at their cost, not the table's);
 - ``changed`` collects the entities whose collider changed (kind, layer, mask, sensor) or
   whose Collider/Geometry component was replaced, added or removed since the events system
   last read it (their touching pairs end and start again).
@@ -80,6 +83,8 @@ _STATIC, _ACTIVE = int(STATIC), int(ColliderKind.ACTIVE)
 NO_SHAPE = -1
 SLIDE_CODE = {"project": 0, "tangent": 1}
 CIRCLE_CODE, RECT_CODE, SEGMENT_CODE = 0, 1, 3
+#: How many changes of the sleep state ``BodyTable.sleep_log`` keeps.
+SLEEP_LOG = 32
 #: The store is rebuilt from the live shapes once it holds more than this many leaves and
 #: more than twice as many as the rows use (shapes replaced over and over).
 _COMPACT_LEAVES = 4096
@@ -223,6 +228,9 @@ class BodyTable:
         self.wake_islands: set[int] = set()
         #: changes whenever a body falls asleep or wakes
         self.sleep_version = 0
+        #: ``(sleep_version after, rows)`` of the last changes of the sleep state (empty after
+        #: a change that did not say its rows: `sleep_moves_since` answers None then)
+        self.sleep_log: list[tuple[int, np.ndarray]] = []
         #: the row count after the last step, and whether a row was added or removed since
         #: (``home`` says where each row was then; see `canonical`)
         self.home_n = 0
@@ -574,7 +582,31 @@ class BodyTable:
             self.static_all = True
             self.static_version += 1
             self.sleep_version += 1
+            self.sleep_log.clear()
         self.sleepers = sleepers
+
+    def sleep_moved(self, rows: np.ndarray) -> None:
+        """The rows ``rows`` fell asleep or woke: ``sleep_version`` moves on and the log
+        notes them (the last ``SLEEP_LOG`` changes are kept)."""
+        self.sleep_version += 1
+        log = self.sleep_log
+        log.append((self.sleep_version, rows))
+        if len(log) > SLEEP_LOG:
+            del log[0]
+
+    def sleep_moves_since(self, version: int) -> np.ndarray | None:
+        """The rows that fell asleep or woke since ``sleep_version`` was ``version`` (each
+        once, ascending), or None when the log does not cover every change since (the
+        caller looks at every row)."""
+        if version == self.sleep_version:
+            return np.zeros(0, dtype=np.int64)
+        log = self.sleep_log
+        if not log or log[-1][0] != self.sleep_version or log[0][0] > version + 1:
+            return None
+        parts = [rows for v, rows in log if v > version]
+        if len(parts) != self.sleep_version - version:
+            return None
+        return np.unique(np.concatenate(parts)).astype(np.int64, copy=False)
 
     def _wake_request(self, row: int) -> None:
         """Row ``row`` was changed by the game: its island and the sleepers touching it wake

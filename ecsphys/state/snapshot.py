@@ -225,6 +225,7 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     t.static_version += 1  # statics the game moved since are indexed again
     t.static_all = True
     t.sleep_version += 1  # (who is awake: the broadphase learns its rows again)
+    t.sleep_log.clear()
     t.changed.clear()
     t.changed.update(snap.changed)
     t.move[rows] = 0.0  # (a sleeper's is 0; an awake body's is the next step's to make)

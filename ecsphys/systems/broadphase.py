@@ -211,7 +211,12 @@ class BroadphaseSystem(esper.Processor):
         layout = self._layout
         if (layout is None or layout[0] != t.layout_version or layout[1] != t.n
                 or layout[2] != t.sleep_version):
-            self._learn_layout()
+            moved = (t.sleep_moves_since(layout[2]) if layout is not None
+                     and layout[:2] == (t.layout_version, t.n) else None)
+            if moved is None:
+                self._learn_layout()
+            else:
+                self._follow_sleep(moved)
             self._layout = (t.layout_version, t.n, t.sleep_version)
         if (not self._built or t.static_all or t.static_dirty
                 or t.static_version != self._static_version):  # (rare: a static changed)
@@ -384,6 +389,19 @@ class BroadphaseSystem(esper.Processor):
             self.index.remove_static(np.array(gone, dtype=np.int64))
         if len(slots) and not self.index.update_static(slots, lo, hi):
             self._rebuild_statics()  # a box beyond the grid's static cells
+
+    def _follow_sleep(self, moved: np.ndarray) -> None:
+        """The dynamic rows after the rows ``moved`` fell asleep or woke, and nothing else
+        changed: those asleep now leave, those awake now (colliding, not static) come, in
+        entity order as `_learn_layout` gives them (the layer shortcut does not depend on
+        sleep)."""
+        t = self.table
+        dyn = self._dyn
+        now = moved[(t.asleep[moved] == 0) & t.collides[moved] & (t.kind[moved] != _STATIC)]
+        dyn = np.union1d(dyn[t.asleep[dyn] == 0], now).astype(np.int64)
+        dyn = dyn[np.argsort(t.entity[dyn], kind="stable")]
+        self._dyn = dyn
+        self._stage.set_dynamic_rows(dyn)
 
     def _learn_layout(self) -> None:
         """Dynamic rows in entity order, and the layer shortcut, for this layout (one

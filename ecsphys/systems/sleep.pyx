@@ -452,7 +452,7 @@ STATIC_BATCH = 64
 def sleep_changed(table, rows) -> None:
     """The rows ``rows`` fell asleep or woke: they are static boxes of the broadphase, or are
     no more (see `state.body_table`)."""
-    table.sleep_version += 1
+    table.sleep_moved(rows)
     table.static_version += 1
     if len(rows) > STATIC_BATCH:
         rows = rows[table.collides[rows]]

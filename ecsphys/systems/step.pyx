@@ -202,7 +202,15 @@ cdef class Step:
             return NULL
         key = (t.layout_version, t.n, t.sleep_version)
         if key != self._awake_key:
-            self._awake_arr = np.flatnonzero(t.asleep[: t.n] == 0).astype(np.int64)
+            old = self._awake_key
+            moved = (t.sleep_moves_since(old[2]) if old is not None and old[:2] == key[:2]
+                     else None)
+            if moved is None:  # (a new layout, or a change the log does not cover)
+                self._awake_arr = np.flatnonzero(t.asleep[: t.n] == 0).astype(np.int64)
+            else:  # the few rows that fell asleep or woke since
+                arr = self._awake_arr
+                self._awake_arr = np.union1d(arr[t.asleep[arr] == 0],
+                                             moved[t.asleep[moved] == 0]).astype(np.int64)
             self._awake_key = key
         k[0] = len(self._awake_arr)
         return <const int64_t*> cnp.PyArray_DATA(<cnp.ndarray> self._awake_arr)
