@@ -60,3 +60,13 @@ def settle(physics, bodies, limit_s=20):
 def positions(bodies):
     """The bodies' positions, an (n, 2) array."""
     return np.array([esper.component_for_entity(b, ep.Position).xy for b in bodies])
+
+
+def body_state(physics):
+    """Entities, positions, velocities and sleep flags of every body of ``physics``, in
+    entity order (copies): what replays and twins compare bit for bit."""
+    t = physics.table
+    n = t.n
+    order = np.argsort(t.entity[:n], kind="stable")
+    return (t.entity[:n][order].copy(), t.pos[:n][order].copy(), t.vel[:n][order].copy(),
+            t.asleep[:n][order].copy())

@@ -253,22 +253,31 @@ class Churn:
                       f"{sorted(opened - now, key=str)[:5]}, touching only "
                       f"{sorted(now - opened, key=str)[:5]}")
 
-    def run(self) -> None:
+    def step(self) -> None:
+        """One frame: the step and its checks, then maybe one of the game's operations, and
+        the level filled up again."""
         ph, r = self.physics, self.rng
+        before = ph.stats["sleeping"]
+        esper.process(DT)
+        change = ph.stats["sleeping"] - before
+        self.fell += max(change, 0)
+        self.woke += max(-change, 0)
+        if self.problems:
+            self.fail("; ".join(self.problems[:4]))
+        if ph.steps % POLL == 0:
+            self.poll()
+        self.after_step()
+        if r.random() < self.rate:
+            self._op(OPS[int(r.integers(len(OPS)))])
+        while len(self.bodies) < BODIES:
+            self._spawn(float(r.uniform(-13, 12)), float(r.uniform(6, 12)))
+
+    def after_step(self) -> None:
+        """More checks right after the step, before the game's operation (none here)."""
+
+    def run(self) -> None:
         for _ in range(self.steps):
-            before = ph.stats["sleeping"]
-            esper.process(DT)
-            change = ph.stats["sleeping"] - before
-            self.fell += max(change, 0)
-            self.woke += max(-change, 0)
-            if self.problems:
-                self.fail("; ".join(self.problems[:4]))
-            if ph.steps % POLL == 0:
-                self.poll()
-            if r.random() < self.rate:
-                self._op(OPS[int(r.integers(len(OPS)))])
-            while len(self.bodies) < BODIES:
-                self._spawn(float(r.uniform(-13, 12)), float(r.uniform(6, 12)))
+            self.step()
         self.poll()
 
     def teardown(self) -> None:

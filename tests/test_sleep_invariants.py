@@ -59,7 +59,7 @@ from typing import Any
 import esper
 import numpy as np
 import pytest
-from sleep_scenes import DT, body
+from sleep_scenes import DT, body, body_state
 
 import ecsphys as ep
 
@@ -260,11 +260,7 @@ class Level:
 
     def state(self) -> tuple[np.ndarray, ...]:
         """Entities, positions, velocities and sleep flags of every body, in entity order."""
-        t = self.physics.table
-        n = t.n
-        order = np.argsort(t.entity[:n], kind="stable")
-        return (t.entity[:n][order].copy(), t.pos[:n][order].copy(),
-                t.vel[:n][order].copy(), t.asleep[:n][order].copy())
+        return body_state(self.physics)
 
     def contact_list(self) -> list[tuple]:
         return [_contact_bits(c) for c in self.physics.contacts()]

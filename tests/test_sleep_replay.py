@@ -27,7 +27,7 @@ from pathlib import Path
 import esper
 import numpy as np
 import pytest
-from sleep_scenes import DT, body
+from sleep_scenes import DT, body, body_state
 
 import ecsphys as ep
 
@@ -78,11 +78,7 @@ class Scene:
 
     def state(self) -> tuple[np.ndarray, ...]:
         """Entities, positions, velocities and sleep flags of every body, in entity order."""
-        t = self.physics.table
-        n = t.n
-        order = np.argsort(t.entity[:n], kind="stable")
-        return (t.entity[:n][order].copy(), t.pos[:n][order].copy(),
-                t.vel[:n][order].copy(), t.asleep[:n][order].copy())
+        return body_state(self.physics)
 
     def digest(self) -> str:
         """A hash of the raw bytes of `state`."""

@@ -26,8 +26,8 @@ import esper
 import numpy as np
 import pytest
 
-from tests.sleep_scenes import DT
-from tests.test_sleep_events_pairing import BODIES, OPS, POLL, Churn
+from tests.sleep_scenes import body_state
+from tests.test_sleep_events_pairing import Churn
 
 SOAK_SECONDS = 600.0
 
@@ -40,7 +40,9 @@ class Twins:
         self.levels: list[Churn] = []
         for w in self.worlds:
             esper.switch_world(w)
-            self.levels.append(Churn(seed, steps=0))
+            level = Churn(seed, steps=0)
+            level.after_step = lambda level=level: self._midair(level)  # type: ignore[method-assign]
+            self.levels.append(level)
         self.frames = self.refused = self.midair = 0
         self.logs: tuple[list, list] = ([], [])
         for level, log in zip(self.levels, self.logs, strict=True):
@@ -59,25 +61,12 @@ class Twins:
                     self.refused += 1
                     level.fail(f"restore(snapshot()) refused: {e}")
             self.logs[i].clear()
-            before = ph.stats["sleeping"]
-            esper.process(DT)
-            change = ph.stats["sleeping"] - before
-            level.fell += max(change, 0)
-            level.woke += max(-change, 0)
-            if level.problems:
-                level.fail("; ".join(level.problems[:4]))
-            if ph.steps % POLL == 0:
-                level.poll()
-            self._midair(level)
-            r = level.rng
-            if r.random() < level.rate:
-                level._op(OPS[int(r.integers(len(OPS)))])
-            while len(level.bodies) < BODIES:
-                level._spawn(float(r.uniform(-13, 12)), float(r.uniform(6, 12)))
+            level.step()
         self.frames += 1
         self._same()
 
     def _midair(self, level: Churn) -> None:
+        """No sleeper with gravity touches nothing (`Churn.after_step`)."""
         ph, t = level.physics, level.physics.table
         n = t.n
         sleepers = np.flatnonzero(t.asleep[:n] & (t.acc[:n] != 0.0).any(axis=1))
@@ -92,11 +81,7 @@ class Twins:
         states = []
         for w, level in zip(self.worlds, self.levels, strict=True):
             esper.switch_world(w)
-            t = level.physics.table
-            n = t.n
-            order = np.argsort(t.entity[:n], kind="stable")
-            states.append((t.entity[:n][order], t.pos[:n][order], t.vel[:n][order],
-                           t.asleep[:n][order]))
+            states.append(body_state(level.physics))
         (ea, pa, va, sa), (eb, pb, vb, sb) = states
         if not (np.array_equal(ea, eb) and np.array_equal(pa, pb) and np.array_equal(va, vb)
                 and np.array_equal(sa, sb)):
