@@ -10,7 +10,7 @@ Guarantees:
   are kept (with the clock each fell asleep at), the entities whose pairs restart,
   the STATIC bodies the game changed since the last step (they wake the sleepers they
   reach in the next step), the order of the rows and where each was after the last step
-  (``home``: the next step's rows follow from it; `state.body_table`), and the clock
+  (``home``: the next step's rows follow from it; ``state.body_table``), and the clock
   (accumulator, alpha, steps, time).
 - ``restore(physics, snapshot)`` puts all of it back, so stepping again with the same inputs
   gives bit-identical positions, velocities and event sequences, in this process or in
@@ -86,7 +86,7 @@ class Snapshot:
     #: snapshot pickled before they were kept apart (its ``pairs`` hold them)
     sleeping: Any = None
     #: per entity (in ``entities``' order, the rows' order): the row it held after the last
-    #: step (-1: adopted since), and how many rows there were then (`BodyTable.canonical`)
+    #: step (-1: adopted since), and how many rows there were then (``BodyTable.canonical``)
     home: Any = None
     home_n: int = 0
     #: tile map entity -> the box (relative to its position) of the tiles changed since the
