@@ -228,8 +228,9 @@ class BodyTable:
         self.wake_islands: set[int] = set()
         #: changes whenever a body falls asleep or wakes
         self.sleep_version = 0
-        #: ``(sleep_version after, rows)`` of the last changes of the sleep state (empty after
-        #: a change that did not say its rows: `sleep_moves_since` answers None then)
+        #: ``(sleep_version after, rows)`` of the last ``SLEEP_LOG`` changes of the sleep
+        #: state (`systems.sleep.sleep_changed` notes them; empty after a change that did not
+        #: say its rows: `sleep_moves_since` answers None then)
         self.sleep_log: list[tuple[int, np.ndarray]] = []
         #: the row count after the last step, and whether a row was added or removed since
         #: (``home`` says where each row was then; see `canonical`)
@@ -584,15 +585,6 @@ class BodyTable:
             self.sleep_version += 1
             self.sleep_log.clear()
         self.sleepers = sleepers
-
-    def sleep_moved(self, rows: np.ndarray) -> None:
-        """The rows ``rows`` fell asleep or woke: ``sleep_version`` moves on and the log
-        notes them (the last ``SLEEP_LOG`` changes are kept)."""
-        self.sleep_version += 1
-        log = self.sleep_log
-        log.append((self.sleep_version, rows))
-        if len(log) > SLEEP_LOG:
-            del log[0]
 
     def sleep_moves_since(self, version: int) -> np.ndarray | None:
         """The rows that fell asleep or woke since ``sleep_version`` was ``version`` (each

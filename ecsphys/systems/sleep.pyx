@@ -55,6 +55,8 @@ Guarantees:
 
 import numpy as np
 
+from ..state.body_table import SLEEP_LOG
+
 from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free, malloc, qsort
@@ -449,11 +451,20 @@ cdef Py_ssize_t wake_marks(const Rows* r, const Store* s, const int64_t* pa,
 STATIC_BATCH = 64
 
 
-def sleep_changed(table, rows) -> None:
+def sleep_changed(table, rows, entities=None) -> None:
     """The rows ``rows`` fell asleep or woke: they are static boxes of the broadphase, or are
-    no more (see `state.body_table`)."""
-    table.sleep_moved(rows)
+    no more (see `state.body_table`). ``entities``: those of the rows that collide, when the
+    caller has them (a few)."""
+    version = table.sleep_version + 1
+    table.sleep_version = version
+    log = table.sleep_log  # (what changed, for those who follow the awake rows)
+    log.append((version, rows))
+    if len(log) > SLEEP_LOG:
+        del log[0]
     table.static_version += 1
+    if entities is not None:
+        table.static_dirty.update(entities)
+        return
     if len(rows) > STATIC_BATCH:
         rows = rows[table.collides[rows]]
     if len(rows) > STATIC_BATCH:

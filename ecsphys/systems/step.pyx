@@ -42,7 +42,7 @@ from .sleep cimport fall_asleep, mark_dormant, rest_rows, wake_marks
 
 import numpy as np
 
-from .sleep import marked_islands, sleep_changed, wake_islands
+from .sleep import STATIC_BATCH, marked_islands, sleep_changed, wake_islands
 
 cimport numpy as cnp
 
@@ -80,6 +80,16 @@ cdef inline double _now():
     if ecsphys_monotonic(&t):
         return t
     return _perf_counter()
+
+
+cdef list _colliding(const Rows* r, fell_rows, Py_ssize_t fell):
+    """The entities of the first ``fell`` rows of ``fell_rows`` that collide, as a list (the
+    static boxes the broadphase takes; None for a batch it indexes whole: `sleep_changed`)."""
+    if fell > STATIC_BATCH:
+        return None
+    cdef const int64_t* rows = <const int64_t*> cnp.PyArray_DATA(<cnp.ndarray> fell_rows)
+    cdef Py_ssize_t q
+    return [r.entity[rows[q]] for q in range(fell) if r.collides[rows[q]]]
 
 
 cdef class _Pairs:
@@ -328,7 +338,7 @@ cdef class Step:
                 raise MemoryError(f"cannot find the islands of {r.n} bodies")
             if fell:
                 t.sleepers += fell
-                sleep_changed(t, fell_rows[:fell])
+                sleep_changed(t, fell_rows[:fell], _colliding(&r, fell_rows, fell))
         if t.sleepers:  # the pairs of sleepers and statics go to the sleeping contacts
             mark_dormant(&r, a, b, rows)
         self._still = moving == fell and t.sleepers > 0
