@@ -60,7 +60,8 @@ GAP = 0.5  # the new ball sits in the field's middle slot, left free, a fraction
 QUIET_AFTER = 5  # the first quiet step: this many steps after the one in which the ball slept
 QUIET_RUN = 20  # quiet steps timed as one (time.process_time itself costs about 1.6 us)
 MAX_REST_STEPS = 120  # a ball placed at rest must fall asleep within this many steps
-KINDS = ("fall-asleep", "after", "quiet", "wake")
+QUIET_ALONE = 5  # quiet steps then timed one by one, as the fall-asleep step is
+KINDS = ("fall-asleep", "after", "quiet", "quiet alone", "wake")
 OWN = tuple(f"own {k}" for k in KINDS)  # the same steps by physics.timings["step"]
 
 _fields = itertools.count()
@@ -129,10 +130,13 @@ class SleepingField:
             raise RuntimeError("the field changed in the steps after the ball fell asleep")
         return ms, after, own, own_after
 
-    def _quiet(self, new: int) -> tuple[float, float]:
-        """The ``QUIET_AFTER``-th step after the new ball fell asleep and the ``QUIET_RUN``
-        after it, checked to change nothing: (CPU ms per step of the run, timed as one,
-        ``physics.timings["step"]`` of the first)."""
+    def _quiet(self, new: int) -> tuple[float, float, float, float]:
+        """The ``QUIET_AFTER``-th step after the new ball fell asleep, the ``QUIET_RUN``
+        after it and the ``QUIET_ALONE`` after those, checked to change nothing: (CPU ms per
+        step of the run, timed as one, ``physics.timings["step"]`` of the first, and the
+        median CPU ms and ``physics.timings["step"]`` of the steps timed one by one: each
+        after a ``time.process_time`` call, as the fall-asleep step is, whose system call
+        leaves the caches colder than a run of steps does)."""
         physics, t = self.physics, self.physics.table
         where = t.pos[t.row_of[new]].copy()
         physics.step()
@@ -143,9 +147,13 @@ class SleepingField:
                 physics.step()
 
         cpu = _cpu_ms(run) / QUIET_RUN
+        alone, own_alone = [], []
+        for _ in range(QUIET_ALONE):
+            alone.append(_cpu_ms(physics.step))
+            own_alone.append(physics.timings["step"])
         if self.sleeping() != self.n + 1 or (t.pos[t.row_of[new]] != where).any():
             raise RuntimeError("a quiet step changed something")
-        return cpu, own
+        return cpu, own, statistics.median(alone), statistics.median(own_alone)
 
     def window(self, w: int) -> dict[str, float]:
         """One window (see the module notes): the CPU ms of each kind (`KINDS`), and each
@@ -161,7 +169,7 @@ class SleepingField:
             fall, after, own_fall, own_after = self._rest_until_asleep(new)
             if self.sleeping() != n + 1:
                 raise RuntimeError("a ball other than the new one fell asleep or woke")
-            quiet, own_quiet = self._quiet(new)
+            quiet, own_quiet, alone, own_alone = self._quiet(new)
             woken = self.balls[(n // 2 + 7919 * w) % n]
 
             def wake_and_step() -> None:
@@ -181,8 +189,9 @@ class SleepingField:
         physics.sync()
         for _ in range(QUIET_AFTER):
             physics.step()
-        return {"fall-asleep": fall, "after": after, "quiet": quiet, "wake": wake,
-                "own fall-asleep": own_fall, "own after": own_after, "own quiet": own_quiet,
+        return {"fall-asleep": fall, "after": after, "quiet": quiet, "quiet alone": alone,
+                "wake": wake, "own fall-asleep": own_fall, "own after": own_after,
+                "own quiet": own_quiet, "own quiet alone": own_alone,
                 "own wake": own_wake}
 
     def close(self) -> None:
@@ -222,28 +231,30 @@ def main(argv: list[str] | None = None) -> None:
           f"{QUIET_AFTER + 1}th step after), and "
           "physics.wake(one ball) + the next step, among N sleepers (median of "
           f"{args.windows} windows each)")
-    print("| N asleep | fall-asleep | step after | wake | quiet | fall-asleep / quiet "
-          "| after / quiet | wake / quiet |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| N asleep | fall-asleep | step after | wake | quiet | quiet alone "
+          "| fall-asleep / quiet | fall-asleep / quiet alone | after / quiet | wake / quiet |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         m = got[n] = measure(n, args.windows)
-        q = m["quiet"]
+        q, qa = m["quiet"], m["quiet alone"]
         print(f"| {n} | {m['fall-asleep']:.4f} | {m['after']:.4f} | {m['wake']:.4f} | "
-              f"{q:.4f} | {m['fall-asleep'] / q:.0f}x | {m['after'] / q:.0f}x | "
+              f"{q:.4f} | {qa:.4f} | {m['fall-asleep'] / q:.0f}x | "
+              f"{m['fall-asleep'] / qa:.0f}x | {m['after'] / q:.0f}x | "
               f"{m['wake'] / q:.0f}x |", flush=True)
     print()
     print('The same steps by the physics\' own clock (physics.timings["step"]: wall ms inside '
           "the step; the wake's step without the wake() call; the quiet step the "
           f"{QUIET_AFTER}th after, alone)")
-    print("| N asleep | fall-asleep | step after | wake's step | quiet | fall-asleep / quiet "
-          "| after / quiet | wake / quiet |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| N asleep | fall-asleep | step after | wake's step | quiet | quiet alone "
+          "| fall-asleep / quiet | fall-asleep / quiet alone | after / quiet | wake / quiet |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         m = got[n]
-        q = m["own quiet"]
+        q, qa = m["own quiet"], m["own quiet alone"]
         print(f"| {n} | {m['own fall-asleep']:.4f} | {m['own after']:.4f} | "
-              f"{m['own wake']:.4f} | {q:.4f} | {m['own fall-asleep'] / q:.0f}x | "
-              f"{m['own after'] / q:.0f}x | {m['own wake'] / q:.0f}x |")
+              f"{m['own wake']:.4f} | {q:.4f} | {qa:.4f} | {m['own fall-asleep'] / q:.0f}x | "
+              f"{m['own fall-asleep'] / qa:.0f}x | {m['own after'] / q:.0f}x | "
+              f"{m['own wake'] / q:.0f}x |")
 
 
 if __name__ == "__main__":
