@@ -230,3 +230,41 @@ def test_a_snapshot_after_a_handler_deleted_and_made_entities_holds_the_next_ste
     assert ball not in saved and made[0] in saved
     esper.process(DT)
     physics.restore(snap)  # the world the snapshot describes is the one the step saw
+
+
+_WRONG = {np.dtype(np.int64): np.float64, np.dtype(np.float64): np.float32,
+          np.dtype(np.bool_): np.int8}
+
+
+@pytest.mark.parametrize("where", ["pairs", "sleeping.pairs"])
+def test_a_pair_column_of_the_wrong_dtype_is_refused_before_anything_changes(world, where):
+    """Every column of the touching pairs and of the sleeping pairs is checked for its dtype
+    before anything changes (before: a tile or layer column of floats passed the checks and
+    the restore failed half way, after the positions were put back)."""
+    from ecsphys.systems.events import _Pairs
+
+    physics, tiles, balls = _scene()
+    for e in balls[1:]:  # stopped, they come to rest and sleep: their pairs go to the store
+        esper.component_for_entity(e, ep.Velocity).xy = (0.0, 0.0)
+    for _ in range(60):
+        esper.process(DT)
+    snap = physics.snapshot()
+    assert len(snap.pairs.keys) and len(snap.sleeping.pairs.keys)
+    tiles[0, 2] = 1  # the world moves on: a refused restore must leave it so
+    esper.component_for_entity(balls[0], ep.Velocity).xy = (3.0, 2.0)
+    esper.process(DT)
+    before = _state(physics, tiles)
+    for name in _Pairs.__slots__:
+        source = snap.pairs if where == "pairs" else snap.sleeping.pairs
+        col = getattr(source, name)
+        bad = _Pairs(*(getattr(source, n).astype(_WRONG[col.dtype]) if n == name
+                       else getattr(source, n) for n in _Pairs.__slots__))
+        tampered = (dataclasses.replace(snap, pairs=bad) if where == "pairs" else
+                    dataclasses.replace(snap, sleeping=type(snap.sleeping)(
+                        bad, snap.sleeping.entered, snap.sleeping.entered_steps,
+                        snap.sleeping.clock, snap.sleeping.count)))
+        with pytest.raises(TypeError, match=f"{where}\\.{name}.*dtype"):
+            physics.restore(tampered)
+        _same(before, _state(physics, tiles))
+    physics.restore(snap)  # the snapshot itself restores
+    assert tiles[0, 2] == 0

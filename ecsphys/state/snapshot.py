@@ -265,6 +265,14 @@ def _within(field: str, value: np.ndarray, low: float, high: float) -> None:
                            f"{value[tuple(first)]!r} at {tuple(int(k) for k in first)}")
 
 
+#: the dtype of each column of the events' pairs (``snapshot.pairs``, ``sleeping.pairs``)
+_PAIR_DTYPES = {"keys": np.int64, "a": np.int64, "b": np.int64, "normal": np.float64,
+                "depth": np.float64, "point": np.float64, "sensor": np.bool_,
+                "duration": np.float64, "steps": np.int64, "layer_a": np.int64,
+                "layer_b": np.int64, "speed": np.float64, "tile": np.int64,
+                "tile_kind": np.int64}
+
+
 def _unique_contacts(field: str, keys: np.ndarray, tiles: np.ndarray, why: str = "") -> None:
     """Every contact (pair key and tile) once; ValueError naming the first held twice."""
     both = np.stack((np.asarray(keys, dtype=np.int64), np.asarray(tiles, dtype=np.int64)),
@@ -505,7 +513,10 @@ class _Checked:
             col = getattr(p, name)
             if not isinstance(col, np.ndarray) or len(col) != m:
                 raise _fail(f"{field}.{name}", f"must be an array of {max(m, 0)} rows")
-        _array(f"{field}.keys", p.keys, np.dtype(np.int64), (m,))
+        for name, dtype in _PAIR_DTYPES.items():  # (every column, as the rows take them:
+            col = getattr(p, name)                 # a wrong one is refused here, not later)
+            _array(f"{field}.{name}", col, np.dtype(dtype),
+                   (m, 2) if name in ("normal", "point") else (m,))
         _entity_ids(f"{field}.a", p.a, False)
         _entity_ids(f"{field}.b", p.b, False)
         if m and not (np.diff(p.keys) >= 0).all():
