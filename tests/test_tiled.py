@@ -586,8 +586,8 @@ def test_a_file_that_is_no_map_is_a_value_error_naming_it(tmp_path, text, world)
      r"object 9: its class 'lava' is not in collider \(which maps '', 'coin', 'shelf'\)"),
     ({"id": 9, "shape": "polygon", "x": 0, "y": 0,
       "points": [(0, 0), (10, 10), (10, 0), (0, 10)]}, "object 9: .*self-intersecting"),
-    ({"id": 9, "shape": "polyline", "x": 0, "y": 0, "points": [(i, i % 2) for i in range(300)]},
-     "object 9: its points must be a list of 1 to 256, got 300"),
+    ({"id": 9, "shape": "polyline", "x": 0, "y": 0, "points": [(i, i % 2) for i in range(2100)]},
+     "object 9: its points must be a list of 1 to 2048, got 2100"),
 ])
 @pytest.mark.parametrize("suffix", [".tmx", ".tmj"])
 def test_an_object_without_a_body_is_refused_before_any_is_made(tmp_path, suffix, obj, why,
