@@ -340,3 +340,26 @@ def test_a_body_walks_into_a_one_way_platform_from_the_side(world):
         vel(walker).x = 3.0
         esper.process(DT)
     assert pos(walker).x > 6.0  # through it from the side
+
+
+def test_a_slope_of_exactly_floor_max_angle_is_a_floor_all_the_way_up(world):
+    """A 45-degree ramp with the default ``floor_max_angle`` (45): the walker is on a floor in
+    every step of the climb (its normal rounds to either side of cos 45: before, it was a
+    wall in 36 of the steps and the walker fell behind) and reaches the top."""
+    physics = ep.Physics(fixed_dt=1 / 60)
+    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC),
+                        ep.Geometry(ep.Polygon([(0, 0), (5, 0), (5, 5)])))
+    esper.create_entity(ep.Position(-5, -0.5), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(10, 1)))
+    esper.create_entity(ep.Position(7.5, 4.5), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(5, 1)))
+    walker = esper.create_entity(
+        ep.Position(-1.0, 0.5), ep.Velocity(2.0, 0), ep.AccelerationMap(gravity=(0, -9.8)),
+        ep.Collider(ep.ACTIVE, stop_on_slope=True), ep.Geometry(ep.Circle(0.5)))
+    off = []
+    for step in range(240):
+        esper.component_for_entity(walker, ep.Velocity).x = 2.0
+        esper.process(1 / 60)
+        if not physics.ground(walker).on_floor:
+            off.append(step)
+    assert off == []
+    p = esper.component_for_entity(walker, ep.Position)
+    assert p.x == pytest.approx(7.0, abs=0.01) and p.y == pytest.approx(5.5, abs=0.01)

@@ -116,6 +116,7 @@ cimport numpy as cnp
 
 cnp.import_array()  # c_array reads arrays through NumPy's C API
 from ..state.table_view cimport GROUND_FLOOR, GROUND_NEW, Rows, body_up, row_body, rows_of
+from .ground cimport floor_cos
 from .gil cimport NOGIL_MIN
 from .impacts cimport Impacts
 
@@ -2616,7 +2617,7 @@ cdef class ResponseSystem:
         up = self.up
         c.upx = up[0]
         c.upy = up[1]
-        c.cos_floor = cos(self.floor_max_angle * (M_PI / 180.0))
+        c.cos_floor = floor_cos(self.floor_max_angle)
         c.snap = self.floor_snap
         c.bounce = self.bounce_threshold
         c.offset = self.contact_offset

@@ -22,7 +22,7 @@ Guarantees:
   ``Physics.timings``.
 """
 
-from libc.math cimport INFINITY, M_PI, cos
+from libc.math cimport INFINITY
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
@@ -33,7 +33,7 @@ from ..geometry.shape_data cimport Store, store_of
 from ..state.table_view cimport Rows, rows_of
 from .contact_rows cimport ContactRows
 from .gil cimport NOGIL_MIN
-from .ground cimport ground_rows
+from .ground cimport floor_cos, ground_rows
 from .impacts cimport Impacts
 from .integrate cimport integrate_listed, integrate_some, limit_some
 from .narrowphase cimport NarrowphaseSystem
@@ -181,8 +181,7 @@ cdef class Step:
         self.narrowphase = narrowphase
         self.upx = up[0]
         self.upy = up[1]
-        # (the same bits as math.cos(math.radians(angle)))
-        self.cos_floor = cos(floor_max_angle * (M_PI / 180.0))
+        self.cos_floor = floor_cos(floor_max_angle)
         self._times[:] = [0.0, 0.0, 0.0, 0.0, 0.0]
         self.index = widen_index(broadphase, response.contact_offset)
         self.merged = Impacts()
