@@ -423,24 +423,3 @@ def test_find_box_matches_brute_force(cls):
         index.query(np.zeros((0, 2)), np.zeros((0, 2)))  # an empty run: no dynamic box left
         ids, static = index.find_box((-100, -100), (100, 100))
         assert not (~static).any() and sorted(ids.tolist()) == list(range(m))
-
-
-@pytest.mark.parametrize("shape", [
-    ep.Rect(0.5, 0.5), ep.Circle(0.2), ep.Polygon([(-0.2, -0.2), (0.2, -0.2), (0, 0.2)]),
-    ep.Segment((-0.2, 0), (0.2, 0)), ep.OrientedRect(0.4, 0.2, 30),
-    ep.Compound([ep.Circle(0.1, offset=(-0.2, 0)), ep.Rect(0.2, 0.2, offset=(0.2, 0))]),
-], ids=lambda s: type(s).__name__)
-def test_a_region_wholly_inside_solid_tiles_finds_the_map(world, shape):
-    """Only the solid tiles' outline collides, but a region that lies wholly inside them
-    overlaps the map, as a point there does; in an empty row, or off the map, it does not."""
-    physics = ep.Physics()
-    tiles = ep.TileMap("#####\n#####\n#####\n.....", 1.0)
-    m = esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tiles))
-    esper.process(1 / 60)
-    assert physics.query_point(2.5, 2.5) == [m]
-    assert physics.query_region(shape, (2.5, 2.5)) == [m]
-    assert physics.query_region(shape, (2.5, 0.5)) == []
-    assert physics.query_region(shape, (9.0, 9.0)) == []
-    tiles[1, 2] = 0  # dug around it: inside an empty tile now
-    esper.process(1 / 60)
-    assert physics.query_region(shape, (2.5, 2.5)) == []

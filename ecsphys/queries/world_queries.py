@@ -302,9 +302,7 @@ class WorldQueries:
     def query_region(self, shape: Shape, position: Vec = (0.0, 0.0), *, mask: Mask = ALL,
                      exclude: int | Iterable[int] = (), sensors: bool = False) -> list[int]:
         """The entities whose shape overlaps (or touches) ``shape`` placed at ``position``,
-        sorted: a selection box (a Rect), a blast radius (a Circle), any shape but a TileMap.
-        A tile map is found by a region that meets its outline or lies wholly inside its
-        solid tiles (as `query_point` finds it there)."""
+        sorted: a selection box (a Rect), a blast radius (a Circle), any shape but a TileMap."""
         shape = self._shape(shape)
         px, py = _vec("position", position)
         m, s, ex = self._filters(mask, exclude, sensors)

@@ -42,9 +42,7 @@ from ..broadphase.boxindex cimport (
 from ..geometry.impact cimport time_of_impact
 from ..geometry.manifold cimport overlap as shapes_overlap
 from ..geometry.query cimport point_in, raycast
-from ..geometry.shape_data cimport (
-    MASK, TILEMAP, Body, CContact, Leaf, Store, is_group, leaf_at, store_of, tile_kind_at,
-)
+from ..geometry.shape_data cimport Body, CContact, Store, store_of
 from ..geometry.vec cimport clip_ray, norm
 from ..state.table_view cimport Rows, row_body, rows_of
 
@@ -155,29 +153,6 @@ cdef inline void _span(double t0, double t1, Py_ssize_t c, Py_ssize_t chunks, do
 
 
 @cython.final
-cdef bint _inside_tiles(const Store* s, const Body* a, const Body* m) noexcept nogil:
-    """Shape ``a`` (meeting none of tile map ``m``'s edges) lies in its solid tiles: a point
-    of one of its parts does (a vertex, or a circle's centre; then the whole part does, as
-    no edge crosses it). Only the solid tiles' outline collides, but a region wholly inside
-    them finds the map, as a point there does."""
-    cdef int i, count = a.count if is_group(a.kind) else 1
-    cdef Leaf leaf
-    cdef double x, y
-    for i in range(a.first, a.first + count):
-        leaf = leaf_at(s, i)
-        if leaf.kind == MASK or leaf.kind == TILEMAP:
-            continue
-        if leaf.nv > 0:
-            x = a.px + leaf.v[0]
-            y = a.py + leaf.v[1]
-        else:
-            x = a.px + leaf.cx
-            y = a.py + leaf.cy
-        if tile_kind_at(s, m, x, y) > 0:
-            return True
-    return False
-
-
 cdef class WorldQuery:
     """The compiled half of `ecsphys.queries.WorldQueries` (see the module comment)."""
 
@@ -483,8 +458,7 @@ cdef class WorldQuery:
             return -1
         for k in range(self.ncand):
             b = self._body(cand[k])
-            if shapes_overlap(&self.store, a, &b) or (
-                    b.kind == TILEMAP and _inside_tiles(&self.store, a, &b)):
+            if shapes_overlap(&self.store, a, &b):
                 cand[keep] = cand[k]
                 keep += 1
         self.ncand = keep
