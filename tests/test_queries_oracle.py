@@ -300,28 +300,9 @@ def brute_ray(bodies, start, end, mask=ALL, exclude=(), sensors=False):
     return hits[0] if hits else None
 
 
-def _points_of(shape, position):
-    """A point of each leaf part of ``shape`` at ``position`` (a centre, or a vertex)."""
-    parts = shape.parts if isinstance(shape, ep.Compound) else ((shape, 0.0, 0.0),)
-    out = []
-    for part, dx, dy in parts:
-        ox, oy = position[0] + dx + part.offset[0], position[1] + dy + part.offset[1]
-        if isinstance(part, ep.Polygon):
-            out.append((ox + part.points[0][0], oy + part.points[0][1]))
-        elif isinstance(part, ep.Segment):
-            out.append((ox + part.p1[0], oy + part.p1[1]))
-        elif isinstance(part, (ep.Circle, ep.Rect, ep.OrientedRect)):
-            out.append((ox, oy))
-    return out
-
-
 def brute_region(bodies, shape, position, mask=ALL, exclude=(), sensors=False):
-    """Bodies the region overlaps; a tile map also when the region lies wholly inside its
-    solid tiles (a point of one of its parts is in a solid tile)."""
     return sorted(e for e, s, pos, _, _ in _visible(bodies, mask, exclude, sensors)
-                  if geometry.overlaps(shape, position, s, pos) or (
-                      isinstance(s, ep.TileMap)
-                      and any(geometry.point_in(s, pos, p) for p in _points_of(shape, position))))
+                  if geometry.overlaps(shape, position, s, pos))
 
 
 def brute_cast(bodies, shape, start, end, mask=ALL, exclude=(), sensors=False):
