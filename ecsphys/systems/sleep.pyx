@@ -153,6 +153,18 @@ cdef inline Py_ssize_t _label_root(Py_ssize_t* up, Py_ssize_t x) noexcept nogil:
     return x
 
 
+cdef inline void _free_all(void* rows, void* ta, void* parent, void* flags, void* first,
+                           void* lab, void* up) noexcept nogil:
+    """`fall_asleep`'s buffers freed (any of them NULL)."""
+    free(rows)
+    free(ta)
+    free(parent)
+    free(flags)
+    free(first)
+    free(lab)
+    free(up)
+
+
 cdef inline Py_ssize_t _local(int* loc, int64_t* rows, Py_ssize_t k, int64_t row) noexcept nogil:
     """Row ``row``'s local id in `fall_asleep` (given one, the next, if it has none); the
     number of local ids after."""
@@ -192,7 +204,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
     cdef unsigned char* ready
     cdef int64_t merged
     if rows == NULL or ta == NULL or parent == NULL or flags == NULL or first == NULL:
-        free(rows); free(ta); free(parent); free(flags); free(first)
+        _free_all(rows, ta, parent, flags, first, lab, up)
         return -1
     # local ids: the awake rows first (ascending), then the rows their contacts reach
     for q in range(nw):
@@ -234,7 +246,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
         if lab == NULL or up == NULL:
             for x in range(k):
                 loc[rows[x]] = -1
-            free(rows); free(ta); free(parent); free(flags); free(first); free(lab); free(up)
+            _free_all(rows, ta, parent, flags, first, lab, up)
             return -1
         nl = 0
         for x in range(k):
@@ -296,7 +308,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
                     r.island[i] = lab[_label_root(up, y)]
     for x in range(k):
         loc[rows[x]] = -1
-    free(rows); free(ta); free(parent); free(flags); free(first); free(lab); free(up)
+    _free_all(rows, ta, parent, flags, first, lab, up)
     return count
 
 
