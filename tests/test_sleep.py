@@ -16,7 +16,7 @@ import math
 import esper
 import numpy as np
 import pytest
-from sleep_scenes import DT, body, pile, run
+from sleep_scenes import DT, body, pile, run, world
 from sleep_scenes import positions as _positions
 from sleep_scenes import settle as _settle
 
@@ -351,6 +351,42 @@ def test_a_quiet_world_ends_quiet_for_any_change_and_replays_from_a_snapshot():
     assert first[30][0] != first[29][0]
     physics.restore(snap)
     assert play() == first
+
+
+def test_the_step_after_the_last_body_falls_asleep_is_quiet_and_the_sleeper_is_found():
+    # the step in which the last awake body falls asleep leaves the broadphase its new static
+    # box to index; that waits for the next step that runs, so the step after is quiet, and
+    # the queries and a later wake find the sleeper where it is, once
+    physics = world("sleep-quiet-after")
+    body(0, -0.5, ep.Rect(40, 1), ep.STATIC)
+    balls = [body(x, 0.5, ep.Circle(0.5), g=9.8) for x in (-10.0, 0.0, 10.0)]
+    _settle(physics, balls)
+    run(5)
+    late = body(5.0, 0.5, ep.Circle(0.5), g=9.8)
+    physics.sync()
+    steps = 0
+    while not physics.is_sleeping(late):
+        run(1)
+        steps += 1
+        assert steps < 200
+    quiet = physics._step.quiet_steps
+    run(1)
+    assert physics._step.quiet_steps == quiet + 1
+    assert physics.query_point(5.0, 0.5) == [late]
+    assert physics.query_region(ep.Rect(30, 1), (0.0, 1.0)) == sorted([*balls, late])
+    assert physics.touching(late) == [1]  # the floor (entity 1), in the sleeping store
+    physics.wake(balls[0])  # a step that runs: the static boxes are indexed now
+    run(1)
+    assert physics.query_point(5.0, 0.5) == [late]
+    assert physics.is_sleeping(late)
+    rock = body(5.0, 3.0, ep.Circle(0.5), vy=-8.0)
+    woke, lowest = False, math.inf
+    for _ in range(20):  # the rock finds the sleeper in the static index and wakes it
+        run(1)
+        woke = woke or not physics.is_sleeping(late)
+        lowest = min(lowest, esper.component_for_entity(rock, ep.Position).y)
+    assert woke
+    assert lowest >= 1.5 - 1e-6  # on the ball's top, not through it
 
 
 def test_writes_of_what_a_sleeper_already_has_do_not_wake_it():

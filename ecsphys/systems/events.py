@@ -63,7 +63,7 @@ import numpy as np
 from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
 from ..state.body_table import BodyTable
 from ..state.contact_set import ContactSet
-from .contact_rows import DORMANT_INDEX, ContactRows, diff, merge, pick
+from .contact_rows import ContactRows, diff, merge, pick
 from .sleep import dormant_rows, still_pairs
 from .sleeping_contacts import SleepingContacts
 
@@ -319,8 +319,7 @@ class EventsSystem(esper.Processor):
         ``process``."""
         rows = self._rows
         if contacts is rows and rows.ndormant:
-            self.sleeping.absorb(rows)
-            rest = pick(rows, rows.array("index") == DORMANT_INDEX, False)
+            rest = self.sleeping.absorb_rest(rows)
             self._rows = contacts = rest
             if self.narrowphase is not None:
                 self.narrowphase.rows = rest
@@ -376,8 +375,7 @@ class EventsSystem(esper.Processor):
         rows = self._rows
         narrow = self.narrowphase
         if rows.ndormant:
-            self.sleeping.absorb(rows)
-            rest = pick(rows, rows.array("index") == DORMANT_INDEX, False)
+            rest = self.sleeping.absorb_rest(rows)
             self._rows = rest
             if narrow is not None and narrow.rows is rows:
                 narrow.rows = rest

@@ -10,8 +10,8 @@ Guarantees:
   events' steps so far, and ``count``, how many), and a row's duration and steps are worked
   out when someone reads them: what they were when the row came in, plus the seconds
   (steps) the clock went on since;
-- `absorb(rows)`: the `DORMANT` rows of ``rows`` (the step before's, with their history)
-  come in, stamped with the clock now; the events call it before their step's `tick`, so a
+- `absorb(rows)` (`absorb_rest(rows)`: and the rows that stay, in one call): the `DORMANT`
+  rows of ``rows`` (the step before's, with their history) come in, stamped with the clock now; the events call it before their step's `tick`, so a
   row kept touching in this step gets this step's ``dt`` like a pair the diff keeps. They
   join a small second run of rows (``recent``, sorted by ``(key, tile)`` too), not the many:
   an island falling asleep beside many sleepers costs its rows, and the recent run joins
@@ -210,6 +210,20 @@ cdef class SleepingContacts:
         now; returns how many."""
         if not rows.ndormant:
             return 0
+        return self._absorb(rows, None)
+
+    def absorb_rest(self, ContactRows rows not None) -> ContactRows:
+        """`absorb` ``rows``, and return the rows that stayed (the pairs not `DORMANT`, in
+        their order, a new `ContactRows`; ``rows`` itself when none is dormant): a quiet
+        step's move of the last step's sleeping pairs into the store, in one call."""
+        if not rows.ndormant:
+            return rows
+        cdef list rest = [None]
+        self._absorb(rows, rest)
+        return rest[0]
+
+    cdef Py_ssize_t _absorb(self, ContactRows rows, list rest) except -1:
+        """`absorb`; ``rest`` (a list of one) is given the rows not dormant."""
         if rows.n and not rows.history:
             raise ValueError("sleeping contacts: rows without their history cannot come in")
         cdef Py_ssize_t q, n = rows.n
@@ -221,6 +235,8 @@ cdef class SleepingContacts:
             for q in range(n):
                 mask[q] = rows.index[q] == DORMANT
             came = pick_rows(rows, mask, True)
+            if rest is not None:
+                rest[0] = pick_rows(rows, mask, False)
         finally:
             free(mask)
         for q in range(came.n):

@@ -358,7 +358,10 @@ cdef class Step:
         if not self._still:
             return None
         t = self.table
-        if (t.static_dirty or t.static_all or t.tile_regions or t.touched or t.changed
+        # (``static_dirty`` / ``static_all`` left by this run's own sleep changes are not a
+        # change: the broadphase indexes them at the next step that runs; the game's changes
+        # to statics move ``static_version``)
+        if (t.tile_regions or t.touched or t.changed
                 or self._still_key != (t.layout_version, t.static_version, t.n, t.sleepers)):
             self._still = False
             return None
