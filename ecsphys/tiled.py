@@ -1,6 +1,6 @@
 """Levels drawn in the Tiled map editor, read through pytiled-parser (the extra
 ``pip install "ecsphys[tiled]"``): a tile layer as a `TileMap`, an object layer as static
-bodies.
+bodies and markers, each carrying what the level designer typed for it (a ``TiledObject``).
 
 Guarantees:
 - ``pytiled_parser`` is imported only when a map is read (``import ecsphys`` never imports
@@ -26,7 +26,18 @@ Guarantees:
   collides as its whole square whichever way it is drawn, so the bits are dropped;
 - a tile layer larger than ``MAX_TILEMAP_SIDE`` / ``MAX_TILES`` is refused (as `TileMap`
   refuses it), and a polygon or polyline of more than ``MAX_OBJECT_POINTS`` points.
-  pytiled-parser decodes the whole file first: what a map file costs to read is up to it.
+  pytiled-parser decodes the whole file first: what a map file costs to read is up to it;
+- an object's custom properties (its own, its template's and its tile's, merged as Tiled
+  merges them) are checked like the rest before anything is made: names are text, values are
+  text, numbers (finite), true/false, colors, files or class values (tables of the same,
+  nested at most ``MAX_PROPERTY_DEPTH`` deep), a text at most ``MAX_PROPERTY_TEXT``
+  characters, at most ``MAX_PROPERTIES`` of them on one object (class members counted);
+  anything else is a ``ValueError`` naming the file, the layer, the object and the property.
+  They are handed on as plain Python values (a color an ``(r, g, b, a)`` tuple of ints, a
+  file its path as a ``str``, a class value a ``dict``), as pytiled-parser 2.x reads them:
+  in a ``.tmx`` map it reads a class-typed property as the text between its tags (only
+  whitespace) and an object reference as a ``str`` (an ``int`` in ``.tmj``), and in a
+  ``.tmj`` map a template's fields (its class, its size) win over the object's own.
 """
 
 from __future__ import annotations
@@ -57,7 +68,7 @@ from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shap
 if TYPE_CHECKING:
     from .tilemap import TileMap
 
-__all__ = ["add_objects", "tile_map"]
+__all__ = ["TiledObject", "add_objects", "tile_map"]
 
 #: The gid bits Tiled uses for flipped and rotated tiles (horizontal, vertical, diagonal,
 #: and the hexagonal 120-degree turn); the rest is the tile's global id.
@@ -68,6 +79,19 @@ _INSTALL = 'pip install "ecsphys[tiled]"'
 #: The most points a polygon or polyline object may have (a concave polygon's convex
 #: decomposition, `ecsphys.geometry.convex_decompose`, takes about 0.1 s at 2,048 points).
 MAX_OBJECT_POINTS = 2048
+
+#: The most custom properties one object may carry (its own, its template's and its tile's,
+#: the members of class values counted); a text value or name may have at most
+#: ``MAX_PROPERTY_TEXT`` characters, and class values nest at most ``MAX_PROPERTY_DEPTH`` deep.
+MAX_PROPERTIES = 1024
+MAX_PROPERTY_TEXT = 65536
+MAX_PROPERTY_DEPTH = 8
+#: An int property's bounds (a 64-bit int's).
+_PROPERTY_INT = 2**63
+#: The kinds of Tiled object, as `TiledObject.kind` names them.
+OBJECT_KINDS = ("rectangle", "ellipse", "polygon", "polyline", "tile", "point", "text")
+#: The kinds that have no shape: they become markers (a Position, no body).
+_MARKERS = ("point", "text")
 
 #: Where a tile object's (x, y) lies on its box, as fractions of (width, height) from its
 #: top-left corner, by its tileset's object alignment (Tiled's default for orthogonal maps:
@@ -370,6 +394,168 @@ def tile_map(path: str | os.PathLike[str], layer: str = "walls",
         raise ValueError(f"{where}: {exc}") from None
 
 
+# ------------------------------------------------------------------ what the designer typed
+
+
+def _check_properties(table: object, what: str, count: list[int] | None = None,
+                      depth: int = 0) -> dict[str, Any]:
+    """A plain copy of custom properties (``what`` names them in messages, e.g. "its
+    property"): names text, values text, ints, finite floats, bools, colors (4 ints) turned
+    into tuples, file paths into str, class values (tables) into dicts; ``ValueError`` for
+    anything else or anything over the limits. ``count``: the properties seen so far."""
+    count = [0] if count is None else count
+    if table is None:
+        return {}
+    if not isinstance(table, Mapping):
+        raise ValueError(f"{what} must be a table of name -> value, got "
+                         f"{type(table).__name__}")
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if not isinstance(key, str):
+            raise ValueError(f"{what} names must be text, got {key!r:.80}")
+        if len(key) > MAX_PROPERTY_TEXT:
+            raise ValueError(f"{what} {key[:40]!r}... has a name of {len(key):,} characters "
+                             f"(at most {MAX_PROPERTY_TEXT:,})")
+        count[0] += 1
+        if count[0] > MAX_PROPERTIES:
+            raise ValueError(f"{what} {key!r:.80}: more than {MAX_PROPERTIES:,} properties on "
+                             f"one object (the members of class values counted)")
+        out[key] = _property_value(value, f"{what} {key!r:.80}", count, depth)
+    return out
+
+
+def _property_value(value: object, what: str, count: list[int], depth: int) -> Any:
+    """One property's value as a plain Python value (see `_check_properties`)."""
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        if not -_PROPERTY_INT <= value < _PROPERTY_INT:
+            raise ValueError(f"{what} must be an int from -2**63 to 2**63 - 1, got an int of "
+                             f"{value.bit_length()} bits")
+        return int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{what} must be a finite number, got {value!r}")
+        return float(value)
+    if isinstance(value, os.PathLike):  # a file property (pytiled-parser's Path)
+        value = os.fspath(value)
+        if not isinstance(value, str):
+            raise ValueError(f"{what} must be a file path as text, got {value!r:.80}")
+    if isinstance(value, str):
+        if len(value) > MAX_PROPERTY_TEXT:
+            raise ValueError(f"{what} is a text of {len(value):,} characters (at most "
+                             f"{MAX_PROPERTY_TEXT:,})")
+        return str(value)
+    if isinstance(value, tuple):  # a color (pytiled-parser's Color: red, green, blue, alpha)
+        if len(value) != 4 or any(isinstance(c, bool) or not isinstance(c, int)
+                                  or not 0 <= c <= 255 for c in value):
+            raise ValueError(f"{what} must be a color (r, g, b, a) of ints from 0 to 255, got "
+                             f"{value!r:.80}")
+        return tuple(int(c) for c in value)
+    if isinstance(value, Mapping):  # a class value: its members, by name
+        if depth >= MAX_PROPERTY_DEPTH:
+            raise ValueError(f"{what} nests class values more than {MAX_PROPERTY_DEPTH} deep")
+        return _check_properties(value, f"{what} member", count, depth + 1)
+    raise ValueError(f"{what} is {_a(type(value).__name__)} ({value!r:.80}); a property must "
+                     f"be text, a number, true/false, a color, a file or a class value")
+
+
+def _check_label(value: object, what: str) -> str:
+    """An object's name or class: text ('' for none) of at most ``MAX_PROPERTY_TEXT``."""
+    text = _text(value, what)
+    if len(text) > MAX_PROPERTY_TEXT:
+        raise ValueError(f"{what} is a text of {len(text):,} characters (at most "
+                         f"{MAX_PROPERTY_TEXT:,})")
+    return text
+
+
+class TiledObject:
+    """What the level designer typed for one object of a Tiled object layer: the component
+    `add_objects` puts on every entity it makes (bodies and markers alike).
+
+    - ``id``: Tiled's object id (an int, unique in the map);
+    - ``name``: its Name (``""`` for none);
+    - ``cls``: its Class (Tiled's Class field, once called Type; a tile object without one
+      takes its tile's; ``""`` for none);
+    - ``kind``: one of ``"rectangle"``, ``"ellipse"``, ``"polygon"``, ``"polyline"``,
+      ``"tile"``, ``"point"``, ``"text"``;
+    - ``properties``: its custom properties as a plain ``dict``, its template's and its tile's
+      merged in as Tiled merges them (its own value wins over its template's, which wins over
+      its tile's): text, ints, floats, bools, colors as ``(r, g, b, a)`` tuples of ints, files
+      as ``str`` paths, class values as dicts of their members.
+
+    ``id``, ``name``, ``cls`` and ``kind`` are read-only; ``properties`` is the game's to
+    read and change. The constructor checks and copies what it is given (``TypeError`` for a
+    field of the wrong type, ``ValueError`` for a value out of range or a property Tiled could
+    not have given; see the module docstring for the limits).
+
+    >>> door = TiledObject(7, "door", "exit", "rectangle", {"to": "level2", "locked": True})
+    >>> door.cls, door.properties["to"]
+    ('exit', 'level2')
+    """
+
+    __slots__ = ("_id", "_name", "_cls", "_kind", "_properties")
+
+    def __init__(self, id: int, name: str = "", cls: str = "",  # id: Tiled's word
+                 kind: str = "rectangle", properties: Mapping[str, Any] | None = None) -> None:
+        if isinstance(id, bool) or not isinstance(id, int):
+            raise TypeError(f"TiledObject.id must be an int, got {id!r:.80}")
+        for field, value in (("name", name), ("cls", cls), ("kind", kind)):
+            if not isinstance(value, str):
+                raise TypeError(f"TiledObject.{field} must be a str, got {value!r:.80}")
+        if properties is not None and not isinstance(properties, Mapping):
+            raise TypeError(f"TiledObject.properties must be a mapping of name -> value or "
+                            f"None, got {properties!r:.80}")
+        if kind not in OBJECT_KINDS:
+            raise ValueError(f"TiledObject.kind must be one of {', '.join(OBJECT_KINDS)}, got "
+                             f"{kind!r:.80}")
+        self._id = _int(id, "TiledObject.id", 0, _GID_MAX)
+        self._name = _check_label(name, "TiledObject.name")
+        self._cls = _check_label(cls, "TiledObject.cls")
+        self._kind = kind
+        self._properties = _check_properties(properties, "TiledObject property")
+
+    @property
+    def id(self) -> int:
+        """Tiled's object id."""
+        return self._id
+
+    @property
+    def name(self) -> str:
+        """The object's name (``""`` for none)."""
+        return self._name
+
+    @property
+    def cls(self) -> str:
+        """The object's class (a tile object without one: its tile's; ``""`` for none)."""
+        return self._cls
+
+    @property
+    def kind(self) -> str:
+        """What Tiled drew: rectangle, ellipse, polygon, polyline, tile, point or text."""
+        return self._kind
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        """The custom properties, its template's and its tile's merged in (a plain dict)."""
+        return self._properties
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TiledObject):
+            return NotImplemented
+        return (self._id, self._name, self._cls, self._kind, self._properties) == (
+            other._id, other._name, other._cls, other._kind, other._properties)
+
+    __hash__ = None  # type: ignore[assignment]  # the properties may change
+
+    def __repr__(self) -> str:
+        props = repr(self._properties)
+        if len(props) > 200:  # a long table: its start and how many there are
+            props = f"{props[:160]}... ({len(self._properties)} properties)}}"
+        return (f"TiledObject(id={self._id}, name={self._name!r:.80}, cls={self._cls!r:.80}, "
+                f"kind={self._kind!r}, properties={props})")
+
+
 # ------------------------------------------------------------------ object layers
 
 
@@ -492,20 +678,62 @@ def _object_shape(obj: Any, tmap: Any, frame: _Frame) -> tuple[tuple[float, floa
             raise ValueError("it is a polyline of fewer than two distinct points")
         segs = [Segment(a, b) for a, b in zip(pts, pts[1:], strict=False)]
         return centre, segs[0] if len(segs) == 1 else Compound(segs)
-    what = {objs.Point: "a point", objs.Text: "a text"}.get(type(obj), type(obj).__name__)
-    raise ValueError(f"it is {what}, which has no shape to collide with; keep such objects "
-                     f"(spawn points, labels) in another object layer")
+    raise ValueError(f"it is {_a(type(obj).__name__)}, which has no shape to collide with")
+
+
+def _object_kind(obj: Any) -> str:
+    """The `TiledObject.kind` of a pytiled-parser object; ``ValueError`` for another type."""
+    objs = _pytiled().tiled_object
+    for cls, kind in ((objs.Rectangle, "rectangle"), (objs.Ellipse, "ellipse"),
+                      (objs.Polygon, "polygon"), (objs.Polyline, "polyline"),
+                      (objs.Tile, "tile"), (objs.Point, "point"), (objs.Text, "text")):
+        if isinstance(obj, cls):
+            return kind
+    raise ValueError(f"it is {_a(type(obj).__name__)}, not an object Tiled draws")
+
+
+def _marker_place(obj: Any, kind: str, frame: _Frame) -> tuple[float, float]:
+    """The world position of a point (its point) or a text (the centre of its box, placed
+    and turned as a rectangle's)."""
+    at = _pair(obj.coordinates, "its position")
+    if kind == "point":
+        return frame.point(*at)
+    size = _pair(obj.size, "its size")
+    centre, _, _ = _box(at, size, _real(obj.rotation, "its rotation"), frame, 0.0, 0.0)
+    return centre
+
+
+def _designer(obj: Any, kind: str, tile: Any) -> TiledObject:
+    """The `TiledObject` of one object: its own class, or its tile's for a tile object without
+    one; its properties (pytiled-parser has merged its template's) over its tile's."""
+    key = _check_label(obj.class_, "its class")
+    if not key and tile is not None:
+        key = _check_label(tile.class_, "its tile's class")
+    props = _check_properties(tile.properties if tile is not None else None,
+                              "its tile's property")
+    props.update(_check_properties(obj.properties, "its property"))
+    _check_properties(props, "its property (its tile's merged in)")  # the limit, merged
+    return TiledObject(_int(obj.id, "its id"), _check_label(obj.name, "its name"), key, kind,
+                       props)
 
 
 def add_objects(path: str | os.PathLike[str], layer: str = "objects",
                 collider: Collider | Mapping[str, Collider] | None = None, *,
                 scale: float = 1.0, origin: tuple[float, float] = (0.0, 0.0)) -> list[int]:
-    """Create a static body in the current esper world for each object of the object layer
-    ``layer`` of a Tiled map; return their entity ids, in the layer's order.
+    """Create an entity in the current esper world for each object of the object layer
+    ``layer`` of a Tiled map: a static body for each object with a shape, a marker for each
+    point and text; return their entity ids, in the layer's order (bodies and markers mixed).
+
+    Every entity carries a ``TiledObject``: the object's id, name, class, kind and custom
+    properties (its template's and its tile's merged in), for the game to find its spawn
+    points, doors and coins by. A point or a text (spawn points, labels) is a marker: a
+    ``Position`` (the point; the centre of the text's box, turned as a rectangle is) and its
+    ``TiledObject``, no ``Collider`` or ``Geometry``, so it is no body.
 
     Each body is ``Position`` (the centre of the object's box, in world units: see the
     module docstring for ``scale`` and ``origin``, which should be the ones given to
-    `TileMap.from_tiled` for the same map), a ``Collider`` and a ``Geometry``:
+    `TileMap.from_tiled` for the same map), a ``Collider``, a ``Geometry`` and its
+    ``TiledObject``:
 
     - a rectangle is a ``Rect``, or an ``OrientedRect`` when Tiled turned it by other than a
       multiple of 90 degrees (Tiled turns clockwise about the object's top-left corner; the
@@ -517,22 +745,26 @@ def add_objects(path: str | os.PathLike[str], layer: str = "objects",
     - a polyline is a ``Segment``, or a ``Compound`` of segments for more than two points
       (polygons and polylines of at most ``MAX_OBJECT_POINTS``, 2,048, points);
     - a tile object is a ``Rect`` of the object's size, placed by its tileset's object
-      alignment (bottom-left by default), not the tile's own collision shapes;
-    - points and texts have no shape: they are refused (keep them in another layer).
+      alignment (bottom-left by default), not the tile's own collision shapes.
 
     ``collider`` chooses each body's ``Collider`` (a fresh copy for each; it must be
     ``STATIC``): ``None`` gives ``Collider(STATIC)``; a ``Collider`` is copied for every
     object; a mapping from an object's class (Tiled's Class field; a tile object without one
     takes its tile's; ``""`` for none) to a ``Collider`` gives each class its own, and an
-    object whose class it lacks is refused. Objects hidden in Tiled are added too.
+    object with a shape whose class it lacks is refused (markers take no ``Collider``, so
+    their classes need no entry). Objects hidden in Tiled are added too.
 
     Raises ``ValueError`` naming the file, the layer and the object for anything refused
-    (and for what the module docstring lists), before any entity is created;
+    (a property also named; see the module docstring for what is checked), before any
+    entity is created;
     ``FileNotFoundError`` for a missing file; ``TypeError`` for arguments of the wrong type;
     ``ImportError`` without pytiled-parser (``pip install "ecsphys[tiled]"``).
 
     >>> coins = add_objects("level.tmj", "coins", ep.Collider(ep.STATIC, sensor=True),
     ...                     scale=1 / 16)  # doctest: +SKIP
+    >>> for e in add_objects("level.tmj", "markers", scale=1 / 16):  # doctest: +SKIP
+    ...     if esper.component_for_entity(e, TiledObject).name == "spawn":
+    ...         spawn = esper.component_for_entity(e, ep.Position)
     """
     who = "add_objects"
     if not isinstance(layer, str):
@@ -543,26 +775,31 @@ def add_objects(path: str | os.PathLike[str], layer: str = "objects",
     ptp = _pytiled()
     lay, dx, dy = _find_layer(tmap, name, layer, ptp.ObjectLayer, "object layer")
     frame = _Frame(tmap, s, place, dx, dy)
-    bodies = []
+    entities: list[tuple[Any, ...]] = []
     for obj in lay.tiled_objects:
-        where = f"{name}: object layer {layer!r}, object {obj.id}" + (
-            f" {obj.name!r}" if obj.name else "")
+        where = f"{name}: object layer {layer!r}, object {obj.id!r:.40}" + (
+            f" {obj.name!r:.80}" if obj.name else "")
         try:
-            key = _text(obj.class_, "its class")
-            if not key and isinstance(obj, ptp.tiled_object.Tile):
+            kind = _object_kind(obj)
+            tile = None
+            if kind == "tile":
                 _, _, tile = _tile_of(tmap, _int(obj.gid, "its gid") & ~FLIP_BITS)
-                key = (tile.class_ if tile is not None else None) or ""
+            info = _designer(obj, kind, tile)
+            if kind in _MARKERS:
+                entities.append((Position(*_marker_place(obj, kind, frame)), info))
+                continue
             if template is None:
                 body_collider = Collider(STATIC)
             elif isinstance(template, Collider):
                 body_collider = _copy(template)
-            elif key in template:
-                body_collider = _copy(template[key])
+            elif info.cls in template:
+                body_collider = _copy(template[info.cls])
             else:
                 known = ", ".join(repr(k) for k in template) or "nothing"
-                raise ValueError(f"its class {key!r} is not in collider (which maps {known})")
+                raise ValueError(f"its class {info.cls!r} is not in collider (which maps "
+                                 f"{known})")
             (x, y), shape = _object_shape(obj, tmap, frame)
-            bodies.append((Position(x, y), body_collider, Geometry(shape)))
+            entities.append((Position(x, y), body_collider, Geometry(shape), info))
         except (ValueError, TypeError, LookupError) as exc:
             raise ValueError(f"{where}: {exc.args[0] if exc.args else exc}") from exc
-    return [esper.create_entity(*parts) for parts in bodies]
+    return [esper.create_entity(*parts) for parts in entities]

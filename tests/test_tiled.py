@@ -576,9 +576,6 @@ def test_a_file_that_is_no_map_is_a_value_error_naming_it(tmp_path, text, world)
 
 
 @pytest.mark.parametrize(("obj", "why"), [
-    ({"id": 9, "name": "spawn", "shape": "point", "x": 5, "y": 5},
-     "object 9 'spawn': it is a point, which has no shape"),
-    ({"id": 9, "shape": "text", "x": 5, "y": 5, "w": 40, "h": 10}, "object 9: it is a text"),
     ({"id": 9, "shape": "ellipse", "x": 5, "y": 5, "w": 40, "h": 10},
      "object 9: it is an ellipse of 40 x 10 px; only circles"),
     ({"id": 9, "x": 5, "y": 5, "w": 0, "h": 0}, "object 9: Rect.width"),
