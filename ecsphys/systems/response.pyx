@@ -7,7 +7,11 @@ Guarantees (for the solid pairs: neither side a sensor):
   way; a share that would take a body into a body that is never pushed (static, or of
   infinite mass: it rests on a floor, leans on a wall) stops a skin before it, and the other
   body of the pair takes the rest, so a push apart never moves a body into a wall or
-  through a thin floor;
+  through a thin floor; a pair that walls stop both ways along the normal (two crates side
+  by side in a pit one tile wide) is not left overlapping: the body on top along its "up"
+  (against its acceleration) rises out of the other by the least lift that clears it, up to
+  what stops it, and falls back onto it (two bodies that can be pushed, with an
+  acceleration: a body overlapping a wall or a floor, or without an "up", stays put);
 - bodies move one at a time (seed 002: "update one movement at a time"), each against the
   others where they are at that moment: a body's move is cut at its first time of impact
   (``geometry.impact``: analytic for circles and boxes, conservative advancement for the
@@ -2094,8 +2098,63 @@ cdef int separate(Ctx* c, Pushes* ps) except -1 nogil:
         db += left
         left = db * (1.0 - push_by(c, rb, <int> a, cc.nx * db, cc.ny * db, ps))
         if left > 0.0 and ra >= 0:
-            push_by(c, ra, <int> b, -cc.nx * left, -cc.ny * left, ps)
+            left *= 1.0 - push_by(c, ra, <int> b, -cc.nx * left, -cc.ny * left, ps)
+        if left > OVERLAP and wa > 0.0 and wb > 0.0:  # walls stopped both ways
+            rise_out(c, <int> a, <int> b, ps)
         impulse(c, <int> a, <int> b, cc.nx, cc.ny)
+    return 0
+
+
+cdef inline double _reach_along(const Body* b, double ux, double uy, bint top) noexcept nogil:
+    """How far body b's box reaches along (ux, uy): its highest point (``top``) or lowest."""
+    cdef double x = b.x1 if (ux > 0.0) == top else b.x0
+    cdef double y = b.y1 if (uy > 0.0) == top else b.y0
+    return (b.px + x) * ux + (b.py + y) * uy
+
+
+cdef int rise_out(Ctx* c, int a, int b, Pushes* ps) except -1 nogil:
+    """A pair of two bodies that can be pushed (finite mass, not static) still overlapping
+    after its push apart, walls having stopped both sides along the normal (two crates side
+    by side in a pit one tile wide): the body on top along its "up" (against its
+    acceleration; of two level, ``b``) rises out of the other by what it takes to clear it
+    (the least lift along "up" after which they only touch, plus the skin), up to what stops
+    it (a ceiling, `push_by`); the next steps let it fall back onto the other, as pymunk
+    stacks them. Only a body with an acceleration rises: a top-down game's bodies have no
+    "up" to rise along. (A body overlapping a wall, a floor or a ceiling, as one grown
+    where it does not fit, is not lifted: it stays put, as documented.)"""
+    cdef int r = -1, o
+    cdef double ux = 0.0, uy = 0.0, vx, vy, lift, t
+    cdef bint can_a = c.rows.acc[2 * a] != 0.0 or c.rows.acc[2 * a + 1] != 0.0
+    cdef bint can_b = c.rows.acc[2 * b] != 0.0 or c.rows.acc[2 * b + 1] != 0.0
+    cdef Body moved
+    cdef CContact hit
+    if can_b:
+        body_up(&c.rows, b, c.upx, c.upy, &ux, &uy)
+        r = b
+        if can_a and ((c.body[b].px - c.body[a].px) * ux
+                      + (c.body[b].py - c.body[a].py) * uy) < 0.0:
+            r = a
+    elif can_a:
+        r = a
+    if r < 0:
+        return 0
+    o = b if r == a else a
+    body_up(&c.rows, r, c.upx, c.upy, &ux, &uy)
+    # from far enough along "up" that the boxes are apart, down to where r is: the first
+    # touch is the least lift
+    lift = (_reach_along(&c.body[o], ux, uy, True) - _reach_along(&c.body[r], ux, uy, False)
+            + 2.0 * c.skin)
+    if not lift > 0.0:
+        return 0
+    moved = c.body[r]
+    moved.px += ux * lift
+    moved.py += uy * lift
+    if not time_of_impact(&c.store, &moved, -ux * lift, -uy * lift, &c.body[o], 0.0, 0.0,
+                          &t, &hit):
+        return 0
+    vx = ux * (lift * (1.0 - t) + c.skin)
+    vy = uy * (lift * (1.0 - t) + c.skin)
+    push_by(c, r, o, vx, vy, ps)
     return 0
 
 
