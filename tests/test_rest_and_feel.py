@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import ecsphys as ep
+from ecsphys import geometry
 
 DT = 1 / 60
 
@@ -273,6 +274,49 @@ def test_a_crate_is_pushed_up_a_ramp_from_its_foot(world, shape):
         climbed = max(climbed, pos(crate).y - 2.8)
     assert pos(crate).x > 15.0  # past the ramp's foot (x = 15)
     assert climbed > 0.2  # and up it
+
+
+RAMP_30 = [(5.0, 0.0), (8.0, 0.0), (8.0, 3.0 * math.tan(math.radians(30)))]  # foot at x 5
+
+
+def _on_the_floor(x, shape, kind):
+    """A body standing on the floor (top at y 0) at x, placed as a level places it: its
+    bottom exactly on the floor, at the height of the ramp's foot."""
+    return body(x, 0.5, shape, kind, g=9.8)
+
+
+@pytest.mark.parametrize("pushed", [False, True])
+def test_a_box_standing_on_the_floor_climbs_a_ramp_whose_foot_lies_on_it(world, pushed):
+    # the box's corner meets the ramp's foot vertex exactly (both at floor height): the
+    # ramp's face is as true a normal there as the box's own side, and the move slides up it
+    # (it stopped at the foot for good, a crate reading a velocity of (0.2, 0.4))
+    ep.Physics(fixed_dt=DT)
+    body(0, -0.5, ep.Rect(40, 1), ep.STATIC)
+    body(0, 0, ep.Polygon(RAMP_30), ep.STATIC)
+    player = _on_the_floor(1.5, ep.Rect(1, 1), ep.ACTIVE)
+    crate = _on_the_floor(3.0, ep.Rect(1, 1), ep.PASSIVE) if pushed else player
+    top = 0.0
+    for _ in range(150):
+        vel(player).x = 3.0
+        esper.process(DT)
+        top = max(top, pos(crate).y)
+    assert pos(crate).x > 8.0  # over the ramp's top (x 8) ...
+    assert top > 0.5 + RAMP_30[2][1] - 0.05  # ... having climbed it to its height
+
+
+def test_the_time_of_impact_at_a_ramps_foot_gives_the_ramps_normal():
+    slope = (-math.sin(math.radians(30)), math.cos(math.radians(30)))  # out of the ramp
+    toi = geometry.time_of_impact(ep.Rect(1, 1), (4.0, 0.5), (1.0, 0.0),
+                                  ep.Polygon(RAMP_30), (0, 0))
+    assert toi is not None and toi[0] == pytest.approx(0.5, abs=1e-6)
+    assert toi[1].normal == pytest.approx((-slope[0], -slope[1]))  # from the box to the ramp
+    # a box met on its side (no vertex on a vertex) keeps the side's normal
+    toi = geometry.time_of_impact(ep.Rect(1, 1), (4.0, 0.5), (1.0, 0.0),
+                                  ep.Rect(3, 1), (6.5, 0.5))
+    assert toi[1].normal == (1.0, 0.0)
+    toi = geometry.time_of_impact(ep.Rect(1, 1), (4.0, 0.6), (1.0, 0.0),
+                                  ep.Polygon(RAMP_30), (0, 0))  # its corner on the slope
+    assert toi[1].normal == pytest.approx((-slope[0], -slope[1]))
 
 
 # ------------------------------------------------------------------ growing into a neighbour

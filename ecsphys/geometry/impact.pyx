@@ -21,6 +21,12 @@
 #   separate under every move (None); a circle centre on a segment (within ON_TOLERANCE)
 #   approaches under every move that is not parallel to the segment (within
 #   PARALLEL_TOLERANCE), with the segment's perpendicular facing the move as normal.
+# - Two convex polygons (rects, oriented rects, polygons; not circles, segments or masks)
+#   that touch on a vertex of each (more than one axis separates them within
+#   TOUCH_TOLERANCE: a box's corner on the foot vertex of a ramp lying on the same floor)
+#   get, of those axes, the one the relative move closes slowest but closes as the normal
+#   (`slide_normal`): each is a true normal there, and this one lets a slide go on along
+#   the ramp rather than stop at its foot. A touch on a face keeps the face's normal.
 # - Compounds: every part pair is timed, the earliest wins, the deeper contact on a tie; the
 #   start rule applies per part pair. A pair whose boxes swept over the move do not meet
 #   (within TOUCH_TOLERANCE) is rejected before any exact test.
@@ -635,10 +641,62 @@ cdef int advance(const Store* s, const Body* a, double mx, double my, const Body
     return UNDECIDED
 
 
+cdef inline bint _solid_polygon(int kind) noexcept nogil:
+    return kind == RECT or kind == ORECT or kind == POLYGON
+
+
+cdef void slide_normal(const Store* s, const Body* a, double mx, double my, const Body* b,
+                       CContact* out) noexcept nogil:
+    """At a touch of two convex polygons (rects, oriented rects, polygons) that more than one
+    axis separates (within TOUCH_TOLERANCE: a vertex on a vertex, as a box's corner on the
+    foot of a ramp lying on the same floor), every such axis is a true contact normal; the
+    one the move (mx, my) closes slowest (but closes) becomes ``out``'s, so the rest of the
+    move slides along the face that stops it least (up the ramp) instead of stopping at the
+    corner. A touch with one separating axis (a face) is left as it is."""
+    cdef Leaf la = leaf_at(s, a.first)
+    cdef Leaf lb = leaf_at(s, b.first)
+    if not (_solid_polygon(la.kind) and _solid_polygon(lb.kind)):
+        return
+    cdef double dx = b.px - a.px, dy = b.py - a.py
+    cdef double best = out.nx * mx + out.ny * my, closing, nx, ny, sep
+    cdef double bnx = out.nx, bny = out.ny
+    cdef const double* f
+    cdef int i
+    if not best > 0.0:
+        return
+    f = la.f
+    for i in range(la.nf):  # a's faces: the normal from a to b is the face's
+        nx, ny = f[3 * i], f[3 * i + 1]
+        sep = min_proj(lb.v, lb.nv, nx, ny) + nx * dx + ny * dy - f[3 * i + 2]
+        closing = nx * mx + ny * my
+        if sep >= -TOUCH and 0.0 < closing < best:
+            best, bnx, bny = closing, nx, ny
+    f = lb.f
+    for i in range(lb.nf):  # b's faces: the normal from a to b is the face's reversed
+        nx, ny = f[3 * i], f[3 * i + 1]
+        sep = min_proj(la.v, la.nv, nx, ny) - nx * dx - ny * dy - f[3 * i + 2]
+        closing = -(nx * mx + ny * my)
+        if sep >= -TOUCH and 0.0 < closing < best:
+            best, bnx, bny = closing, -nx, -ny
+    out.nx = bnx
+    out.ny = bny
+
+
 cdef bint convex_toi(const Store* s, const Body* a, double mx, double my, const Body* b,
                      double* t, CContact* out) noexcept nogil:
     """Time of impact of convex a moving by (mx, my) against convex b at rest, the contact at
-    a's position then."""
+    a's position then (its normal the one the move closes slowest where several separate
+    the two: `slide_normal`)."""
+    cdef Body at
+    if not _convex_toi(s, a, mx, my, b, t, out):
+        return False
+    at = moved(a, mx, my, t[0])
+    slide_normal(s, &at, mx, my, b, out)
+    return True
+
+
+cdef bint _convex_toi(const Store* s, const Body* a, double mx, double my, const Body* b,
+                      double* t, CContact* out) noexcept nogil:
     cdef CContact c
     cdef Leaf la, lb
     cdef Body at
