@@ -166,6 +166,31 @@ def test_query_region_selection_box_and_blast_radius(physics):
     assert physics.query_region(ep.Circle(1), (10, 11.5)) == [outside]
 
 
+@pytest.mark.parametrize("region", [
+    ep.Circle(0.3), ep.Rect(0.5, 0.4), ep.OrientedRect(0.6, 0.3, 0.4),
+    ep.Segment((-0.2, -0.1), (0.2, 0.1)), ep.Polygon([(-0.3, -0.2), (0.3, -0.2), (0, 0.3)]),
+    ep.Compound([ep.Circle(0.2), ep.Rect(0.3, 0.3)], offset=(0.1, 0.0)),
+    Mask(np.eye(4, dtype=bool), 0.1)])
+def test_query_region_finds_a_tile_map_from_inside_its_solid_and_around_it(physics, region):
+    # a region wholly inside solid tiles meets no edge, yet lies in the map (query_point
+    # there found it, query_region did not); one holding the whole map finds it too (its
+    # centre behind every edge); one in a dug tile, in an empty row or off the map does not
+    tm = ep.TileMap(["#####", "#####", "##.##", "#####", "....."], 1.0)
+    whole = ep.TileMap(["##", "##"], 0.5)
+    level = body(tm, (0, 0))
+    small = body(whole, (20, 20))
+    step()
+    assert physics.query_point(1.5, 3.5) == [level]
+    assert physics.query_region(region, (1.5, 3.5)) == [level]  # inside the solid
+    assert physics.query_region(region, (2.5, 2.5)) == []  # in the dug tile's middle
+    assert physics.query_region(region, (2.5, 0.5)) == []  # in the empty bottom row
+    assert physics.query_region(region, (-3.0, 2.5)) == []  # off the map
+    assert physics.query_region(ep.Rect(2, 2), (20.5, 20.5)) == [small]  # holds it all
+    tm[1, 1] = 0  # dug: the region there is in an empty tile now
+    step()
+    assert physics.query_region(region, (1.5, 3.5)) == []
+
+
 def test_query_shapes_do_not_grow_the_store(physics):
     body(ep.Circle(0.5), (0, 0))
     step()

@@ -6,7 +6,9 @@ without a Collider) stepped a few frames with each broadphase, ``query_point``, 
 ``raycast_all``, ``query_region``, ``cast_shape`` and ``raycast_many`` answer exactly (same
 entities, fractions, normals and points, bit for bit) what a scan over every body with
 ``geometry.point_in``, ``geometry.raycast``, ``geometry.overlaps`` and
-``geometry.time_of_impact`` answers:
+``geometry.time_of_impact`` answers (a region against a tile map: ``geometry.overlaps``
+with each of its solid tiles' squares, so a region inside the solid or holding the whole
+map finds it):
 
 - after the steps; after the game moved bodies (static ones too, near and far), replaced
   shapes and changed layers, sensors and kinds, without a step; after another step; after
@@ -300,9 +302,23 @@ def brute_ray(bodies, start, end, mask=ALL, exclude=(), sensors=False):
     return hits[0] if hits else None
 
 
+def _region_meets(shape, position, s, pos):
+    """``geometry.overlaps``; for a tile map, whether the region meets one of its solid
+    tiles' squares (a region inside the solid, or holding the whole map, meets it)."""
+    if not isinstance(s, ep.TileMap):
+        return geometry.overlaps(shape, position, s, pos)
+    for row, col in zip(*np.nonzero(s.grid), strict=True):
+        x0, y0, x1, y1 = s.tile_box(int(row), int(col))
+        square = ep.Rect(x1 - x0, y1 - y0)
+        if geometry.overlaps(shape, position, square,
+                             (pos[0] + (x0 + x1) / 2, pos[1] + (y0 + y1) / 2)):
+            return True
+    return False
+
+
 def brute_region(bodies, shape, position, mask=ALL, exclude=(), sensors=False):
     return sorted(e for e, s, pos, _, _ in _visible(bodies, mask, exclude, sensors)
-                  if geometry.overlaps(shape, position, s, pos))
+                  if _region_meets(shape, position, s, pos))
 
 
 def brute_cast(bodies, shape, start, end, mask=ALL, exclude=(), sensors=False):

@@ -19,3 +19,7 @@ cdef bint segment_hits(const Store* s, const Body* b, double x1, double y1, doub
 # body b within TOUCH_TOLERANCE.
 cdef bint line_overlaps(const Store* s, const Body* b, double nx, double ny, double bx,
                         double by) noexcept nogil
+
+# True if region a (any body but a tile map) overlaps body b within TOUCH_TOLERANCE; for a
+# tile map b: a part of a meets one of its edges (either side) or lies inside its solid tiles.
+cdef bint region_overlaps(const Store* s, const Body* a, const Body* b) noexcept nogil

@@ -12,6 +12,11 @@
 #   segment p1-p2). A ray along a segment (collinear) hits it where it first reaches it. A
 #   compound answers its nearest part's hit (the first such part in `parts` on a tie);
 #   `segment_hits(shape, pos, p1, p2)` is the boolean form (a point test when p1 == p2);
+# - `region_overlaps` (compiled only: the world's ``query_region``) is `manifold.overlap`,
+#   but for a tile map: a region meets it where a part of it meets one of its edges, on
+#   either side (a body's overlap skips the edges its centre is behind: a body is pushed out
+#   to the open side; a region is no body), or lies wholly inside its solid tiles; so a
+#   region inside the solid, or holding the whole map, finds it;
 # - `line_overlaps(line, shape, pos, shift)` is True exactly when the infinite line through
 #   `line.base + shift` along the line's direction touches the shape (within
 #   TOUCH_TOLERANCE): the shape's projection onto the line's normal contains the line;
@@ -32,13 +37,15 @@
 
 cimport cython
 from libc.math cimport INFINITY, ceil, copysign, fabs, sqrt
+from libc.stdint cimport uint64_t
 
+from .manifold cimport overlap
 from .mask cimport mask_line, mask_point, mask_ray
 from .vec cimport clip_ray, max2, min2, norm, sq
 
 from .shape_data cimport (
     CIRCLE, LF_RADIUS, LF_STRIDE, MASK, RECT, SEGMENT, TILEMAP, Body, Leaf, Near, Store, body_of,
-    leaf_at, near_init, near_next, store_of, tile_kind_at,
+    leaf_at, leaf_body, near_init, near_next, store_of, tile_kind_at,
 )
 
 import math
@@ -123,6 +130,62 @@ cdef bint point_in(const Store* s, const Body* b, double x, double y) noexcept n
         if _point_leaf(&leaf, lx, ly):
             return True
         i = near_next(&it)
+    return False
+
+
+# ------------------------------------------------------------ regions
+
+cdef bint _leaf_point(const Leaf* leaf, double* lx, double* ly) noexcept nogil:
+    """A point of the leaf (relative to its body): a circle's centre, a mask's first set
+    pixel's centre, any other leaf's first vertex; False for a mask with no pixel set."""
+    cdef long row, col, w
+    cdef uint64_t bits
+    if leaf.kind == CIRCLE:
+        lx[0], ly[0] = leaf.cx, leaf.cy
+        return True
+    if leaf.kind == MASK:
+        for row in range(leaf.nf):
+            for w in range(leaf.words):
+                bits = leaf.bits[row * leaf.words + w]
+                if bits:
+                    col = w * 64
+                    while not (bits & 1):
+                        bits >>= 1
+                        col += 1
+                    lx[0] = leaf.cx - leaf.hx + (col + 0.5) * leaf.radius
+                    ly[0] = leaf.cy + leaf.hy - (row + 0.5) * leaf.radius
+                    return True
+        return False
+    lx[0], ly[0] = leaf.v[0], leaf.v[1]
+    return True
+
+
+cdef bint region_overlaps(const Store* s, const Body* a, const Body* b) noexcept nogil:
+    cdef Body part, edge
+    cdef Leaf leaf
+    cdef Near it
+    cdef int i, j
+    cdef double x, y
+    if b.kind != TILEMAP:
+        return overlap(s, a, b)
+    if (b.px + b.x0 > a.px + a.x1 + TOL or a.px + a.x0 > b.px + b.x1 + TOL
+            or b.py + b.y0 > a.py + a.y1 + TOL or a.py + a.y0 > b.py + b.y1 + TOL):
+        return False
+    for i in range(a.first, a.first + a.count):
+        part = leaf_body(s, i, a.px, a.py)
+        # an edge it meets, on either side (a region is not a body in front of the edges)
+        near_init(&it, s, b, part.px + part.x0 - TOL, part.py + part.y0 - TOL,
+                  part.px + part.x1 + TOL, part.py + part.y1 + TOL)
+        j = near_next(&it)
+        while j >= 0:
+            edge = leaf_body(s, j, b.px, b.py)
+            if overlap(s, &edge, &part):
+                return True
+            j = near_next(&it)
+        # meeting no edge, the part is wholly inside the solid or wholly out of it
+        leaf = leaf_at(s, i)
+        if _leaf_point(&leaf, &x, &y) and tile_kind_at(s, b, a.px + x, a.py + y) > 0:
+            return True
     return False
 
 

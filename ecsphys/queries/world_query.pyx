@@ -40,8 +40,7 @@ from ..broadphase.boxindex cimport (
     FOUND_STATIC, BoxIndex, Buf, PairList, buf_free, buf_reserve, lower_bound, pl_free, pl_push,
 )
 from ..geometry.impact cimport time_of_impact
-from ..geometry.manifold cimport overlap as shapes_overlap
-from ..geometry.query cimport point_in, raycast
+from ..geometry.query cimport point_in, raycast, region_overlaps
 from ..geometry.shape_data cimport Body, CContact, Store, store_of
 from ..geometry.vec cimport clip_ray, norm
 from ..state.table_view cimport Rows, row_body, rows_of
@@ -458,7 +457,7 @@ cdef class WorldQuery:
             return -1
         for k in range(self.ncand):
             b = self._body(cand[k])
-            if shapes_overlap(&self.store, a, &b):
+            if region_overlaps(&self.store, a, &b):
                 cand[keep] = cand[k]
                 keep += 1
         self.ncand = keep
