@@ -26,7 +26,9 @@ Guarantees:
   collides as its whole square whichever way it is drawn, so the bits are dropped;
 - a tile layer larger than ``MAX_TILEMAP_SIDE`` / ``MAX_TILES`` is refused (as `TileMap`
   refuses it), and a polygon or polyline of more than ``MAX_OBJECT_POINTS`` points.
-  pytiled-parser decodes the whole file first: what a map file costs to read is up to it;
+  Before pytiled-parser opens anything, ``tiled_files.check_map_file`` checks the map and
+  each tileset and template it names (regular files of at most 64 MiB, no DOCTYPE, tile data
+  no larger than its layer declares, decoded in bounded memory) and refuses the rest;
 - an object's custom properties (its own, its template's and its tile's, merged as Tiled
   merges them) are checked like the rest before anything is made: names are text, values are
   text, numbers (finite), true/false, colors, files or class values (tables of the same,
@@ -123,6 +125,9 @@ def _read_map(path: object, who: str) -> tuple[Any, str]:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{who} path must be a str or os.PathLike, got {type(path).__name__}")
     name = os.fsdecode(os.fspath(path))
+    from .tiled_files import check_map_file  # what the files are, before any is opened
+
+    check_map_file(name)
     open(name, "rb").close()  # FileNotFoundError (or another OSError) naming the path
     try:
         tmap = ptp.parse_map(Path(name))
