@@ -415,7 +415,7 @@ class _XmlScan:
                            f"(MAX_MAP_FILE_ITEMS)")
         stack = self.stack
         top = stack[-1] if stack else 0
-        if tag not in _TAGS and not top & _DATA:
+        if stack and tag not in _TAGS and not top & _DATA:
             stack.append(top & _IN_TILESET)  # nothing read here: most tags
             return
         if top & _DATA:
