@@ -14,13 +14,22 @@ Guarantees:
   see each other's bodies.
 - Bad arguments raise ``ValueError`` / ``TypeError`` naming the argument and the value, and
   leave the world unchanged.
+- Threads: esper keeps one current world for all threads. Every part of a Physics that needs
+  its world current (a step with its events, a frame's sync, ``sync``, ``remove``) holds
+  ``ESPER_LOCK`` while it switches to its world and back, so two threads may each step their
+  own world with ``step`` / ``advance`` at the same time: those parts run one at a time (they
+  serialise), and give the bits they give in one thread. ``esper.process`` runs in one thread
+  at a time: a Physics processor that finds another thread in a step or in ``esper.process``
+  raises ``RuntimeError`` (`_EsperGate`).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import esper
@@ -42,6 +51,7 @@ from .limits import (
 )
 from .queries.world_queries import WorldQueries
 from .state import snapshot
+from .state.arrays import StateArrays
 from .state.body_table import BodyTable
 from .state.contact_set import ContactSet
 from .state.snapshot import Snapshot
@@ -55,16 +65,99 @@ from .systems.sleep import take_requests
 from .systems.step import Step
 
 _perf_counter = time.perf_counter
+_get_ident = threading.get_ident
+
+_PROCESS_IN_THREADS = (
+    "esper keeps one current world for all threads, so esper.process may run in one thread at "
+    "a time; step each world with physics.step() or physics.advance(dt) from its own thread "
+    "instead (see Physics.step: Threads)")
+
+
+class _EsperGate:
+    """The lock around esper's current world, which is one for all threads.
+
+    ``lock`` (``ESPER_LOCK``, reentrant) is held by every part of a Physics that switches to
+    its world (a step and its events, syncs, ``remove``) and by game code in ``in_world``, so
+    those parts of different threads run one at a time. ``esper.process`` cannot hold it
+    (esper runs the game's own processors too), so its Physics processor refuses to run while
+    another thread holds the lock or is in its own ``esper.process``, and a step refuses while
+    another thread is in ``esper.process``: ``RuntimeError`` saying to step each world with
+    ``physics.step()`` / ``advance()``. (Seen where the two overlap in a Physics.)
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self._guard = threading.Lock()
+        #: thread -> how deep it is in Physics processors (run by esper.process)
+        self._processing: dict[int, int] = {}
+
+    def _check(self, me: int) -> None:
+        p = self._processing
+        if p and (len(p) > 1 or me not in p):
+            raise RuntimeError(f"esper.process is running in another thread: {_PROCESS_IN_THREADS}")
+
+    def enter(self) -> None:
+        """Take the lock (after another thread's step); RuntimeError if another thread is in
+        ``esper.process``."""
+        me = _get_ident()
+        self._check(me)
+        self.lock.acquire()
+        try:
+            self._check(me)
+        except RuntimeError:
+            self.lock.release()
+            raise
+
+    def leave(self) -> None:
+        self.lock.release()
+
+    def enter_process(self) -> None:
+        """Take the lock for a Physics processor; RuntimeError if another thread holds it or is
+        in ``esper.process``."""
+        me = _get_ident()
+        with self._guard:
+            self._check(me)
+            if not self.lock.acquire(blocking=False):
+                raise RuntimeError(
+                    f"esper.process called while another thread steps a world or uses esper: "
+                    f"{_PROCESS_IN_THREADS}")
+            self._processing[me] = self._processing.get(me, 0) + 1
+
+    def leave_process(self) -> None:
+        me = _get_ident()
+        with self._guard:
+            depth = self._processing[me] - 1
+            if depth:
+                self._processing[me] = depth
+            else:
+                del self._processing[me]
+        self.lock.release()
+
+
+_GATE = _EsperGate()
+
+#: The lock a Physics holds while it makes its esper world current (a step and its events,
+#: syncs): game code that calls esper's module functions in a thread while other threads step
+#: holds it too (``with ESPER_LOCK:`` or ``with physics.in_world():``), as esper's current world
+#: is one for all threads. Reentrant.
+ESPER_LOCK = _GATE.lock
 
 
 class PhysicsProcessor(esper.Processor):
-    """The esper processor of a `Physics`: ``process(dt)`` advances it by one frame."""
+    """The esper processor of a `Physics`: ``process(dt)`` advances it by one frame.
+
+    ``RuntimeError`` if another thread is in ``esper.process`` or steps a world at the same
+    time (esper's current world is one for all threads: see `Physics.step`)."""
 
     def __init__(self, physics: Physics) -> None:
         self.physics = physics
 
     def process(self, dt: float, *args: Any, **kwargs: Any) -> None:
-        self.physics.advance(dt)
+        _GATE.enter_process()
+        try:
+            self.physics.advance(dt)
+        finally:
+            _GATE.leave_process()
 
 
 def _check_fixed_dt(value: object) -> float | None:
@@ -190,6 +283,7 @@ class Physics:
             if isinstance(proc, PhysicsProcessor):
                 raise ValueError(f"esper world {self.world!r} already has a Physics")
         self.table = BodyTable()
+        self._arrays = StateArrays(self.table)
         self._stepping = False  # a step is running (re-entering it is refused)
         self.accumulator = 0.0
         self.alpha = 0.0
@@ -248,6 +342,7 @@ class Physics:
         event handler: the table is the step's)."""
         if self._stepping:
             return
+        _GATE.enter()
         previous = esper.current_world
         esper.switch_world(self.world)
         try:
@@ -255,6 +350,25 @@ class Physics:
             self._sync_bodies()
         finally:
             esper.switch_world(previous)
+            _GATE.leave()
+
+    @contextmanager
+    def in_world(self) -> Iterator[None]:
+        """``with physics.in_world():`` makes this physics' esper world current for the block
+        and holds ``ESPER_LOCK`` (no other thread's step switches worlds meanwhile), then puts
+        back the world that was current: for game code that calls esper's module functions
+        (``esper.create_entity``, ``component_for_entity``...) in a thread while other threads
+        step their worlds. ``RuntimeError`` if another thread is in ``esper.process``."""
+        _GATE.enter()
+        previous = esper.current_world
+        try:
+            if previous != self.world:
+                esper.switch_world(self.world)
+            yield
+        finally:
+            if esper.current_world != previous:
+                esper.switch_world(previous)
+            _GATE.leave()
 
     def _sync_bodies(self) -> None:
         """Adopt what the game created, deleted or changed (`AdoptSystem`), and make room for
@@ -289,10 +403,20 @@ class Physics:
             self._take_wakes(keep_statics=True)
 
     def advance(self, frame_dt: float) -> int:
-        """Advance by one frame of ``frame_dt`` seconds; returns the number of steps run."""
+        """Advance by one frame of ``frame_dt`` seconds; returns the number of steps run.
+
+        Steps this physics' own world, whatever world is current; safe from a thread that owns
+        the world while other threads advance theirs (see ``step``: Threads)."""
         dt = check_finite("dt", frame_dt)
         if dt < 0.0:
             raise ValueError(f"dt must be >= 0, got {frame_dt!r}")
+        _GATE.enter()  # (the whole frame: its steps take the lock again, cheaply)
+        try:
+            return self._advance(dt)
+        finally:
+            _GATE.leave()
+
+    def _advance(self, dt: float) -> int:
         previous = esper.current_world
         if previous == self.world:
             self._sync_bodies()  # deletions are seen even in a frame with no step
@@ -330,7 +454,18 @@ class Physics:
 
         The step runs in this physics' esper world: called while another world is current,
         it switches to it and back (two of esper's ``switch_world``, a few microseconds: a
-        game steps the world that is current)."""
+        game steps the world that is current).
+
+        Threads: esper keeps one current world for all threads, so the step holds
+        ``ecsphys.physics.ESPER_LOCK`` from the switch to its world to the switch back, its
+        events (the handlers) included. Two threads may each own a world and step it with
+        ``step`` / ``advance`` at the same time, with the bits each gives alone; the locked
+        part serialises (one world steps at a time: threads give no speed-up, they keep
+        worlds apart). Game code that calls esper's own functions in such a thread does so
+        in ``with physics.in_world():``. ``esper.process`` is for one thread at a time: a
+        Physics processor run by it while another thread steps or runs ``esper.process``
+        raises ``RuntimeError``, as does a step while another thread is in
+        ``esper.process``."""
         if dt is None:
             if self.fixed_dt is None:
                 raise ValueError("dt must be given when fixed_dt is None")
@@ -345,8 +480,9 @@ class Physics:
                 "Physics.step called while a step is running (esper.process or physics.step "
                 "from inside an event handler or filter_pair): the step would run inside "
                 "itself; let the frame finish, or defer the call to after esper.process")
-        switched = esper.current_world != self.world
+        _GATE.enter()
         previous = esper.current_world
+        switched = previous != self.world
         if switched:
             esper.switch_world(self.world)
         self._stepping = True
@@ -356,6 +492,7 @@ class Physics:
             self._stepping = False
             if switched:
                 esper.switch_world(previous)
+            _GATE.leave()
 
     def _run_step(self, dt: float) -> None:
         t0 = _perf_counter()
@@ -505,6 +642,40 @@ class Physics:
         n = t.n
         return t.entity[:n].copy(), t.prev_pos[:n] + (t.pos[:n] - t.prev_pos[:n]) * self.alpha
 
+    def arrays(self, *fields: str) -> np.ndarray | tuple[np.ndarray, ...]:
+        """Fresh NumPy arrays (copies) of every body, in ascending entity order: one array for
+        one field, a tuple in the order asked for several. Fields: ``"entity"`` (int64),
+        ``"position"`` and ``"velocity"`` (``(n, 2)`` float64), ``"sleeping"`` (bool, as
+        ``is_sleeping``), ``"kind"`` (int64: STATIC 0, PASSIVE 1, ACTIVE 2; a body without a
+        Collider reads ACTIVE). Adopts what the game created or deleted since the last step
+        first (as ``sync``), without stepping; O(n) NumPy (see `ecsphys.state.arrays`).
+        ``ValueError`` naming an unknown field (or none given) and the known ones, ``TypeError``
+        for a field that is not a str.
+
+        >>> import esper, ecsphys as ep
+        >>> esper.switch_world("doctest-arrays")
+        >>> physics = ep.Physics()
+        >>> b = esper.create_entity(ep.Position(2, 0), ep.Velocity(1, 0))
+        >>> a = esper.create_entity(ep.Position(1, 0), ep.Collider(ep.STATIC),
+        ...                        ep.Geometry(ep.Rect(1, 1)))
+        >>> physics.arrays("entity", "kind")
+        (array([1, 2]), array([2, 0]))
+        """
+        self.sync()
+        return self._arrays.read(fields)
+
+    def set_arrays(self, entities: Any, *, position: Any = None, velocity: Any = None) -> None:
+        """Write the positions and / or velocities (``(k, 2)`` arrays) of ``entities`` (``k``
+        distinct bodies) in one call: bit for bit what ``Position.xy = ...`` and
+        ``Velocity.xy = ...`` on each entity's components do (the components read the new
+        values; a sleeper wakes when moved or given a velocity other than (0, 0), not when
+        written what it has). Checked as component writes are (finite, within
+        ``limits.MAX_COORD`` / ``MAX_SPEED``), all before anything is written: ``ValueError`` /
+        ``TypeError`` naming the field, the entity and the value, and nothing changes.
+        Adopts what the game created or deleted since the last step first (as ``sync``)."""
+        self.sync()
+        self._arrays.write(entities, position, velocity)
+
     def snapshot(self) -> Snapshot:
         """The whole physics state now, as a plain value that pickles (see
         `ecsphys.state.snapshot`): restore it to rewind, replay or roll back."""
@@ -518,6 +689,7 @@ class Physics:
 
     def remove(self) -> None:
         """Take this Physics out of its esper world; adopted components keep their values."""
+        _GATE.enter()
         previous = esper.current_world
         esper.switch_world(self.world)
         try:
@@ -527,6 +699,7 @@ class Physics:
             self._adopt.release()
         finally:
             esper.switch_world(previous)
+            _GATE.leave()
         self.table.clear()
         self._forget_pairs()
 
