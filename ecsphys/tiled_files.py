@@ -1,6 +1,7 @@
 """What a Tiled file may be before it is parsed: `check_map_file` looks at a map and at every
-file it makes pytiled-parser open, cheaply and in small fixed memory, and refuses what would
-cost more to read than any level is worth, before pytiled-parser reads a byte of it.
+file it makes pytiled-parser open, and refuses what would cost more to read than any level is
+worth before pytiled-parser reads a byte of it; a bomb (tile data that decodes to gigabytes, a
+tileset that is ``/dev/zero`` or a FIFO, an entity bomb) in milliseconds and a few megabytes.
 
 Guarantees:
 - every file pytiled-parser would open for a map (the map; its external tilesets; the
@@ -12,7 +13,8 @@ Guarantees:
   its path;
 - XML files are read as a stream (expat, 64 KiB at a time) and one with a DOCTYPE is refused
   (the DOCTYPE is where entities are declared: a "billion laughs" expands a few lines to
-  gigabytes); JSON files are loaded whole, which their size cap bounds;
+  gigabytes); JSON files are loaded whole, which their size cap bounds. A file may hold at
+  most ``MAX_MAP_FILE_ITEMS`` XML elements, or JSON objects and arrays;
 - each tile layer's declared width and height are checked against ``MAX_TILEMAP_SIDE`` and
   ``MAX_TILES`` before its data is looked at, and its data may hold no more than they
   declare: CSV by a count of its commas, plain base64 by its length, zlib and gzip data by
@@ -28,9 +30,9 @@ Guarantees:
   it before it decodes any of it.
 
 Left as it is: pytiled-parser builds a tree of each whole file (an element per XML tag, an
-object per JSON value), up to about 25 times the file's size (1.4 GB for 60 MB of JSON empty
-lists), which only the size cap bounds; and it opens the files again after this check, so a
-file swapped for another in between is not seen.
+object per JSON value), which can take some 16 times the file's size (940 MB for a JSON list
+of 60 MB of two-letter strings): only the caps on size and items bound it. And it opens the
+files again after this check, so a file swapped for another in between is not seen.
 """
 
 from __future__ import annotations
@@ -288,8 +290,9 @@ class _Base64Size:
     """Base64 tile data, decoded (and decompressed) a piece at a time and refused as soon as
     it holds more than the layer's ``4 * tiles`` bytes.
 
-    Every base64 character counts, ``=`` skipped: Python 3.13 decodes past an ``=`` in the
-    middle of the text, 3.10 to 3.12 stop there, so what either decodes is at most this."""
+    Every base64 character counts and ``=`` is skipped, wherever it is: a decoder that stops
+    at an ``=`` in the middle of the text (as Python's does up to 3.12) decodes the start of
+    this, one that reads on past it decodes this, so neither decodes more."""
 
     def __init__(self, what: str, tiles: int, compression: object) -> None:
         self.what, self.limit, self.size = what, 4 * tiles, 0
