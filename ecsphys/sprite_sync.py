@@ -42,6 +42,7 @@ from __future__ import annotations
 import ctypes
 import math
 import operator
+import weakref
 from typing import Any
 
 import esper
@@ -92,6 +93,9 @@ class BodySprite:
             self._anchor = check_vec("BodySprite.anchor", anchor, MAX_SIZE)
         self._offset = check_vec("BodySprite.offset", offset, MAX_SIZE)
         self._sprite = sprite
+        # hidden until a sync places it on its body (shown then): a sprite whose entity goes
+        # before any sync saw it is never drawn where no body is
+        _veil(sprite)
 
     @property
     def sprite(self) -> pyglet.sprite.Sprite:
@@ -138,28 +142,27 @@ def _fast_buffers(domain: Any) -> dict[str, Any] | None:
 
 
 class _WatchedAllocator(Allocator):
-    """A vertex domain's allocator that counts the vertex lists made, freed and moved in it
-    (``changes``): pyglet gives a sprite new vertex data (a new texture, group or batch, or
-    deleted) only through these, so a domain whose count stands still holds the sprites
-    where they were."""
+    """A vertex domain's allocator that notes the starts of the vertex lists it frees or
+    moves in the logs of the runs watching it (``watchers``: run id -> log): pyglet gives a
+    sprite new vertex data (a new texture, group or batch, or deleted) only by freeing its
+    old vertex list, so a run whose log holds none of its starts holds its sprites where
+    they were."""
 
-    __slots__ = ("changes",)
-
-    def alloc(self, size: int) -> int:
-        self.changes += 1
-        return super().alloc(size)
+    __slots__ = ("watchers",)
 
     def realloc(self, start: int, size: int, new_size: int) -> int:
-        self.changes += 1
+        for log in self.watchers.values():
+            log.append(start)
         return super().realloc(start, size, new_size)
 
     def dealloc(self, start: int, size: int) -> None:
-        self.changes += 1
+        for log in self.watchers.values():
+            log.append(start)
         super().dealloc(start, size)
 
 
 def _watch(domain: Any) -> _WatchedAllocator | None:
-    """The domain's allocator, made a counting one (same state) if it is pyglet's own; None
+    """The domain's allocator, made a watched one (same state) if it is pyglet's own; None
     if it is something else (then the sprites are checked one by one every frame)."""
     found = domain.allocator
     if isinstance(found, _WatchedAllocator):
@@ -167,58 +170,245 @@ def _watch(domain: Any) -> _WatchedAllocator | None:
     if type(found) is not Allocator:
         return None
     watched = _WatchedAllocator(found.capacity)
-    watched.starts, watched.sizes, watched.changes = found.starts, found.sizes, 0
+    watched.starts, watched.sizes, watched.watchers = found.starts, found.sizes, {}
     domain.allocator = watched
     return watched
 
 
-class _Run:
-    """The sprites of one vertex domain (one texture), placed by one NumPy write.
+#: a run's per-sprite columns: NumPy dtype and the shape of one sprite's entry
+_COLUMNS: dict[str, tuple[Any, tuple[int, ...]]] = {
+    "ents": (np.int64, ()), "rows": (np.intp, ()), "first": (np.intp, ()),
+    "verts": (np.intp, (4,)), "offsets": (np.float64, (2,)), "anchors": (np.float64, (2,)),
+    "centred": (np.bool_, ()), "oriented": (np.bool_, ()), "angles": (np.float64, ()),
+    "lever": (np.float64, (2,)),
+}
+_IOTA = np.arange(1 << 16, dtype=np.intp)  # 0, 1, 2, ... (grown when a table outgrows it)
 
-    ``sel``: their places in the draw list; ``first``: their first vertices (``verts``: all
-    four of each, ``lo`` .. ``hi`` the span). Kept between frames: ``lever``, each sprite's
-    translation from its anchor to where pyglet puts the image's own anchor, made from the
-    vertex data (image corners, scale, rotation) as it was in ``shape`` (byte copies of the
-    spans), and ``placed``, the span of translations as last written with ``xy``: a frame
-    in which no sprite moved, turned, rescaled or was written by the game writes nothing.
+
+def _iota(n: int) -> np.ndarray:
+    """``0 .. n-1`` without making it."""
+    global _IOTA
+    if n > len(_IOTA):
+        _IOTA = np.arange(2 * n, dtype=np.intp)
+    return _IOTA[:n]
+
+
+class _Run:
+    """The sprites of one vertex domain (one texture), placed by one NumPy write (or, with
+    ``buffers`` None, one Sprite API call each: the slow path).
+
+    Kept slot by slot: slot ``i < n`` of every column is one sprite (its entity, table row,
+    first vertex ``first`` and all four ``verts``, offset, anchor, turn); a sprite joins at
+    the end and leaves by swap-remove (the last slot moves into its place), so a change
+    costs the sprites it touches, not the run. ``slot_of``: entity -> slot; ``slot_at``:
+    first vertex -> entity (to read the allocator's log of freed starts). Kept between
+    frames: ``lever``, each sprite's translation from its anchor to where pyglet puts the
+    image's own anchor, made from the vertex data (image corners, scale, rotation) as it
+    was in ``shape`` (byte copies of the span ``lo`` .. ``hi`` of the run's vertices; a
+    change there recomputes the levers of the sprites whose vertices changed; the slots
+    from ``stale`` on joined since the last write), and ``placed``, the span of translations as last
+    written with ``xy``: a frame in which no sprite moved, turned, rescaled or was written
+    by the game writes nothing.
     """
 
-    __slots__ = ("domain", "buffers", "allocator", "seen", "sel", "first", "verts", "lo", "hi",
-                 "turned", "turned_verts", "centred", "anchors", "lever", "shape", "placed",
-                 "xy")
-
-    def __init__(self, domain: Any, buffers: dict[str, Any], sel: list[int], first: list[int],
-                 sync: SpriteSync) -> None:
+    def __init__(self, domain: Any, buffers: dict[str, Any] | None) -> None:
         self.domain = domain
         self.buffers = buffers
         self.allocator = _watch(domain)
-        self.seen = self.allocator.changes if self.allocator is not None else -1
-        idx = np.asarray(sel, dtype=np.intp)
-        # the whole draw list in order (one texture): a slice, so reading it copies nothing
-        whole = len(idx) == len(sync._comps) and bool(np.all(idx == np.arange(len(idx))))
-        self.sel: np.ndarray | slice = slice(0, len(idx)) if whole else idx
-        self.first = np.asarray(first, dtype=np.intp)
-        self.verts = (self.first[:, None] + _CORNERS).ravel()
-        self.lo, self.hi = int(self.first.min()), int(self.first.max()) + 4
-        turned = np.flatnonzero(sync._oriented[idx])  # places in this run
-        self.turned = idx[turned]  # places in the draw list
-        self.turned_verts = (self.first[turned][:, None] + _CORNERS).ravel()
-        self.centred = sync._centred[idx]
-        self.anchors = sync._anchors[idx]
-        self.lever: np.ndarray | None = None
+        self.freed: list[int] = []  # starts the domain freed or moved since the last look
+        if self.allocator is not None:
+            self.allocator.watchers[id(self)] = self.freed
+        self.n = 0
+        self.comps: list[BodySprite] = []
+        self.sprites: list[pyglet.sprite.Sprite] = []
+        self.vls: list[Any] = []
+        self.slot_of: dict[int, int] = {}
+        self.slot_at: dict[int, int] = {}
+        for name, (dtype, shape) in _COLUMNS.items():
+            setattr(self, name, np.zeros((16, *shape), dtype=dtype))
+        self.dirty = True  # span / turned to work out again
+        self.stale = -1  # the slots from here on need their lever (-1: none)
+        self.bounds = False  # lo / hi to work out again (a sprite at an end left)
+        self.n_turned = 0  # how many sprites stand on oriented rects
+        self.lo = self.hi = 0
+        self.span: slice | None = None
+        self.turned = np.zeros(0, dtype=np.intp)
+        self.turned_verts = np.zeros(0, dtype=np.intp)
         self.shape: tuple[bytes | None, ...] = ()
+        self.shape_lo = 0
         self.placed: bytes | None = None
         self.xy: bytes | None = None
 
-    def still(self) -> bool:
-        """Whether no vertex list of this domain was made, freed or moved since the run was
-        made or last checked (False if that cannot be known)."""
-        return (self.allocator is not None and self.domain.allocator is self.allocator
-                and self.allocator.changes == self.seen)
+    def unwatch(self) -> None:
+        """Stop reading the domain's freed starts (the run is dropped)."""
+        if self.allocator is not None:
+            self.allocator.watchers.pop(id(self), None)
+
+    # ------------------------------------------------------------ slots
+
+    def add(self, entity: int, comp: BodySprite, vl: Any, row: int, oriented: bool,
+            angle: float) -> None:
+        """A sprite joins at the end (its lever is made at the next write)."""
+        i = self.n
+        if i == len(self.ents):
+            for name in _COLUMNS:
+                old = getattr(self, name)
+                new = np.zeros((2 * i, *old.shape[1:]), dtype=old.dtype)
+                new[:i] = old[:i]
+                setattr(self, name, new)
+        start = vl.start
+        self.ents[i] = entity
+        self.rows[i] = row
+        self.first[i] = start
+        self.verts[i] = _CORNERS + start
+        self.offsets[i] = comp.offset
+        centred = comp.anchor == "center"
+        self.centred[i] = centred
+        self.anchors[i] = (0.0, 0.0) if centred else comp.anchor
+        self.oriented[i] = oriented
+        self.angles[i] = angle
+        if self.stale < 0:
+            self.stale = i
+        if i == 0:
+            self.lo, self.hi, self.bounds = start, start + 4, False
+        else:
+            self.lo, self.hi = min(self.lo, start), max(self.hi, start + 4)
+        self.n_turned += oriented
+        self.comps.append(comp)
+        self.sprites.append(comp.sprite)
+        self.vls.append(vl)
+        self.slot_of[entity] = i
+        self.slot_at[start] = entity
+        self.n = i + 1
+        self.dirty = True
+
+    def remove(self, entity: int) -> None:
+        """A sprite leaves: the last slot moves into its place."""
+        i = self.slot_of.pop(entity)
+        start = int(self.first[i])
+        if self.slot_at.get(start) == entity:
+            del self.slot_at[start]
+        if start == self.lo or start + 4 == self.hi:
+            self.bounds = True
+        self.n_turned -= bool(self.oriented[i])
+        if 0 <= self.stale:  # (sprites join after the others left: not expected)
+            self.stale = min(self.stale, i)
+        last = self.n - 1
+        if i != last:
+            for name in _COLUMNS:
+                col = getattr(self, name)
+                col[i] = col[last]
+            self.comps[i] = self.comps[last]
+            self.sprites[i] = self.sprites[last]
+            self.vls[i] = self.vls[last]
+            self.slot_of[int(self.ents[i])] = i
+        self.comps.pop()
+        self.sprites.pop()
+        self.vls.pop()
+        self.n = last
+        self.dirty = True
+
+    def moved_sprites(self) -> list[int]:
+        """The entities whose sprite got another vertex list or lost it since the last look:
+        those at the starts the domain freed or moved (none noted: none); a domain whose
+        allocator is not watched has every sprite looked at (three C-level passes)."""
+        if self.allocator is not None and self.domain.allocator is self.allocator:
+            if not self.freed:
+                return []
+            slot_at = self.slot_at
+            found = {slot_at[s] for s in self.freed if s in slot_at}
+            self.freed.clear()
+            return sorted(e for e in found if self._moved(self.slot_of[e]))
+        vls = list(map(_VL, self.sprites))
+        if vls == self.vls and all(d is self.domain for d in map(_DOMAIN, vls)) \
+                and list(map(_START, vls)) == self.first[:self.n].tolist():
+            return []
+        return sorted(e for e, i in self.slot_of.items() if self._moved(i))
+
+    def _moved(self, i: int) -> bool:
+        vl = getattr(self.sprites[i], "_vertex_list", None)
+        return (vl is not self.vls[i] or vl.domain is not self.domain
+                or vl.start != int(self.first[i]))
+
+    def fix_rows(self, table: Any) -> list[int]:
+        """After a layout change: each sprite's row again where the table moved its entity
+        (one NumPy pass finds them); returns the entities no longer in the table."""
+        n = self.n
+        if not n:
+            return []
+        rows, ents = self.rows[:n], self.ents[:n]
+        tn = table.n
+        span = self.span if not self.dirty else None  # (slots came or went: it is stale)
+        if span is not None and span.stop <= tn:  # a run of the table: a slice, no gather
+            bad = np.flatnonzero(table.entity[span] != ents)
+        elif int(rows.max()) < tn:
+            bad = np.flatnonzero(table.entity[rows] != ents)
+        else:
+            good = rows < tn
+            good[good] = table.entity[rows[good]] == ents[good]
+            bad = np.flatnonzero(~good)
+        if not len(bad):
+            return []
+        row_of = table.row_of
+        lost = []
+        for i in bad.tolist():
+            row = row_of.get(int(ents[i]))
+            if row is None:
+                lost.append(int(ents[i]))
+            else:
+                rows[i] = row
+        self.dirty = True
+        return lost
+
+    def reorient(self, table: Any) -> None:
+        """After a layout change: which sprites stand on oriented rects, and their angles
+        (read again for every oriented rect: a shape may have been replaced)."""
+        n = self.n
+        if not n:
+            return
+        rows = self.rows[:n]
+        span = self.span if not self.dirty else None  # (rows fixed: the span is stale)
+        now = table.shape_code[span if span is not None else rows] == _ORIENTED
+        was = self.oriented[:n]
+        if not np.array_equal(now, was):
+            for i in np.flatnonzero(was & ~now).tolist():  # no longer an oriented rect:
+                sprite = self.sprites[i]
+                sprite.rotation = sprite.rotation  # the game's turn back
+            was[:] = now
+            self.n_turned = int(np.count_nonzero(now))
+            self.dirty = True
+        if self.n_turned:
+            idx = np.flatnonzero(now)
+            shapes = table.shapes
+            self.angles[idx] = [shapes[r].angle for r in rows[idx].tolist()]
+
+    def refresh(self) -> None:
+        """Work out the span, the turned sprites and whether the rows are a run of the
+        table again (after sprites came, left or changed row)."""
+        n = self.n
+        if self.bounds:
+            first = self.first[:n]
+            self.lo, self.hi = int(first.min()), int(first.max()) + 4
+            self.bounds = False
+        if self.n_turned:
+            turned = np.flatnonzero(self.oriented[:n])
+            self.turned = turned
+            self.turned_verts = self.verts[turned].ravel()
+        elif len(self.turned):
+            self.turned = self.turned_verts = np.zeros(0, dtype=np.intp)
+        rows = self.rows[:n]
+        r0 = int(rows[0])
+        self.span = (slice(r0, r0 + n) if int(rows[-1]) - r0 == n - 1
+                     and np.array_equal(rows, _iota(r0 + n)[r0:]) else None)
+        self.xy = None  # write at least once
+        self.dirty = False
+
+    # ------------------------------------------------------------ placing
 
     def _span(self, name: str) -> bytes | None:
         """A copy of the run's span of one attribute's CPU-side store (a few C calls, no
         NumPy); None if the span is not inside the buffer."""
+        assert self.buffers is not None
         buf = self.buffers[name]
         stride = buf.stride
         if self.hi * stride > ctypes.sizeof(buf.data):
@@ -226,10 +416,11 @@ class _Run:
         return ctypes.string_at(buf.data_ptr + self.lo * stride, (self.hi - self.lo) * stride)
 
     def write(self, screen: np.ndarray, turns: np.ndarray | None) -> None:
-        """Put each sprite's anchor on its screen point (``screen``: one row per sprite of the
-        run), turning the oriented ones to ``turns`` (pyglet degrees) first."""
+        """Put each sprite's anchor on its screen point (``screen``: one row per slot),
+        turning the oriented ones to ``turns`` (pyglet degrees) first."""
         bufs = self.buffers
-        lo, hi = self.lo, self.hi
+        assert bufs is not None
+        lo, hi, n = self.lo, self.hi, self.n
         if turns is not None:
             rotation = _float_view(bufs["rotation"], 1)
             want = np.repeat(turns, 4).astype(np.float32)
@@ -237,34 +428,98 @@ class _Run:
                 rotation[self.turned_verts, 0] = want
                 bufs["rotation"].invalidate_region(lo, hi - lo)
         shape = (self._span("rotation"), self._span("position"), self._span("scale"))
-        if self.lever is None or None in shape or shape != self.shape:
-            self.lever = self._levers(_float_view(bufs["rotation"], 1),
-                                      _float_view(bufs["position"], 3),
-                                      _float_view(bufs["scale"], 2))
-            self.shape = shape
-        xy = screen - self.lever
+        idx = None
+        if None in shape or shape != self.shape:
+            changed = self._changed(shape)
+            if self.stale >= 0:
+                changed[self.stale:] = True
+            idx = np.flatnonzero(changed)
+        elif self.stale >= 0:
+            idx = _iota(n)[self.stale:]
+        if idx is not None:
+            if len(idx):
+                self.lever[idx] = self._levers(idx, _float_view(bufs["rotation"], 1),
+                                               _float_view(bufs["position"], 3),
+                                               _float_view(bufs["scale"], 2))
+            self.stale = -1
+            self.shape, self.shape_lo = shape, lo
+        xy = screen - self.lever[:n]
         xy_bytes = xy.tobytes()
         if xy_bytes == self.xy and self.placed is not None \
                 and self._span("translate") == self.placed:
             return  # nothing moved: nothing to write, nothing to send to the GPU
         translate = _float_view(bufs["translate"], 3)
-        translate[self.verts, :2] = np.repeat(xy, 4, axis=0)
+        translate[self.verts[:n].ravel(), :2] = np.repeat(xy, 4, axis=0)
         bufs["translate"].invalidate_region(lo, hi - lo)
         self.xy = xy_bytes
         self.placed = self._span("translate")
 
-    def _levers(self, rotation: np.ndarray, corners: np.ndarray,
+    def _changed(self, shape: tuple[bytes | None, ...]) -> np.ndarray:
+        """Per slot: whether any of its vertices' rotation, corners or scale differ from the
+        last copies (a vertex outside the last span counts as changed)."""
+        n, lo, hi = self.n, self.lo, self.hi
+        old, olo = self.shape, self.shape_lo
+        if not old or None in shape or None in old:
+            return np.ones(n, dtype=np.bool_)
+        changed = np.ones(hi - lo, dtype=np.bool_)
+        a, b = max(lo, olo), min(hi, olo + len(old[0]) // 4)  # rotation: 4 bytes a vertex
+        if a < b:
+            same = np.ones(b - a, dtype=np.bool_)
+            for new_b, old_b, count in zip(shape, old, (1, 3, 2), strict=True):
+                now = np.frombuffer(new_b, dtype=np.int32).reshape(-1, count)  # type: ignore[arg-type]
+                was = np.frombuffer(old_b, dtype=np.int32).reshape(-1, count)  # type: ignore[arg-type]
+                same &= (now[a - lo:b - lo] == was[a - olo:b - olo]).all(axis=1)
+            changed[a - lo:b - lo] = ~same
+        return changed[self.verts[:n] - lo].any(axis=1)
+
+    def _levers(self, idx: np.ndarray, rotation: np.ndarray, corners: np.ndarray,
                 scale: np.ndarray) -> np.ndarray:
-        """Per sprite: the anchor's place relative to the translation, on the screen (the
-        image's corners are relative to its own anchor; scaled, then turned clockwise)."""
-        first = self.first
+        """Per sprite of ``idx``: the anchor's place relative to the translation, on the
+        screen (the image's corners are relative to its own anchor; scaled, then turned
+        clockwise)."""
+        if len(idx) <= 8:  # a few sprites joined: plain floats (NumPy calls cost more)
+            out = np.empty((len(idx), 2))
+            for k, i in enumerate(idx.tolist()):
+                f = int(self.first[i])
+                lx, ly = corners[f, :2].tolist()
+                hx, hy = corners[f + 2, :2].tolist()
+                ax, ay = ((hx - lx) * 0.5, (hy - ly) * 0.5) if self.centred[i] \
+                    else self.anchors[i].tolist()
+                sx, sy = scale[f].tolist()
+                dx, dy = (ax + lx) * sx, (ay + ly) * sy
+                turn = math.radians(float(rotation[f, 0]))
+                c, s = math.cos(turn), math.sin(turn)
+                out[k] = (dx * c + dy * s, dy * c - dx * s)
+            return out
+        first = self.first[idx]
         low = corners[first, :2].astype(np.float64)  # the image's bottom-left corner
         high = corners[first + 2, :2]  # its top-right one
-        anchor = np.where(self.centred[:, None], (high - low) * 0.5, self.anchors)
+        anchor = np.where(self.centred[idx][:, None], (high - low) * 0.5, self.anchors[idx])
         d = (anchor + low) * scale[first]
         turn = np.radians(rotation[first, 0].astype(np.float64))
         c, s = np.cos(turn), np.sin(turn)
         return np.column_stack([d[:, 0] * c + d[:, 1] * s, d[:, 1] * c - d[:, 0] * s])
+
+    def place_slow(self, screen: np.ndarray) -> None:
+        """Every sprite through the Sprite API, a Python call each."""
+        for i, (x, y) in enumerate(screen.tolist()):
+            comp = self.comps[i]
+            sprite = comp.sprite
+            if sprite._vertex_list is None:  # deleted by the game: dropped at the next update
+                continue
+            if self.oriented[i]:
+                sprite.rotation = -float(self.angles[i])
+            image = sprite.image
+            if isinstance(image, pyglet.image.Animation):
+                image = image.frames[sprite.frame_index].image
+            scale = sprite.scale
+            ax, ay = ((image.width / 2, image.height / 2) if comp.anchor == "center"
+                      else comp.anchor)
+            dx = (ax - image.anchor_x) * scale * sprite.scale_x
+            dy = (ay - image.anchor_y) * scale * sprite.scale_y
+            turn = math.radians(sprite.rotation)
+            c, s = math.cos(turn), math.sin(turn)
+            sprite.position = (x - (dx * c + dy * s), y - (dy * c - dx * s), sprite.z)
 
 
 class SpriteSync(esper.Processor):
@@ -292,40 +547,29 @@ class SpriteSync(esper.Processor):
         self.offset = check_vec("offset", offset)
         self._vectorised = check_bool("vectorised", vectorised)
         self._items: dict[int, BodySprite] = {}  # entity -> the component followed
-        self._hidden: set[int] = set()  # entities whose sprite this sync hid
-        self._waiting: list[int] = []  # entities with a BodySprite that are no body
+        self._where: dict[int, _Run] = {}  # placed entity -> its run
+        self._waiting: set[int] = set()  # followed entities that are no body (hidden)
+        self._fresh: set[int] = set()  # followed entities to place (or hide) at this update
         self._log: set[int] = set()  # entities esper added to / took from the watched set
         self._watched: WatchedSet | None = None
         self._counter: object = None  # esper's entity counter (clear_database replaces it)
-        self._dirty = True
         self._layout = -1
-        # the draw list: the placed sprites, their entities, rows and shapes' turns
-        self._comps: list[BodySprite] = []
-        self._sprites: list[pyglet.sprite.Sprite] = []
-        self._vls: list[Any] = []
-        self._starts: list[int] = []
-        self._domains: list[Any] = []
-        self._ents = np.zeros(0, dtype=np.int64)
-        self._rows = np.zeros(0, dtype=np.intp)
-        self._span: slice | None = None  # the rows, when they are a run of the table
-        self._angles = np.zeros(0)
-        self._oriented = np.zeros(0, dtype=np.bool_)
-        self._offsets = np.zeros((0, 2))
-        self._anchors = np.zeros((0, 2))
-        self._centred = np.zeros(0, dtype=np.bool_)
-        self._runs: list[_Run] = []
-        self._slow: list[int] = []
+        self._runs: dict[tuple[int, bool], _Run] = {}  # (id(domain), slow) -> run
 
     @property
     def vectorised(self) -> bool:
         """Whether sprites are placed by NumPy writes into their vertex data (True) or one
-        Sprite API call each (False); switching takes effect at once."""
+        Sprite API call each (False); switching takes effect at the next update."""
         return self._vectorised
 
     @vectorised.setter
     def vectorised(self, value: bool) -> None:
         self._vectorised = check_bool("vectorised", value)
-        self._group_runs()
+        self._fresh.update(self._where)  # every placed sprite into a run of the new kind
+        for run in self._runs.values():
+            run.unwatch()
+        self._runs.clear()
+        self._where.clear()
 
     # ------------------------------------------------------------ transform
 
@@ -361,14 +605,17 @@ class SpriteSync(esper.Processor):
             esper.switch_world(physics.world)
         try:
             self._follow_components()
+            self._follow_vertex_lists()
+            dead = esper._dead_entities
+            if dead:  # deleted, deferred: hidden now, dropped when esper deletes them
+                for e in sorted(dead & self._where.keys()):
+                    self._unplace(e)
+                    self._fresh.add(e)
             t = physics.table
-            if self._dirty or self._sprites_changed():
-                self._rebuild()
-            elif t.layout_version != self._layout:
-                if self._rows_hold():
-                    self._turn_again()
-                else:
-                    self._rebuild()
+            if t.layout_version != self._layout:
+                self._follow_rows()
+            if self._fresh:
+                self._place_fresh()
             self._place()
         finally:
             if switched:
@@ -389,10 +636,16 @@ class SpriteSync(esper.Processor):
                 components[BodySprite] = set(self._watched)
         finally:
             esper.switch_world(previous)
+        for run in self._runs.values():
+            run.unwatch()
+        self._runs.clear()
         self._watched = None
+        self._counter = None
         self._items.clear()
-        self._hidden.clear()
-        self._dirty = True
+        self._where.clear()
+        self._waiting.clear()
+        self._fresh.clear()
+        self._log.clear()
 
     # ------------------------------------------------------------ which sprites
 
@@ -420,211 +673,157 @@ class SpriteSync(esper.Processor):
             if new is old:
                 continue
             if old is not None:
+                self._unplace(e)
+                self._waiting.discard(e)
+                self._fresh.discard(e)
                 if new is None or new.sprite is not old.sprite:
                     _delete_sprite(old.sprite)
                 del items[e]
-                self._hidden.discard(e)
             if new is not None:
                 if not isinstance(new, BodySprite):
                     raise TypeError(f"entity {e}'s BodySprite component is a "
                                     f"{type(new).__name__}, not a BodySprite")
                 items[e] = new
-            self._dirty = True
+                self._fresh.add(e)
         log.clear()
 
-    def _sprites_changed(self) -> bool:
-        """Whether a placed sprite got another vertex list (a new texture, or deleted) or
-        its vertex list moved (another group or batch). Nothing to look at while no vertex
-        list of the sprites' domains was made, freed or moved (counted by the domains'
-        allocators); otherwise three C-level passes over the sprites, no Python per sprite."""
-        if all(run.still() for run in self._runs):
-            return False
-        vls = list(map(_VL, self._sprites))
-        if (vls != self._vls or list(map(_DOMAIN, vls)) != self._domains
-                or list(map(_START, vls)) != self._starts):
-            return True
-        for run in self._runs:  # others' vertex lists came and went: ours stand
-            if run.allocator is not None:
-                run.seen = run.allocator.changes
-        return False
+    def _follow_vertex_lists(self) -> None:
+        """Sprites that got another vertex list (a new texture, group or batch) or lost it
+        (deleted by the game) since the last update leave their run, to be placed again."""
+        for run in self._runs.values():
+            for e in run.moved_sprites():
+                run.remove(e)
+                del self._where[e]
+                self._fresh.add(e)
 
-    def _rows_hold(self) -> bool:
-        """After a layout change: whether every placed entity keeps its row, and no waiting
-        entity became a body (then only the shapes' turns need reading again)."""
+    def _follow_rows(self) -> None:
+        """After a layout change: the placed sprites' rows where the table moved them, those
+        no longer bodies hidden, the waiting ones looked at again."""
         t = self.physics.table
-        row_of = t.row_of
-        if any(e in row_of for e in self._waiting):
-            return False
-        rows = self._rows
-        return len(rows) == 0 or (int(rows.max()) < t.n
-                                  and np.array_equal(t.entity[rows], self._ents))
-
-    def _turn_again(self) -> None:
-        """Read the oriented rects' angles again (a shape was replaced)."""
-        t = self.physics.table
-        oriented = t.shape_code[self._rows] == _ORIENTED
-        if not np.array_equal(oriented, self._oriented):
-            self._rebuild()
-            return
-        shapes = t.shapes
-        idx = np.flatnonzero(oriented)
-        self._angles[idx] = [shapes[r].angle for r in self._rows[idx].tolist()]
+        for run in self._runs.values():
+            for e in run.fix_rows(t):
+                run.remove(e)
+                del self._where[e]
+                self._fresh.add(e)
+        for run in self._runs.values():
+            run.reorient(t)
+        self._fresh |= self._waiting
+        self._waiting.clear()
         self._layout = t.layout_version
 
-    def _rebuild(self) -> None:
-        """Make the draw list again: the placed sprites, their rows, anchors and domains."""
+    def _unplace(self, e: int) -> None:
+        run = self._where.pop(e, None)
+        if run is not None:
+            run.remove(e)
+
+    def _place_fresh(self) -> None:
+        """Each entity taken in (or looked at again) joins the run of its sprite's domain
+        if it is a living body, shown again if the sync hid it; else it waits, hidden."""
         t = self.physics.table
         row_of = t.row_of
-        comps: list[BodySprite] = []
-        rows: list[int] = []
-        ents: list[int] = []
-        waiting: list[int] = []
-        hidden = self._hidden
-        for e in sorted(self._items):
-            comp = self._items[e]
+        dead = esper._dead_entities
+        items = self._items
+        waiting = self._waiting
+        for e in sorted(self._fresh):
+            comp = items.get(e)
+            if comp is None:
+                continue
             sprite = comp.sprite
-            if getattr(sprite, "_vertex_list", None) is None:  # deleted by the game
+            vl = getattr(sprite, "_vertex_list", None)
+            if vl is None:  # deleted by the game: nothing to draw
                 continue
             row = row_of.get(e)
-            if row is None:
-                waiting.append(e)
-                if sprite.visible:
-                    sprite.visible = False
-                    hidden.add(e)
+            if row is None or e in dead:
+                waiting.add(e)
+                _veil(sprite)
                 continue
-            if e in hidden:
-                hidden.discard(e)
+            if sprite in _VEILED:  # hidden by a BodySprite or this sync: shown again
+                _VEILED.discard(sprite)
                 sprite.visible = True
-            comps.append(comp)
-            rows.append(row)
-            ents.append(e)
-        order = sorted(range(len(rows)), key=rows.__getitem__)  # table order: fewer gathers
-        comps = [comps[i] for i in order]
-        rows = [rows[i] for i in order]
-        ents = [ents[i] for i in order]
-        self._comps = comps
-        old_sprites = self._sprites
-        self._sprites = [c.sprite for c in comps]
-        self._vls = list(map(_VL, self._sprites))
-        self._starts = list(map(_START, self._vls))
-        self._domains = list(map(_DOMAIN, self._vls))
-        self._waiting = waiting
-        self._ents = np.asarray(ents, dtype=np.int64)
-        self._rows = np.asarray(rows, dtype=np.intp)
-        self._span = (slice(rows[0], rows[-1] + 1) if rows and rows[-1] - rows[0] + 1 == len(rows)
-                      else None)
-        was_turned = {id(s) for s, o in zip(old_sprites, self._oriented, strict=True) if o}
-        self._oriented = t.shape_code[self._rows] == _ORIENTED
-        for comp, turned in zip(comps, self._oriented.tolist(), strict=True):
-            if not turned and id(comp.sprite) in was_turned:  # no longer an oriented rect:
-                comp.sprite.rotation = comp.sprite.rotation  # the game's turn back
-        self._angles = np.zeros(len(rows))
-        shapes = t.shapes
-        idx = np.flatnonzero(self._oriented)
-        self._angles[idx] = [shapes[r].angle for r in self._rows[idx].tolist()]
-        self._offsets = np.array([c.offset for c in comps], dtype=np.float64).reshape(-1, 2)
-        self._centred = np.array([c.anchor == "center" for c in comps], dtype=np.bool_)
-        self._anchors = np.array([(0.0, 0.0) if c.anchor == "center" else c.anchor
-                                  for c in comps], dtype=np.float64).reshape(-1, 2)
-        self._group_runs()
-        self._layout = t.layout_version
-        self._dirty = False
-
-    def _group_runs(self) -> None:
-        """Sort the placed sprites by vertex domain; a domain the fast path cannot write (or
-        ``vectorised=False``) sends its sprites to the slow list."""
-        by_domain: dict[int, tuple[Any, list[int], list[int]]] = {}
-        slow: list[int] = []
-        for i, (vl, domain, start) in enumerate(zip(self._vls, self._domains, self._starts,
-                                                     strict=True)):
-            if not self._vectorised or getattr(vl, "count", 4) != 4:
-                slow.append(i)
-                continue
-            entry = by_domain.get(id(domain))
-            if entry is None:
-                entry = by_domain[id(domain)] = (domain, [], [])
-            entry[1].append(i)
-            entry[2].append(start)
-        runs = []
-        for domain, sel, first in by_domain.values():
-            buffers = _fast_buffers(domain)
-            if buffers is None:
-                slow.extend(sel)
-            else:
-                runs.append(_Run(domain, buffers, sel, first, self))
-        self._runs = runs
-        self._slow = sorted(slow)
+            oriented = bool(t.shape_code[row] == _ORIENTED)
+            angle = t.shapes[row].angle if oriented else 0.0
+            domain = vl.domain
+            slow = not self._vectorised or getattr(vl, "count", 4) != 4
+            run = self._runs.get((id(domain), slow))  # a run holds its domain: ids stay
+            if run is None:
+                buffers = None if slow else _fast_buffers(domain)
+                if buffers is None:  # a domain the fast path cannot write
+                    run = self._runs.get((id(domain), True))
+                if run is None:
+                    run = self._runs[(id(domain), buffers is None)] = _Run(domain, buffers)
+            run.add(e, comp, vl, row, oriented, angle)
+            self._where[e] = run
+        self._fresh.clear()
+        for key in [k for k, run in self._runs.items() if run.n == 0]:
+            self._runs.pop(key).unwatch()
 
     # ------------------------------------------------------------ placing
 
     def _place(self) -> None:
         """Write every placed sprite's position (and an oriented rect's turn)."""
-        rows = self._rows
-        if len(rows) == 0:
-            return
         t = self.physics.table
-        n = t.n
-        span = self._span
-        if span is not None:  # the rows are a run of the table: slices, no gather
-            prev = t.prev_pos[span]
-            world = t.pos[span] - prev
-            world *= self.physics.alpha
-            world += prev
-        elif 4 * len(rows) >= n:  # most bodies have sprites: whole columns, then one gather
-            prev = t.prev_pos[:n]
-            world = t.pos[:n] - prev
-            world *= self.physics.alpha
-            world += prev
-            world = world[rows]
-        else:
-            prev = t.prev_pos[rows]
-            world = t.pos[rows] - prev
-            world *= self.physics.alpha
-            world += prev
-        world += self._offsets
-        screen = world * self.scale
-        screen += self.offset
-        for run in self._runs:
-            turns = -self._angles[run.turned] if len(run.turned) else None
-            run.write(screen[run.sel], turns)
-        if self._slow:
-            for i, (x, y) in zip(self._slow, screen[self._slow].tolist(), strict=True):
-                self._place_one(i, x, y)
-
-    def _place_one(self, i: int, x: float, y: float) -> None:
-        """One sprite through the Sprite API (the slow path)."""
-        comp = self._comps[i]
-        sprite = comp.sprite
-        if sprite._vertex_list is None:  # deleted by the game: dropped at the next rebuild
-            return
-        if self._oriented[i]:
-            sprite.rotation = -float(self._angles[i])
-        image = sprite.image
-        if isinstance(image, pyglet.image.Animation):
-            image = image.frames[sprite.frame_index].image
-        scale = sprite.scale
-        ax, ay = ((image.width / 2, image.height / 2) if comp.anchor == "center"
-                  else comp.anchor)
-        dx = (ax - image.anchor_x) * scale * sprite.scale_x
-        dy = (ay - image.anchor_y) * scale * sprite.scale_y
-        turn = math.radians(sprite.rotation)
-        c, s = math.cos(turn), math.sin(turn)
-        sprite.position = (x - (dx * c + dy * s), y - (dy * c - dx * s), sprite.z)
+        tn = t.n
+        alpha = self.physics.alpha
+        for run in self._runs.values():
+            n = run.n
+            if not n:
+                continue
+            if run.dirty:
+                run.refresh()
+            span = run.span
+            if span is not None:  # the rows are a run of the table: slices, no gather
+                prev = t.prev_pos[span]
+                world = t.pos[span] - prev
+                world *= alpha
+                world += prev
+            else:
+                rows = run.rows[:n]
+                if 4 * n >= tn:  # most bodies have sprites: whole columns, then one gather
+                    prev = t.prev_pos[:tn]
+                    world = t.pos[:tn] - prev
+                    world *= alpha
+                    world += prev
+                    world = world[rows]
+                else:
+                    prev = t.prev_pos[rows]
+                    world = t.pos[rows] - prev
+                    world *= alpha
+                    world += prev
+            world += run.offsets[:n]
+            screen = world * self.scale
+            screen += self.offset
+            if run.buffers is None:
+                run.place_slow(screen)
+            else:
+                turns = -run.angles[run.turned] if len(run.turned) else None
+                run.write(screen, turns)
 
     # ------------------------------------------------------------ reading
 
     @property
     def sprite_count(self) -> int:
         """How many sprites the last update placed."""
-        return len(self._comps)
+        return sum(run.n for run in self._runs.values())
 
     def __len__(self) -> int:
         """How many BodySprites the sync follows (placed or waiting for their body)."""
         return len(self._items)
 
     def __repr__(self) -> str:
-        return (f"SpriteSync(sprites={len(self._comps)}, scale={self.scale!r}, "
+        return (f"SpriteSync(sprites={self.sprite_count}, scale={self.scale!r}, "
                 f"offset={self.offset!r})")
+
+
+#: the sprites a BodySprite or a sync hid (shown again when a sync places them); a sprite the
+#: game hid itself is never in it, and is never shown by a sync
+_VEILED: weakref.WeakSet[pyglet.sprite.Sprite] = weakref.WeakSet()
+
+
+def _veil(sprite: pyglet.sprite.Sprite) -> None:
+    """Hide a sprite until a sync places it (if it is drawn now)."""
+    if sprite.visible and getattr(sprite, "_vertex_list", None) is not None:
+        sprite.visible = False
+        _VEILED.add(sprite)
 
 
 def _delete_sprite(sprite: pyglet.sprite.Sprite) -> None:
