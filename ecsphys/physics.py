@@ -462,10 +462,11 @@ class Physics:
         ``step`` / ``advance`` at the same time, with the bits each gives alone; the locked
         part serialises (one world steps at a time: threads give no speed-up, they keep
         worlds apart). Game code that calls esper's own functions in such a thread does so
-        in ``with physics.in_world():``. ``esper.process`` is for one thread at a time: a
-        Physics processor run by it while another thread steps or runs ``esper.process``
-        raises ``RuntimeError``, as does a step while another thread is in
-        ``esper.process``."""
+        in ``with physics.in_world():`` (and makes its world and Physics in ``with
+        ESPER_LOCK:``, as ``Physics()`` reads the current world). ``esper.process`` is for
+        one thread at a time: a Physics processor run by it while another thread steps or
+        runs ``esper.process`` raises ``RuntimeError``, as does a step while another thread
+        is in ``esper.process``."""
         if dt is None:
             if self.fixed_dt is None:
                 raise ValueError("dt must be given when fixed_dt is None")
