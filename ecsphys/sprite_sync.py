@@ -12,20 +12,31 @@ Guarantees:
 - where the body's shape is an `OrientedRect` the sprite is turned by its angle about the
   anchor (ecsphys turns counter-clockwise, pyglet clockwise: ``rotation = -angle``); other
   sprites keep the rotation the game gives them, turned about the anchor too;
+- after every ``update()`` the sprites drawn are exactly those of the living bodies holding
+  a `BodySprite`, whatever the order of creates, deletes and updates before it: a
+  BodySprite hides its sprite when it is made, and only a sync placing it on its body shows
+  it again, so a body made and deleted before any update saw it is never drawn; an entity
+  awaiting a deferred ``delete_entity`` is hidden at once; a sprite whose entity is not a
+  body (not adopted yet, or no Position) is hidden until it is one (a sprite the game hid
+  itself stays hidden);
 - a `BodySprite` owns its sprite: when it leaves (its entity deleted, the component removed
-  or replaced by one with another sprite) the next ``update()`` deletes the pyglet sprite,
-  so nothing leaks; a sprite whose entity is not a body (not adopted yet, or no Position)
-  is hidden until it is one;
+  or replaced by one with another sprite, or the world cleared with ``clear_database``,
+  which hands the old entities' ids to new ones) the next ``update()`` deletes the pyglet
+  sprite, so nothing leaks; the sprite of a BodySprite no sync saw stays hidden, and pyglet
+  frees it with the sprite;
 - cost: the positions come from one NumPy pass over the body table's ``prev_pos`` / ``pos``
   columns and are written straight into the batch's vertex data, one NumPy write per vertex
   domain (per texture): no Python call per sprite per frame; a frame in which nothing moved
   writes nothing. Whether a sprite got new vertex data (another image, group or batch, or
-  deleted) is known without looking at the sprites: the domains' allocators, made counting
-  ones, tell whether any vertex list was made, freed or moved there (then three C-level
-  passes over the sprites look which). What changes the set of sprites (components added or
-  removed, bodies adopted or released) costs a Python pass over the sprites at the next
-  update, as the debug view's resync does; a shape replaced costs a look at the oriented
-  rects only;
+  deleted) is known without looking at the sprites: the domains' allocators, made watched
+  ones, log the starts they free or move, and only the sprites at those starts are looked
+  at. A change costs the sprites it touches, not the sprites: each domain's sprites are kept
+  slot by slot (one joins at the end, one leaves by swap-remove, an entity -> slot dict),
+  and after a layout change of the body table one NumPy compare finds the sprites whose row
+  moved (a few NumPy passes over the run, no Python per sprite); one spawn and one delete a
+  frame cost well under a second quiet frame (``benchmarks/bench_sprite_churn.py``). At a
+  layout change the oriented rects' angles are read again (a Python look per oriented rect)
+  and the sprites waiting for their body are looked at again;
 - the sync owns the sprites' vertex positions (and rotations, for oriented rects): a game's
   write to them is put right at the next update (``z``, the depth, is the game's and kept);
   the Python-side ``sprite.x``, ``sprite.y``, ``sprite.position`` (and ``rotation``) keep what
@@ -231,7 +242,8 @@ class _Run:
         self.bounds = False  # lo / hi to work out again (a sprite at an end left)
         self.n_turned = 0  # how many sprites stand on oriented rects
         self.lo = self.hi = 0
-        self.span: slice | None = None
+        self.span: slice | None = None  # the rows, when they are a run of the table
+        self.span_ok = True  # whether ``span`` is true of the rows now
         self.turned = np.zeros(0, dtype=np.intp)
         self.turned_verts = np.zeros(0, dtype=np.intp)
         self.shape: tuple[bytes | None, ...] = ()
@@ -269,9 +281,16 @@ class _Run:
         self.angles[i] = angle
         if self.stale < 0:
             self.stale = i
+        span = self.span
         if i == 0:
             self.lo, self.hi, self.bounds = start, start + 4, False
+            self.span, self.span_ok = slice(row, row + 1), True
         else:
+            if self.span_ok and span is not None and row == span.stop \
+                    and i == span.stop - span.start:  # the table's next row: still a run
+                self.span = slice(span.start, row + 1)
+            else:
+                self.span_ok = False
             self.lo, self.hi = min(self.lo, start), max(self.hi, start + 4)
         self.n_turned += oriented
         self.comps.append(comp)
@@ -291,6 +310,12 @@ class _Run:
         if start == self.lo or start + 4 == self.hi:
             self.bounds = True
         self.n_turned -= bool(self.oriented[i])
+        span = self.span
+        if self.span_ok and span is not None and i == self.n - 1 \
+                and int(self.rows[i]) == span.stop - 1:  # the last row left: still a run
+            self.span = slice(span.start, span.stop - 1)
+        else:
+            self.span_ok = False
         if 0 <= self.stale:  # (sprites join after the others left: not expected)
             self.stale = min(self.stale, i)
         last = self.n - 1
@@ -338,9 +363,17 @@ class _Run:
             return []
         rows, ents = self.rows[:n], self.ents[:n]
         tn = table.n
-        span = self.span if not self.dirty else None  # (slots came or went: it is stale)
+        span = self.span if self.span_ok else None
         if span is not None and span.stop <= tn:  # a run of the table: a slice, no gather
             bad = np.flatnonzero(table.entity[span] != ents)
+        elif (self.span is not None and self.span.start + n <= tn
+              and np.array_equal(table.entity[self.span.start:self.span.start + n], ents)):
+            # sprites came and went as the table's rows did (its swap-removes are ours):
+            # a run of the table still, from where it was
+            r0 = self.span.start
+            rows[:] = _iota(r0 + n)[r0:]
+            self.span, self.span_ok = slice(r0, r0 + n), True
+            return []
         elif int(rows.max()) < tn:
             bad = np.flatnonzero(table.entity[rows] != ents)
         else:
@@ -358,6 +391,7 @@ class _Run:
             else:
                 rows[i] = row
         self.dirty = True
+        self.span_ok = False
         return lost
 
     def reorient(self, table: Any) -> None:
@@ -367,7 +401,7 @@ class _Run:
         if not n:
             return
         rows = self.rows[:n]
-        span = self.span if not self.dirty else None  # (rows fixed: the span is stale)
+        span = self.span if self.span_ok else None
         now = table.shape_code[span if span is not None else rows] == _ORIENTED
         was = self.oriented[:n]
         if not np.array_equal(now, was):
@@ -396,10 +430,12 @@ class _Run:
             self.turned_verts = self.verts[turned].ravel()
         elif len(self.turned):
             self.turned = self.turned_verts = np.zeros(0, dtype=np.intp)
-        rows = self.rows[:n]
-        r0 = int(rows[0])
-        self.span = (slice(r0, r0 + n) if int(rows[-1]) - r0 == n - 1
-                     and np.array_equal(rows, _iota(r0 + n)[r0:]) else None)
+        if not self.span_ok:
+            rows = self.rows[:n]
+            r0 = int(rows[0])
+            self.span = (slice(r0, r0 + n) if int(rows[-1]) - r0 == n - 1
+                         and np.array_equal(rows, _iota(r0 + n)[r0:]) else None)
+            self.span_ok = True
         self.xy = None  # write at least once
         self.dirty = False
 
