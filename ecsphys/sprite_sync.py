@@ -17,8 +17,9 @@ Guarantees:
   BodySprite hides its sprite when it is made, and only a sync placing it on its body shows
   it again, so a body made and deleted before any update saw it is never drawn; an entity
   awaiting a deferred ``delete_entity`` is hidden at once; a sprite whose entity is not a
-  body (not adopted yet, or no Position) is hidden until it is one (a sprite the game hid
-  itself stays hidden);
+  body (not adopted yet, or no Position) is hidden until it is one. The sync shows only what
+  it or a BodySprite hid: a sprite the game hides (``visible = False``) before making its
+  BodySprite, or while it is drawn, stays hidden;
 - a `BodySprite` owns its sprite: when it leaves (its entity deleted, the component removed
   or replaced by one with another sprite, or the world cleared with ``clear_database``,
   which hands the old entities' ids to new ones) the next ``update()`` deletes the pyglet
@@ -33,8 +34,8 @@ Guarantees:
   at. A change costs the sprites it touches, not the sprites: each domain's sprites are kept
   slot by slot (one joins at the end, one leaves by swap-remove, an entity -> slot dict),
   and after a layout change of the body table one NumPy compare finds the sprites whose row
-  moved (a few NumPy passes over the run, no Python per sprite); one spawn and one delete a
-  frame cost well under a second quiet frame (``benchmarks/bench_sprite_churn.py``). At a
+  moved (a few NumPy passes over the run, no Python per sprite); a frame with one spawn
+  and one delete costs less than two quiet ones (``benchmarks/bench_sprite_churn.py``). At a
   layout change the oriented rects' angles are read again (a Python look per oriented rect)
   and the sprites waiting for their body are looked at again;
 - the sync owns the sprites' vertex positions (and rotations, for oriented rects): a game's
@@ -81,7 +82,8 @@ class BodySprite:
 
     Parameters:
         sprite: the ``pyglet.sprite.Sprite`` (in the batch the game draws); the component
-            owns it: the sync deletes it when the component or its entity goes.
+            owns it: the sync deletes it when the component or its entity goes. Making the
+            component hides the sprite until a sync places it on its body.
         anchor: the point of the image that sits on the body: ``"center"`` (default) or an
             ``(x, y)`` pixel of the image from its bottom-left corner, before the sprite's
             scale (``(w / 2, 0)``: the bottom middle, for a character's feet).

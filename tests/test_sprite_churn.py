@@ -66,14 +66,15 @@ class Game:
         self.images = [_image(6, 4, 120), _image(8, 8, 200), _image(5, 7, 90)]
         self.sync = SpriteSync(self.physics, scale=SCALE, offset=OFFSET)
         self.made: list = []  # (sprite, BodySprite) of every component made
+        self.hidden: set[int] = set()  # id() of the sprites the game hid itself
         self.updates = 0
 
     # ------------------------------------------------------------ the model
 
-    def expected(self) -> dict[int, object]:
+    def expected(self, hidden: bool = True) -> dict[int, object]:
         """id(sprite) -> entity, for the sprites that should be drawn: held by a living
         entity (not deleted, not awaiting a deferred delete) that is a body of the physics,
-        and not deleted by the game."""
+        and not deleted by the game (nor hidden by it, with ``hidden``)."""
         from ecsphys.sprite_sync import BodySprite
 
         out = {}
@@ -82,7 +83,8 @@ class Game:
             comp = comps.get(BodySprite)
             if comp is None or e in esper._dead_entities or e not in row_of:
                 continue
-            if comp.sprite._vertex_list is not None:
+            if comp.sprite._vertex_list is not None \
+                    and not (hidden and id(comp.sprite) in self.hidden):
                 out[id(comp.sprite)] = e
         return out
 
@@ -105,7 +107,7 @@ class Game:
             goal = self.sync.world_to_screen(x + comp.offset[0], y + comp.offset[1])
             got = drawn[key]
             assert abs(got[0] - goal[0]) < 2e-3 and abs(got[1] - goal[1]) < 2e-3, (e, got, goal)
-        assert self.sync.sprite_count == len(want)
+        assert self.sync.sprite_count == len(self.expected(hidden=False))
 
     # ------------------------------------------------------------ operations
 
@@ -198,6 +200,20 @@ class Game:
                 esper.add_component(e, ep.Geometry(
                     ep.OrientedRect(1.0, 0.5, rng.uniform(0, 90)) if rng.random() < 0.6
                     else ep.Circle(0.4)))
+        elif pick < 0.895:
+            # the game hides a drawn sprite of a body, or shows one it hid (kept so by the
+            # sync; a sprite the sync holds hidden is the sync's to show)
+            bodies = self.expected(hidden=False)
+            for sprite, comp in self.made:
+                if id(sprite) in self.hidden and id(sprite) in bodies and rng.random() < 0.5:
+                    sprite.visible = True
+                    self.hidden.discard(id(sprite))
+                    break
+                if id(sprite) in bodies and drawn_anchor(sprite, comp.anchor) is not None \
+                        and rng.random() < 0.1:
+                    sprite.visible = False
+                    self.hidden.add(id(sprite))
+                    break
         elif pick < 0.90:
             self.sync.vectorised = not self.sync.vectorised
         elif pick < 0.905:
@@ -211,8 +227,13 @@ class Game:
 
 
 @pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("allocator", ["watched", "plain"])
 def test_after_every_update_exactly_the_living_bodies_sprites_are_drawn_on_them(
-        window, world, seed) -> None:  # type: ignore[no-untyped-def]
+        window, world, seed, allocator, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``plain``: the domains' allocators are left as they are (as with an allocator of the
+    game's own): the sprites are looked at one by one every frame instead of by the log."""
+    if allocator == "plain":
+        monkeypatch.setattr("ecsphys.sprite_sync._watch", lambda domain: None)
     game = Game(seed)
     for _ in range(2500):
         game.op()
