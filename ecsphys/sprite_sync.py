@@ -75,6 +75,7 @@ _ORIENTED = OrientedRect.type_code
 #: their float counts
 _LAYOUT = {"translate": 3, "rotation": 1, "position": 3, "scale": 2}
 _CORNERS = np.arange(4)
+_FIRST = operator.itemgetter(0)
 
 
 class BodySprite:
@@ -260,16 +261,25 @@ class _Run:
 
     # ------------------------------------------------------------ slots
 
-    def add(self, entity: int, comp: BodySprite, vl: Any, row: int, oriented: bool,
-            angle: float) -> None:
+    def _reserve(self, n: int) -> None:
+        """Room for ``n`` sprites in every column."""
+        size = len(self.ents)
+        if n <= size:
+            return
+        while size < n:
+            size *= 2
+        for name in _COLUMNS:
+            old = getattr(self, name)
+            new = np.zeros((size, *old.shape[1:]), dtype=old.dtype)
+            new[:self.n] = old[:self.n]
+            setattr(self, name, new)
+
+    def add(self, entity: int, comp: BodySprite, vl: Any, row: int, table: Any) -> None:
         """A sprite joins at the end (its lever is made at the next write)."""
         i = self.n
-        if i == len(self.ents):
-            for name in _COLUMNS:
-                old = getattr(self, name)
-                new = np.zeros((2 * i, *old.shape[1:]), dtype=old.dtype)
-                new[:i] = old[:i]
-                setattr(self, name, new)
+        self._reserve(i + 1)
+        oriented = bool(table.shape_code[row] == _ORIENTED)
+        angle = table.shapes[row].angle if oriented else 0.0
         start = vl.start
         self.ents[i] = entity
         self.rows[i] = row
@@ -303,6 +313,71 @@ class _Run:
         self.n = i + 1
         self.dirty = True
 
+    def unveil(self, sprites: list[pyglet.sprite.Sprite]) -> None:
+        """Show again those of ``sprites`` a BodySprite or a sync hid: what ``visible = True``
+        does (the image's corners written into the vertex data), in one NumPy write when
+        the run's vertex data is laid out as the sprite shader's."""
+        veiled = [s for s in sprites if s in _VEILED]
+        for sprite in veiled:
+            _VEILED.discard(sprite)
+        if self.buffers is None or len(veiled) < 16:
+            for sprite in veiled:
+                sprite.visible = True
+            return
+        corners = []
+        for sprite in veiled:
+            sprite._visible = True
+            corners.append(sprite._get_vertices())
+        starts = np.array([s._vertex_list.start for s in veiled], dtype=np.intp)
+        buf = self.buffers["position"]
+        _float_view(buf, 3)[(starts[:, None] + _CORNERS).ravel()] = \
+            np.array(corners, dtype=np.float32).reshape(-1, 3)
+        lo = int(starts.min())
+        buf.invalidate_region(lo, int(starts.max()) + 4 - lo)
+
+    def add_many(self, joining: list[tuple[int, int, BodySprite, Any]], table: Any) -> None:
+        """Sprites join at the end, ``(row, entity, component, vertex list)`` each, in that
+        order (a level loaded: NumPy fills the columns)."""
+        i, k = self.n, len(joining)
+        self._reserve(i + k)
+        rows = [j[0] for j in joining]
+        ents = [j[1] for j in joining]
+        comps = [j[2] for j in joining]
+        vls = [j[3] for j in joining]
+        starts = list(map(_START, vls))
+        end = i + k
+        self.ents[i:end] = ents
+        self.rows[i:end] = rows
+        self.first[i:end] = starts
+        self.verts[i:end] = self.first[i:end, None] + _CORNERS
+        self.offsets[i:end] = [c.offset for c in comps]
+        centred = [c.anchor == "center" for c in comps]
+        self.centred[i:end] = centred
+        self.anchors[i:end] = [(0.0, 0.0) if c else comp.anchor
+                               for c, comp in zip(centred, comps, strict=True)]
+        oriented = table.shape_code[self.rows[i:end]] == _ORIENTED
+        self.oriented[i:end] = oriented
+        self.angles[i:end] = 0.0
+        turned = np.flatnonzero(oriented)
+        if len(turned):
+            shapes = table.shapes
+            self.angles[i + turned] = [shapes[r].angle for r in self.rows[i + turned].tolist()]
+        self.n_turned += len(turned)
+        if self.stale < 0:
+            self.stale = i
+        first = self.first[i:end]
+        lo, hi = int(first.min()), int(first.max()) + 4
+        self.lo, self.hi = (lo, hi) if i == 0 else (min(self.lo, lo), max(self.hi, hi))
+        self.bounds = self.bounds and i > 0
+        self.span_ok = False
+        self.comps.extend(comps)
+        self.sprites.extend(c.sprite for c in comps)
+        self.vls.extend(vls)
+        self.slot_of.update(zip(ents, range(i, end), strict=True))
+        self.slot_at.update(zip(starts, ents, strict=True))
+        self.n = end
+        self.dirty = True
+
     def remove(self, entity: int) -> None:
         """A sprite leaves: the last slot moves into its place."""
         i = self.slot_of.pop(entity)
@@ -333,6 +408,36 @@ class _Run:
         self.sprites.pop()
         self.vls.pop()
         self.n = last
+        self.dirty = True
+
+    def remove_many(self, entities: list[int]) -> None:
+        """Sprites leave; many (a level cleared) are dropped by one compaction that keeps the
+        others in their order."""
+        if len(entities) < 16:
+            for e in entities:
+                self.remove(e)
+            return
+        gone = [self.slot_of.pop(e) for e in entities]
+        keep = np.ones(self.n, dtype=np.bool_)
+        keep[gone] = False
+        kept = np.flatnonzero(keep)
+        n = len(kept)
+        for name in _COLUMNS:
+            col = getattr(self, name)
+            col[:n] = col[kept]
+        order = kept.tolist()
+        self.comps = [self.comps[i] for i in order]
+        self.sprites = [self.sprites[i] for i in order]
+        self.vls = [self.vls[i] for i in order]
+        ents = self.ents[:n].tolist()
+        self.slot_of = dict(zip(ents, range(n), strict=True))
+        self.slot_at = dict(zip(self.first[:n].tolist(), ents, strict=True))
+        self.n = n
+        self.n_turned = int(np.count_nonzero(self.oriented[:n]))
+        if self.stale >= 0:  # (sprites join after the others left: not expected)
+            self.stale = 0
+        self.bounds = n > 0
+        self.span_ok = False
         self.dirty = True
 
     def moved_sprites(self) -> list[int]:
@@ -704,14 +809,30 @@ class SpriteSync(esper.Processor):
             return
         db = esper._entities
         items = self._items
-        for e in sorted(log):
+        where = self._where
+        leaving: dict[_Run, list[int]] = {}
+        try:
+            self._take_in(sorted(log), db, items, where, leaving)
+        finally:
+            for run, entities in leaving.items():
+                run.remove_many(entities)
+        log.clear()
+
+    def _take_in(self, entities: list[int], db: dict[int, dict[type, Any]],
+                 items: dict[int, BodySprite], where: dict[int, _Run],
+                 leaving: dict[_Run, list[int]]) -> None:
+        """Follow each entity's BodySprite as esper holds it now (``leaving``: the placed
+        entities whose component went, by run)."""
+        for e in entities:
             held = db.get(e)
             new = held.get(BodySprite) if held is not None else None
             old = items.get(e)
             if new is old:
                 continue
             if old is not None:
-                self._unplace(e)
+                run = where.pop(e, None)
+                if run is not None:
+                    leaving.setdefault(run, []).append(e)
                 self._waiting.discard(e)
                 self._fresh.discard(e)
                 if new is None or new.sprite is not old.sprite:
@@ -723,7 +844,6 @@ class SpriteSync(esper.Processor):
                                     f"{type(new).__name__}, not a BodySprite")
                 items[e] = new
                 self._fresh.add(e)
-        log.clear()
 
     def _follow_vertex_lists(self) -> None:
         """Sprites that got another vertex list (a new texture, group or batch) or lost it
@@ -762,6 +882,9 @@ class SpriteSync(esper.Processor):
         dead = esper._dead_entities
         items = self._items
         waiting = self._waiting
+        where = self._where
+        joining: dict[_Run, list[tuple[int, int, BodySprite, Any]]] = {}
+        last: tuple[Any, bool, Any] = (None, False, None)  # the last sprite's domain and run
         for e in sorted(self._fresh):
             comp = items.get(e)
             if comp is None:
@@ -775,13 +898,12 @@ class SpriteSync(esper.Processor):
                 waiting.add(e)
                 _veil(sprite)
                 continue
-            if sprite in _VEILED:  # hidden by a BodySprite or this sync: shown again
-                _VEILED.discard(sprite)
-                sprite.visible = True
-            oriented = bool(t.shape_code[row] == _ORIENTED)
-            angle = t.shapes[row].angle if oriented else 0.0
             domain = vl.domain
             slow = not self._vectorised or getattr(vl, "count", 4) != 4
+            if domain is last[0] and slow is last[1]:
+                joining[last[2]].append((row, e, comp, vl))
+                where[e] = last[2]
+                continue
             run = self._runs.get((id(domain), slow))  # a run holds its domain: ids stay
             if run is None:
                 buffers = None if slow else _fast_buffers(domain)
@@ -789,8 +911,20 @@ class SpriteSync(esper.Processor):
                     run = self._runs.get((id(domain), True))
                 if run is None:
                     run = self._runs[(id(domain), buffers is None)] = _Run(domain, buffers)
-            run.add(e, comp, vl, row, oriented, angle)
-            self._where[e] = run
+            joining.setdefault(run, []).append((row, e, comp, vl))
+            where[e] = run
+            last = (domain, slow, run)
+        for run, sprites in joining.items():
+            if len(sprites) < 16:
+                for row, e, comp, vl in sprites:
+                    if comp.sprite in _VEILED:  # hidden by a BodySprite or a sync: shown
+                        _VEILED.discard(comp.sprite)
+                        comp.sprite.visible = True
+                    run.add(e, comp, vl, row, t)
+            else:  # many (a level loaded): in table order, so their rows may be a run
+                sprites.sort(key=_FIRST)
+                run.unveil([comp.sprite for _, _, comp, _ in sprites])
+                run.add_many(sprites, t)
         self._fresh.clear()
         for key in [k for k, run in self._runs.items() if run.n == 0]:
             self._runs.pop(key).unwatch()

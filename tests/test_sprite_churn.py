@@ -303,3 +303,32 @@ def test_one_spawn_and_one_delete_cost_the_sprites_they_touch(window, world) -> 
         comp = esper.component_for_entity(e, BodySprite)
         got = drawn_anchor(comp.sprite, "center")
         assert got is not None and abs(got[0] - x * SCALE) < 1e-3 and abs(got[1] - y * SCALE) < 1e-3
+
+
+def test_a_level_cleared_halved_and_loaded_again(window, world) -> None:  # type: ignore[no-untyped-def]
+    """Many sprites joining or leaving at once (a level loaded, half of it deleted, the
+    world cleared and loaded again with the same entity ids) are taken in as a batch: the
+    drawn sprites and their places are checked as in the random sequence."""
+    game = Game(7)
+
+    def load(k: int) -> list[int]:
+        return [esper.create_entity(*game.body_parts(), game.component()) for _ in range(k)]
+
+    first = load(120)
+    esper.process(1 / 60)
+    game.sync.update()
+    game.check()
+    assert game.sync.sprite_count == 120
+    for e in first[::2]:
+        esper.delete_entity(e, immediate=True)
+    game.physics.advance(1.3 / 60)
+    game.sync.update()
+    game.check()
+    assert game.sync.sprite_count == 60
+    esper.clear_database()
+    again = load(150)
+    assert set(again) & set(first)  # ids counted from 1 again
+    esper.process(1 / 60)
+    game.sync.update()
+    game.check()
+    assert game.sync.sprite_count == 150
