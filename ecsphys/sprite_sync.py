@@ -474,7 +474,7 @@ class _Run:
         if span is not None and span.stop <= tn:  # a run of the table: a slice, no gather
             bad = np.flatnonzero(table.entity[span] != ents)
         elif (self.span is not None and self.span.start + n <= tn
-              and np.array_equal(table.entity[self.span.start:self.span.start + n], ents)):
+              and bool((table.entity[self.span.start:self.span.start + n] == ents).all())):
             # sprites came and went as the table's rows did (its swap-removes are ours):
             # a run of the table still, from where it was
             r0 = self.span.start
@@ -511,7 +511,7 @@ class _Run:
         span = self.span if self.span_ok else None
         now = table.shape_code[span if span is not None else rows] == _ORIENTED
         was = self.oriented[:n]
-        if not np.array_equal(now, was):
+        if (now != was).any():
             for i in np.flatnonzero(was & ~now).tolist():  # no longer an oriented rect:
                 sprite = self.sprites[i]
                 sprite.rotation = sprite.rotation  # the game's turn back
