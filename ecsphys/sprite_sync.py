@@ -592,7 +592,7 @@ class _Run:
                 and self._span("translate") == self.placed:
             return  # nothing moved: nothing to write, nothing to send to the GPU
         translate = _float_view(bufs["translate"], 3)
-        translate[self.verts[:n].ravel(), :2] = np.repeat(xy, 4, axis=0)
+        translate[self.verts[:n], :2] = xy[:, None, :]  # each row to its four vertices
         bufs["translate"].invalidate_region(lo, hi - lo)
         self.xy = xy_bytes
         self.placed = self._span("translate")
