@@ -200,7 +200,7 @@ _IOTA = np.arange(1 << 16, dtype=np.intp)  # 0, 1, 2, ... (grown when a table ou
 
 
 def _iota(n: int) -> np.ndarray:
-    """``0 .. n-1`` without making it."""
+    """``0 .. n-1``, a view of one kept array (no allocation per call)."""
     global _IOTA
     if n > len(_IOTA):
         _IOTA = np.arange(2 * n, dtype=np.intp)
@@ -214,15 +214,17 @@ class _Run:
     Kept slot by slot: slot ``i < n`` of every column is one sprite (its entity, table row,
     first vertex ``first`` and all four ``verts``, offset, anchor, turn); a sprite joins at
     the end and leaves by swap-remove (the last slot moves into its place), so a change
-    costs the sprites it touches, not the run. ``slot_of``: entity -> slot; ``slot_at``:
-    first vertex -> entity (to read the allocator's log of freed starts). Kept between
-    frames: ``lever``, each sprite's translation from its anchor to where pyglet puts the
-    image's own anchor, made from the vertex data (image corners, scale, rotation) as it
-    was in ``shape`` (byte copies of the span ``lo`` .. ``hi`` of the run's vertices; a
-    change there recomputes the levers of the sprites whose vertices changed; the slots
-    from ``stale`` on joined since the last write), and ``placed``, the span of translations as last
-    written with ``xy``: a frame in which no sprite moved, turned, rescaled or was written
-    by the game writes nothing.
+    costs the sprites it touches, not the run; many at once join by one NumPy fill and
+    leave by one compaction. ``slot_of``: entity -> slot; ``slot_at``: first vertex ->
+    entity (to read the allocator's log of freed starts); ``span``: the rows as a slice of
+    the table when they are one, in slot order. Kept between frames: ``lever``, each
+    sprite's translation from its anchor to where pyglet puts the image's own anchor, made
+    from the vertex data (image corners, scale, rotation) as it was in ``shape`` (byte
+    copies of the span ``lo`` .. ``hi`` of the run's vertices: a change there recomputes
+    the levers of the sprites whose vertices changed; the slots from ``stale`` on joined
+    since the last write and get theirs made), and ``placed``, the span of translations as
+    last written with ``xy``: a frame in which no sprite moved, turned, rescaled or was
+    written by the game writes nothing.
     """
 
     def __init__(self, domain: Any, buffers: dict[str, Any] | None) -> None:
