@@ -63,7 +63,7 @@ import pyglet
 from pyglet.graphics.allocation import Allocator
 
 from .limits import MAX_SIZE, check_bool, check_positive, check_vec
-from .physics import Physics
+from .physics import ESPER_LOCK, Physics
 from .shapes import OrientedRect
 from .systems.adopt import WatchedSet
 
@@ -742,7 +742,13 @@ class SpriteSync(esper.Processor):
     # ------------------------------------------------------------ per frame
 
     def update(self) -> None:
-        """Bring every sprite to its body (call once a frame, after the physics)."""
+        """Bring every sprite to its body (call once a frame, after the physics). Holds
+        ``ecsphys.physics.ESPER_LOCK`` while it reads the physics' world (other threads may
+        step theirs meanwhile)."""
+        with ESPER_LOCK:
+            self._update()
+
+    def _update(self) -> None:
         physics = self.physics
         previous = esper.current_world
         switched = previous != physics.world
@@ -773,14 +779,15 @@ class SpriteSync(esper.Processor):
     def delete(self) -> None:
         """Stop following: esper gets a plain set of BodySprite holders back (in the physics's
         world); the sprites stay as they are, owned by their components."""
-        previous = esper.current_world
-        esper.switch_world(self.physics.world)
-        try:
-            components = esper._components
-            if self._watched is not None and components.get(BodySprite) is self._watched:
-                components[BodySprite] = set(self._watched)
-        finally:
-            esper.switch_world(previous)
+        with ESPER_LOCK:
+            previous = esper.current_world
+            esper.switch_world(self.physics.world)
+            try:
+                components = esper._components
+                if self._watched is not None and components.get(BodySprite) is self._watched:
+                    components[BodySprite] = set(self._watched)
+            finally:
+                esper.switch_world(previous)
         for run in self._runs.values():
             run.unwatch()
         self._runs.clear()
