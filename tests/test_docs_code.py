@@ -3,7 +3,7 @@
 Guarantees:
 - each page under ``docs/`` (and ``docs/howto/``) runs its blocks in order, in one namespace of
   its own (a block may use what an earlier block of the same page made), in a fresh esper world
-  that is deleted afterwards, from the repository's root (so ``examples/platformer.tmj`` is
+  that is deleted afterwards (with any world a block switched to), from the repository's root (so ``examples/platformer.tmj`` is
   found by its path in the repository);
 - a block is skipped only when the line directly above its fence is the marker
   ``<!-- not run: <why> -->`` (a window opens, for instance), and the skipped blocks are few:
@@ -71,6 +71,7 @@ def test_page_blocks_run(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     world = f"docs-{page.stem}-{next(_worlds)}"
     before = esper.current_world
+    worlds = set(esper._context_map)  # noqa: SLF001
     esper.switch_world(world)
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
     try:
@@ -86,6 +87,7 @@ def test_page_blocks_run(page: Path, monkeypatch: pytest.MonkeyPatch) -> None:
                 ) from exc
     finally:
         esper.switch_world(before)
-        if world in esper._context_map:  # noqa: SLF001
-            esper.delete_world(world)
+        # the page's world and any a block made (a recipe in a world of its own) go
+        for made in set(esper._context_map) - worlds:  # noqa: SLF001
+            esper.delete_world(made)
     assert os.getcwd() == str(ROOT)
