@@ -3,8 +3,8 @@
 Guarantees:
 - each page under ``docs/`` (and ``docs/howto/``) runs its blocks in order, in one namespace of
   its own (a block may use what an earlier block of the same page made), in a fresh esper world
-  that is deleted afterwards (with any world a block switched to), from the repository's root (so ``examples/platformer.tmj`` is
-  found by its path in the repository);
+  that is deleted afterwards (with any world a block switched to), from the repository's root
+  (so ``examples/platformer.tmj`` is found by its path in the repository);
 - a block is skipped only when the line directly above its fence is the marker
   ``<!-- not run: <why> -->`` (a window opens, for instance), and the skipped blocks are few:
   their list is in the assertion's message.
