@@ -9,14 +9,13 @@ pieces); a removal looks only at the diagonal's two ends, so an outline of thous
 points decomposes in milliseconds. Vertices collinear with their neighbours are dropped
 first. Raises ``ValueError`` for fewer than three points, zero area or a self-intersecting
 outline (every pair of edges is tested, with NumPy), and when the triangles do not tile
-the outline.
+the outline. mapbox-earcut is imported at the first decomposition, not with ecsphys.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-import mapbox_earcut
 import numpy as np
 
 from ..shapes import Polygon, check_vec
@@ -105,6 +104,8 @@ def _triangles(pts: list[Vec]) -> list[list[int]]:
     """mapbox-earcut's triangles of the counter-clockwise outline ``pts``, each
     counter-clockwise; ValueError when they do not tile it (n - 2 triangles of positive
     area whose areas add up to the outline's)."""
+    import mapbox_earcut  # (here: a game that never decomposes never loads it)
+
     n = len(pts)
     arr = np.array(pts, dtype=np.float64)
     idx = mapbox_earcut.triangulate_float64(arr, np.array([n], dtype=np.uint32))
