@@ -1,0 +1,217 @@
+"""CoinArena: a gymnasium environment on an ecsphys world; an agent collects coins, avoids pits.
+
+    python examples/gym_env.py [--episodes N] [--seed S]
+
+runs a random agent and prints each episode's return and length.
+
+The arena is 8 x 8 units inside four STATIC walls. The agent is an ACTIVE circle that slides
+along the walls; coins and hazards (pits) are STATIC sensor circles, placed at random cells by
+``reset(seed=...)``. Rewards come from the agent's ``on_touch`` events: +1 for a coin (the coin
+is deleted), -1 for a hazard. ``terminated``: every coin collected, or a hazard touched;
+``truncated``: after ``max_steps`` steps.
+
+- action: ``Box(-1, 1, (2,))``, the agent's velocity as a share of ``MAX_SPEED`` on each axis
+  (clipped), held for ``FRAME_SKIP`` physics steps of 1/60 s;
+- observation: ``Box(-1, 1, (4 + 3 * N_COINS + 2 * N_HAZARDS,), float32)`` read from
+  ``physics.arrays``: the agent's position (arena -> [-1, 1]) and velocity (/ ``MAX_SPEED``),
+  then each coin's position relative to the agent (/ arena size) and a flag 1 (present) or
+  0, 0, 0 once collected, then each hazard's relative position.
+
+Each env owns an esper world of its own (``env.world``, a unique name), made afresh with its
+Physics at every reset and deleted by ``close()``; every esper call runs inside
+``physics.in_world()``, so many envs live in one process (``SyncVectorEnv``) or one per
+process (``AsyncVectorEnv``: build them with the module-level ``make_env``).
+``register()`` registers ``"ecsphys/CoinArena-v0"`` for ``gymnasium.make``.
+
+On ecsphys's room pool: the env's world is an ordinary room world (one esper world with one
+Physics, stepped with ``physics.step()``), so the pool can host an env's world like any room;
+this example does not import ``ecsphys.rooms``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+from typing import Any
+
+import esper
+import gymnasium as gym
+import numpy as np
+
+import ecsphys as ep
+from ecsphys.physics import ESPER_LOCK
+
+ENV_ID = "ecsphys/CoinArena-v0"
+SIZE = 8.0  # the arena's inside, world units; walls of 1 around it
+N_COINS, N_HAZARDS = 5, 2
+AGENT_R, COIN_R, HAZARD_R = 0.35, 0.25, 0.3
+MAX_SPEED = 4.0  # units per second
+DT, FRAME_SKIP = 1 / 60, 4
+PIXELS = 10  # per world unit in rgb_array frames
+_worlds = itertools.count()
+
+
+class CoinArenaEnv(gym.Env):
+    """Collect the coins in a walled arena without touching a hazard (see the module doc)."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": round(1 / (DT * FRAME_SKIP))}
+
+    def __init__(self, render_mode: str | None = None, max_steps: int = 200) -> None:
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        self.render_mode = render_mode
+        self.max_steps = max_steps
+        self.action_space = gym.spaces.Box(-1.0, 1.0, (2,), np.float32)
+        n = 4 + 3 * N_COINS + 2 * N_HAZARDS
+        self.observation_space = gym.spaces.Box(-1.0, 1.0, (n,), np.float32)
+        self.world = f"coin-arena-{os.getpid()}-{next(_worlds)}"
+        self.physics: ep.Physics | None = None
+
+    # ------------------------------------------------------------ the world
+
+    def _build(self) -> None:
+        """A fresh world: walls, coins, hazards and the agent at cells drawn from np_random."""
+        self._drop_world()
+        cells = self.np_random.choice(int(SIZE) ** 2, 1 + N_COINS + N_HAZARDS, replace=False)
+        jitter = self.np_random.uniform(-0.15, 0.15, (len(cells), 2))
+        spots = np.stack([cells % SIZE, cells // SIZE], axis=1) + 0.5 + jitter
+        with ESPER_LOCK:  # Physics() joins the world that is current
+            previous = esper.current_world
+            esper.switch_world(self.world)
+            try:
+                self.physics = ep.Physics(fixed_dt=DT, sleep_after=None)
+            finally:
+                esper.switch_world(previous)
+        with self.physics.in_world():
+            for x, y, w, h in ((SIZE / 2, -0.5, SIZE + 2, 1), (SIZE / 2, SIZE + 0.5, SIZE + 2, 1),
+                               (-0.5, SIZE / 2, 1, SIZE), (SIZE + 0.5, SIZE / 2, 1, SIZE)):
+                esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC),
+                                    ep.Geometry(ep.Rect(w, h)))
+
+            def sensor(xy: np.ndarray, r: float) -> int:
+                return esper.create_entity(ep.Position(*xy.tolist()),
+                                           ep.Collider(ep.STATIC, sensor=True),
+                                           ep.Geometry(ep.Circle(r)))
+
+            self.coins = [sensor(xy, COIN_R) for xy in spots[1:1 + N_COINS]]
+            self.hazards = [sensor(xy, HAZARD_R) for xy in spots[1 + N_COINS:]]
+            self.agent = esper.create_entity(
+                ep.Position(*spots[0].tolist()), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
+                ep.Geometry(ep.Circle(AGENT_R)))
+        self.spots = spots
+        self.collected = np.zeros(N_COINS, bool)
+        self._touched: list[int] = []
+        self.physics.on_touch(lambda c: self._touched.append(c.other(self.agent)),
+                              entity=self.agent)
+
+    def _drop_world(self) -> None:
+        if self.physics is None:
+            return
+        self.physics.remove()
+        with ESPER_LOCK:
+            if esper.current_world == self.world:
+                esper.switch_world("default")
+            if self.world in esper.list_worlds():
+                esper.delete_world(self.world)
+        self.physics = None
+
+    def _observation(self) -> np.ndarray:
+        entity, pos, vel = self.physics.arrays("entity", "position", "velocity")
+        me = np.searchsorted(entity, self.agent)
+        obs = [pos[me] / SIZE * 2 - 1, vel[me] / MAX_SPEED]
+        for coin in self.coins:
+            i = np.searchsorted(entity, coin)
+            here = i < len(entity) and entity[i] == coin
+            obs.append(np.r_[(pos[i] - pos[me]) / SIZE, 1.0] if here else np.zeros(3))
+        for hazard in self.hazards:
+            obs.append((pos[np.searchsorted(entity, hazard)] - pos[me]) / SIZE)
+        return np.clip(np.concatenate(obs), -1, 1).astype(np.float32)
+
+    # ------------------------------------------------------------ the gymnasium API
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._build()
+        self.steps = 0
+        return self._observation(), {"coins_left": N_COINS}
+
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        velocity = np.clip(np.asarray(action, np.float64), -1, 1).reshape(1, 2) * MAX_SPEED
+        self.physics.set_arrays([self.agent], velocity=velocity)
+        reward, terminated = 0.0, False
+        for _ in range(FRAME_SKIP):
+            self.physics.step()
+            for other in self._touched:
+                if other in self.coins and not self.collected[self.coins.index(other)]:
+                    self.collected[self.coins.index(other)] = True
+                    reward += 1.0
+                    with self.physics.in_world():
+                        esper.delete_entity(other)
+                elif other in self.hazards:
+                    reward -= 1.0
+                    terminated = True
+            self._touched.clear()
+            terminated = terminated or bool(self.collected.all())
+            if terminated:
+                break
+        self.steps += 1
+        truncated = not terminated and self.steps >= self.max_steps
+        info = {"coins_left": int(N_COINS - self.collected.sum())}
+        return self._observation(), reward, terminated, truncated, info
+
+    def render(self) -> np.ndarray | None:
+        """An RGB frame (``rgb_array``): walls grey, coins gold, hazards red, the agent blue."""
+        if self.render_mode != "rgb_array":
+            return None
+        n = int((SIZE + 2) * PIXELS)
+        y, x = np.mgrid[n - 1:-1:-1, 0:n] / PIXELS - 1 + 0.5 / PIXELS  # row 0 on top
+        img = np.full((n, n, 3), (20, 23, 31), np.uint8)
+        img[(x < 0) | (x > SIZE) | (y < 0) | (y > SIZE)] = (110, 120, 140)
+        entity, pos = self.physics.arrays("entity", "position")
+        bodies = [(c, COIN_R, (240, 200, 40)) for c in self.coins]
+        bodies += [(h, HAZARD_R, (220, 60, 60)) for h in self.hazards]
+        for e, r, color in [*bodies, (self.agent, AGENT_R, (70, 165, 250))]:
+            i = np.searchsorted(entity, e)
+            if i < len(entity) and entity[i] == e:
+                img[(x - pos[i, 0]) ** 2 + (y - pos[i, 1]) ** 2 <= r * r] = color
+        return img
+
+    def close(self) -> None:
+        """Delete this env's esper world."""
+        self._drop_world()
+
+
+def make_env(render_mode: str | None = None, max_steps: int = 200) -> CoinArenaEnv:
+    """A new env: the picklable factory for ``AsyncVectorEnv`` (``functools.partial`` it)."""
+    return CoinArenaEnv(render_mode=render_mode, max_steps=max_steps)
+
+
+def register() -> None:
+    """Register ``ENV_ID`` with gymnasium (again: nothing happens)."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point=make_env)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    register()
+    env = gym.make(ENV_ID)
+    env.action_space.seed(args.seed)
+    for episode in range(args.episodes):
+        env.reset(seed=args.seed + episode)
+        total, length, done = 0.0, 0, False
+        while not done:
+            _, reward, terminated, truncated, info = env.step(env.action_space.sample())
+            total, length, done = total + reward, length + 1, terminated or truncated
+        print(f"episode {episode}: return {total:+.1f} length {length} "
+              f"coins left {info['coins_left']}")
+    env.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""examples/gym_env.py: the CoinArena gymnasium environment passes gymnasium's checker, is
+deterministic under ``reset(seed=...)``, rewards and ends episodes from the agent's touch
+events, runs in Sync and Async vector envs, registers, and its script runs."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import esper
+import numpy as np
+import pytest
+
+gym = pytest.importorskip("gymnasium")
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples"))  # as the examples import each other
+import gym_env  # noqa: E402
+
+
+def toward(obs: np.ndarray, which: str) -> np.ndarray:
+    """A scripted action: full speed toward the nearest coin (or hazard) in the observation."""
+    c = 4 + 3 * gym_env.N_COINS
+    coins = obs[4:c].reshape(-1, 3)
+    targets = coins[coins[:, 2] > 0, :2] if which == "coin" else obs[c:].reshape(-1, 2)
+    d = targets[np.argmin((targets**2).sum(axis=1))]
+    return (d / np.abs(d).max()).astype(np.float32)
+
+
+@pytest.mark.parametrize("render_mode", [None, "rgb_array"])
+def test_check_env_passes(render_mode: str | None) -> None:
+    env = gym_env.CoinArenaEnv(render_mode=render_mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the checker's warnings fail the test...
+        # ...but this one, about envs made without gymnasium.make (we check env.unwrapped)
+        warnings.filterwarnings("ignore", message=".*alternative render modes")
+        check_env(env.unwrapped)
+    env.close()
+
+
+def test_render_draws_the_arena() -> None:
+    env = gym_env.make_env(render_mode="rgb_array")
+    env.reset(seed=1)
+    img = env.render()
+    assert img.shape == (100, 100, 3) and img.dtype == np.uint8
+    for color in ((110, 120, 140), (240, 200, 40), (220, 60, 60), (70, 165, 250)):
+        assert np.all(img == color, axis=2).any(), color
+    env.close()
+    assert gym_env.make_env().render() is None  # render_mode None draws nothing
+
+
+def run(env: gym_env.CoinArenaEnv, seed: int, actions: np.ndarray) -> list[bytes]:
+    obs, _ = env.reset(seed=seed)
+    out = [obs.tobytes()]
+    for action in actions:
+        obs, reward, terminated, truncated, _ = env.step(action)
+        out.append(obs.tobytes() + np.float64(reward).tobytes())
+        if terminated or truncated:
+            obs, _ = env.reset()
+            out.append(obs.tobytes())
+    return out
+
+
+def test_same_seed_same_bits_and_worlds_apart() -> None:
+    """Two envs in one process, same seed and actions: the same observations bit for bit,
+    also after an earlier episode in one of them; another seed gives another arena."""
+    actions = np.random.default_rng(7).uniform(-1, 1, (150, 2)).astype(np.float32)
+    a, b = gym_env.make_env(max_steps=60), gym_env.make_env(max_steps=60)
+    assert a.world != b.world
+    b.reset(seed=99)
+    b.step(actions[0])
+    before = esper.current_world
+    assert run(a, 3, actions) == run(b, 3, actions)
+    assert esper.current_world == before  # the envs switch back to the caller's world
+    assert run(a, 4, actions[:1])[0] != run(b, 3, actions[:1])[0]
+    a.close()
+    b.close()
+
+
+def test_a_coin_touched_rewards_and_goes() -> None:
+    env = gym_env.make_env()
+    obs, info = env.reset(seed=1)
+    assert info["coins_left"] == gym_env.N_COINS and obs[6::3][:gym_env.N_COINS].all()
+    rewards = []
+    for _ in range(40):
+        obs, reward, terminated, truncated, info = env.step(toward(obs, "coin"))
+        rewards.append(reward)
+        if info["coins_left"] < gym_env.N_COINS:
+            break
+    assert rewards[-1] == 1.0 and sum(rewards[:-1]) == 0.0 and not terminated
+    gone = [c for c, got in zip(env.coins, env.collected, strict=True) if got]
+    assert len(gone) == 1
+    assert gone[0] not in env.physics.arrays("entity")  # deleted from the world
+    slot = env.coins.index(gone[0])
+    assert (obs[4 + 3 * slot:7 + 3 * slot] == 0).all()  # its slot masked
+    # chase the rest: every coin collected ends the episode (this arena has no pit in the way)
+    total = 1.0
+    while not terminated:
+        obs, reward, terminated, truncated, info = env.step(toward(obs, "coin"))
+        total += reward
+        assert not truncated
+    assert total == gym_env.N_COINS and info["coins_left"] == 0
+    env.close()
+
+
+def test_a_hazard_touched_ends_the_episode() -> None:
+    env = gym_env.make_env()
+    obs, _ = env.reset(seed=2)
+    for _ in range(40):
+        obs, reward, terminated, truncated, info = env.step(toward(obs, "hazard"))
+        if terminated:
+            break
+    assert terminated and not truncated and reward == -1.0
+    assert info["coins_left"] == gym_env.N_COINS
+    env.close()
+
+
+def test_truncated_after_max_steps_and_close_deletes_the_world() -> None:
+    env = gym_env.make_env(max_steps=5)
+    env.reset(seed=0)
+    ends = [env.step(np.zeros(2, np.float32))[2:4] for _ in range(5)]
+    assert ends == [(False, False)] * 4 + [(False, True)]
+    assert env.world in esper.list_worlds()
+    env.close()
+    assert env.world not in esper.list_worlds()
+    env.close()  # twice is harmless
+
+
+def test_sync_and_async_vector_envs_step() -> None:
+    fns = [functools.partial(gym_env.make_env, max_steps=20)] * 3
+    for vec in (gym.vector.SyncVectorEnv(fns),
+                gym.vector.AsyncVectorEnv(fns[:2], context="spawn")):  # pickled to children
+        obs, _ = vec.reset(seed=5)
+        assert obs.shape == (vec.num_envs, *gym_env.CoinArenaEnv().observation_space.shape)
+        assert not np.array_equal(obs[0], obs[1])  # seeds 5, 6: different arenas
+        vec.action_space.seed(0)
+        for _ in range(25):  # past max_steps: the vector env resets them
+            obs, reward, terminated, truncated, _ = vec.step(vec.action_space.sample())
+            assert obs.dtype == np.float32 and reward.shape == (vec.num_envs,)
+        vec.close()
+
+
+def test_register_and_make() -> None:
+    gym_env.register()
+    gym_env.register()  # again: no error, no warning
+    env = gym.make(gym_env.ENV_ID, max_steps=3)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    env.close()
+
+
+def test_script_runs_a_random_agent() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "gym_env.py"), "--episodes",
+                           "3"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0 and not done.stderr, done.stderr[-2000:]  # no warnings
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3 and all(line.startswith(f"episode {i}: return") and " length " in line
+                                   for i, line in enumerate(lines))
