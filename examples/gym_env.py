@@ -1,31 +1,26 @@
 """CoinArena: a gymnasium environment on an ecsphys world; an agent collects coins, avoids pits.
 
-    python examples/gym_env.py [--episodes N] [--seed S]
+    python examples/gym_env.py [--episodes N] [--seed S]     # a random agent: return, length
 
-runs a random agent and prints each episode's return and length.
+An 8 x 8 arena inside four STATIC walls; the agent is an ACTIVE circle that slides along them,
+coins and hazards (pits) are STATIC sensor circles at random cells (``reset(seed=...)``).
+Rewards come from the agent's ``on_touch`` events: +1 for a coin (the coin is deleted), -1
+for a hazard. ``terminated``: every coin collected or a hazard touched; ``truncated``: after
+``max_steps`` steps.
 
-The arena is 8 x 8 units inside four STATIC walls. The agent is an ACTIVE circle that slides
-along the walls; coins and hazards (pits) are STATIC sensor circles, placed at random cells by
-``reset(seed=...)``. Rewards come from the agent's ``on_touch`` events: +1 for a coin (the coin
-is deleted), -1 for a hazard. ``terminated``: every coin collected, or a hazard touched;
-``truncated``: after ``max_steps`` steps.
-
-- action: ``Box(-1, 1, (2,))``, the agent's velocity as a share of ``MAX_SPEED`` on each axis
+- action: ``Box(-1, 1, (2,))``, the agent's velocity as a share of ``MAX_SPEED`` per axis
   (clipped), held for ``FRAME_SKIP`` physics steps of 1/60 s;
-- observation: ``Box(-1, 1, (4 + 3 * N_COINS + 2 * N_HAZARDS,), float32)`` read from
-  ``physics.arrays``: the agent's position (arena -> [-1, 1]) and velocity (/ ``MAX_SPEED``),
-  then each coin's position relative to the agent (/ arena size) and a flag 1 (present) or
+- observation: ``Box(-1, 1, (4 + 3 * N_COINS + 2 * N_HAZARDS,), float32)`` from
+  ``physics.arrays``: the agent's position (the arena scaled to [-1, 1]) and velocity
+  (/ ``MAX_SPEED``), each coin's position relative to the agent (/ ``SIZE``) and 1, or
   0, 0, 0 once collected, then each hazard's relative position.
 
-Each env owns an esper world of its own (``env.world``, a unique name), made afresh with its
-Physics at every reset and deleted by ``close()``; every esper call runs inside
-``physics.in_world()``, so many envs live in one process (``SyncVectorEnv``) or one per
-process (``AsyncVectorEnv``: build them with the module-level ``make_env``).
-``register()`` registers ``"ecsphys/CoinArena-v0"`` for ``gymnasium.make``.
-
-On ecsphys's room pool: the env's world is an ordinary room world (one esper world with one
-Physics, stepped with ``physics.step()``), so the pool can host an env's world like any room;
-this example does not import ``ecsphys.rooms``.
+Each env owns an esper world (``env.world``, a unique name) made afresh with its Physics at
+every reset and deleted by ``close()``; its esper calls run in ``physics.in_world()``, so many
+envs share a process (``SyncVectorEnv``) or get one each (``AsyncVectorEnv`` with the
+module-level ``make_env``). ``register()`` registers ``"ecsphys/CoinArena-v0"``.
+On ecsphys's room pool the env's world is an ordinary room world (one esper world, one
+Physics, stepped with ``physics.step()``); this example does not import ``ecsphys.rooms``.
 """
 
 from __future__ import annotations
@@ -73,9 +68,12 @@ class CoinArenaEnv(gym.Env):
     def _build(self) -> None:
         """A fresh world: walls, coins, hazards and the agent at cells drawn from np_random."""
         self._drop_world()
-        cells = self.np_random.choice(int(SIZE) ** 2, 1 + N_COINS + N_HAZARDS, replace=False)
+        n = int(SIZE)
+        me = int(self.np_random.integers(n * n))  # the agent's cell; nothing in the 8 around it
+        free = [c for c in range(n * n) if max(abs(c % n - me % n), abs(c // n - me // n)) > 1]
+        cells = np.r_[me, self.np_random.choice(free, N_COINS + N_HAZARDS, replace=False)]
         jitter = self.np_random.uniform(-0.15, 0.15, (len(cells), 2))
-        spots = np.stack([cells % SIZE, cells // SIZE], axis=1) + 0.5 + jitter
+        spots = np.stack([cells % n, cells // n], axis=1) + 0.5 + jitter
         with ESPER_LOCK:  # Physics() joins the world that is current
             previous = esper.current_world
             esper.switch_world(self.world)
@@ -99,33 +97,28 @@ class CoinArenaEnv(gym.Env):
             self.agent = esper.create_entity(
                 ep.Position(*spots[0].tolist()), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
                 ep.Geometry(ep.Circle(AGENT_R)))
-        self.spots = spots
         self.collected = np.zeros(N_COINS, bool)
         self._touched: list[int] = []
         self.physics.on_touch(lambda c: self._touched.append(c.other(self.agent)),
                               entity=self.agent)
 
     def _drop_world(self) -> None:
-        if self.physics is None:
-            return
-        self.physics.remove()
-        with ESPER_LOCK:
-            if esper.current_world == self.world:
-                esper.switch_world("default")
-            if self.world in esper.list_worlds():
+        if self.physics is not None:
+            self.physics.remove()
+            self.physics = None
+            with ESPER_LOCK:  # (esper deletes no world that is current)
+                if esper.current_world == self.world:
+                    esper.switch_world("default")
                 esper.delete_world(self.world)
-        self.physics = None
 
     def _observation(self) -> np.ndarray:
         entity, pos, vel = self.physics.arrays("entity", "position", "velocity")
-        me = np.searchsorted(entity, self.agent)
-        obs = [pos[me] / SIZE * 2 - 1, vel[me] / MAX_SPEED]
+        row = dict(zip(entity.tolist(), range(len(entity)), strict=True))  # collected: none
+        me = pos[row[self.agent]]
+        obs = [me / SIZE * 2 - 1, vel[row[self.agent]] / MAX_SPEED]
         for coin in self.coins:
-            i = np.searchsorted(entity, coin)
-            here = i < len(entity) and entity[i] == coin
-            obs.append(np.r_[(pos[i] - pos[me]) / SIZE, 1.0] if here else np.zeros(3))
-        for hazard in self.hazards:
-            obs.append((pos[np.searchsorted(entity, hazard)] - pos[me]) / SIZE)
+            obs.append(np.r_[(pos[row[coin]] - me) / SIZE, 1] if coin in row else np.zeros(3))
+        obs += [(pos[row[hazard]] - me) / SIZE for hazard in self.hazards]
         return np.clip(np.concatenate(obs), -1, 1).astype(np.float32)
 
     # ------------------------------------------------------------ the gymnasium API
@@ -144,7 +137,7 @@ class CoinArenaEnv(gym.Env):
         for _ in range(FRAME_SKIP):
             self.physics.step()
             for other in self._touched:
-                if other in self.coins and not self.collected[self.coins.index(other)]:
+                if other in self.coins:  # (touched once: deleted before the next step)
                     self.collected[self.coins.index(other)] = True
                     reward += 1.0
                     with self.physics.in_world():
@@ -170,12 +163,13 @@ class CoinArenaEnv(gym.Env):
         img = np.full((n, n, 3), (20, 23, 31), np.uint8)
         img[(x < 0) | (x > SIZE) | (y < 0) | (y > SIZE)] = (110, 120, 140)
         entity, pos = self.physics.arrays("entity", "position")
-        bodies = [(c, COIN_R, (240, 200, 40)) for c in self.coins]
-        bodies += [(h, HAZARD_R, (220, 60, 60)) for h in self.hazards]
-        for e, r, color in [*bodies, (self.agent, AGENT_R, (70, 165, 250))]:
-            i = np.searchsorted(entity, e)
-            if i < len(entity) and entity[i] == e:
-                img[(x - pos[i, 0]) ** 2 + (y - pos[i, 1]) ** 2 <= r * r] = color
+        colors = {**dict.fromkeys(self.coins, (COIN_R, (240, 200, 40))),
+                  **dict.fromkeys(self.hazards, (HAZARD_R, (220, 60, 60))),
+                  self.agent: (AGENT_R, (70, 165, 250))}
+        for e, (px, py) in zip(entity.tolist(), pos.tolist(), strict=True):
+            if e in colors:  # (walls are drawn above; collected coins are gone)
+                r, color = colors[e]
+                img[(x - px) ** 2 + (y - py) ** 2 <= r * r] = color
         return img
 
     def close(self) -> None:

@@ -53,30 +53,28 @@ def test_render_draws_the_arena() -> None:
     assert gym_env.make_env().render() is None  # render_mode None draws nothing
 
 
-def run(env: gym_env.CoinArenaEnv, seed: int, actions: np.ndarray) -> list[bytes]:
-    obs, _ = env.reset(seed=seed)
-    out = [obs.tobytes()]
-    for action in actions:
-        obs, reward, terminated, truncated, _ = env.step(action)
-        out.append(obs.tobytes() + np.float64(reward).tobytes())
-        if terminated or truncated:
-            obs, _ = env.reset()
-            out.append(obs.tobytes())
-    return out
-
-
 def test_same_seed_same_bits_and_worlds_apart() -> None:
-    """Two envs in one process, same seed and actions: the same observations bit for bit,
-    also after an earlier episode in one of them; another seed gives another arena."""
+    """Two envs in one process, stepped in turn with the same seed and actions: the same
+    observations bit for bit (one of them had an episode before); another seed gives
+    another arena; the caller's esper world stays current."""
     actions = np.random.default_rng(7).uniform(-1, 1, (150, 2)).astype(np.float32)
     a, b = gym_env.make_env(max_steps=60), gym_env.make_env(max_steps=60)
     assert a.world != b.world
     b.reset(seed=99)
     b.step(actions[0])
     before = esper.current_world
-    assert run(a, 3, actions) == run(b, 3, actions)
-    assert esper.current_world == before  # the envs switch back to the caller's world
-    assert run(a, 4, actions[:1])[0] != run(b, 3, actions[:1])[0]
+    obs_a, obs_b = a.reset(seed=3)[0], b.reset(seed=3)[0]
+    assert obs_a.tobytes() == obs_b.tobytes()
+    episodes = 1
+    for action in actions:
+        got_a, got_b = a.step(action), b.step(action)
+        assert got_a[0].tobytes() == got_b[0].tobytes() and got_a[1:] == got_b[1:]
+        if got_a[2] or got_a[3]:
+            assert a.reset()[0].tobytes() == b.reset()[0].tobytes()
+            episodes += 1
+    assert episodes >= 2  # (the second episode from the seeded generators, as well)
+    assert esper.current_world == before
+    assert a.reset(seed=4)[0].tobytes() != b.reset(seed=3)[0].tobytes()
     a.close()
     b.close()
 
