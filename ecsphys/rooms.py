@@ -168,6 +168,10 @@ class RoomHost:
         self.tag = f"ecsphys.rooms/{os.getpid()}/{next(_hosts)}"
         self.rooms: dict[int, _Live] = {}
 
+    def run_many(self, tasks: list[_Task]) -> list[RoomResult]:
+        """Run the batches of several rooms, one after another (see ``run``)."""
+        return [self.run(task) for task in tasks]
+
     def run(self, task: _Task) -> RoomResult:
         """Run one room's batch; never raises for the room's own errors (see `RoomError`)."""
         for gone in task.drop:
@@ -290,9 +294,9 @@ def _start_host(build: Build, act: Act | None, arrays: tuple[str, ...], events: 
     _HOST = RoomHost(build, act, arrays, events, index)
 
 
-def _host_run(task: _Task) -> RoomResult:
+def _host_run(tasks: list[_Task]) -> list[RoomResult]:
     assert _HOST is not None
-    return _HOST.run(task)
+    return _HOST.run_many(tasks)
 
 
 # ---------------------------------------------------------------- engines
@@ -303,11 +307,11 @@ class _Inline:
         self.spec = spec
         self.hosts = [RoomHost(*spec, i) for i in range(workers)]
 
-    def submit(self, worker: int, task: _Task) -> Any:
-        return self.hosts[worker].run(task)
+    def submit(self, worker: int, tasks: list[_Task]) -> Any:
+        return self.hosts[worker].run_many(tasks)
 
-    def result(self, handle: Any) -> RoomResult:
-        return handle
+    def result(self, handle: Any) -> list[RoomResult]:
+        return handle  # type: ignore[no-any-return]
 
     def restart(self, worker: int) -> None:
         self.hosts[worker] = RoomHost(*self.spec, worker)
@@ -331,10 +335,10 @@ class _Process:
         return ProcessPoolExecutor(1, mp_context=self.context, initializer=_start_host,
                                    initargs=(*self.spec, index))
 
-    def submit(self, worker: int, task: _Task) -> Future[RoomResult]:
-        return self.pools[worker].submit(_host_run, task)
+    def submit(self, worker: int, tasks: list[_Task]) -> Future[list[RoomResult]]:
+        return self.pools[worker].submit(_host_run, tasks)
 
-    def result(self, handle: Future[RoomResult]) -> RoomResult:
+    def result(self, handle: Future[list[RoomResult]]) -> list[RoomResult]:
         return handle.result()
 
     def restart(self, worker: int) -> None:
@@ -368,11 +372,11 @@ class _Ray:
     def _actor(self, index: int) -> Any:
         return self.remote.remote(*self.spec, index)
 
-    def submit(self, worker: int, task: _Task) -> Any:
-        return self.actors[worker].run.remote(task)
+    def submit(self, worker: int, tasks: list[_Task]) -> Any:
+        return self.actors[worker].run_many.remote(tasks)
 
-    def result(self, handle: Any) -> RoomResult:
-        return self.ray.get(handle)
+    def result(self, handle: Any) -> list[RoomResult]:
+        return self.ray.get(handle)  # type: ignore[no-any-return]
 
     def restart(self, worker: int) -> None:
         self.ray.kill(self.actors[worker])
@@ -534,45 +538,56 @@ class Rooms:
                                      f"got {len(actions)}")
         actions = inputs or {}
         results: dict[int, RoomResult] = {}
-        pending = {rid: self._submit(rid, steps, actions.get(rid)) for rid in self.ids}
+        chunks: dict[int, list[int]] = {}
+        for rid in self.ids:
+            chunks.setdefault(self.placement[rid], []).append(rid)
+        # (worker, its rooms, the handle, whether the chunk may still be split room by room)
+        pending = [(w, rids, self._submit(w, rids, steps, actions), True)
+                   for w, rids in sorted(chunks.items())]
         retried: set[int] = set()
         while pending:
-            rid, handle = next(iter(pending.items()))
-            del pending[rid]
-            worker = self.placement[rid]
+            worker, rids, handle, splittable = pending.pop(0)
             try:
-                result = self._engine.result(handle)
+                got = self._engine.result(handle)
             except Exception as exc:
-                if self._engine.lost(exc) and worker not in retried:
+                lost = self._engine.lost(exc)
+                for r in self.ids:  # what the worker held may be gone or half-run
+                    if self._live[r] == worker:
+                        self._live[r] = None
+                if lost and worker not in retried:  # replace it; rerun from the last states
                     retried.add(worker)
                     self._engine.restart(worker)
                     self._drop[worker] = []
-                    for r in self.ids:  # the rooms it held went with it
-                        if self._live[r] == worker:
-                            self._live[r] = None
-                    again = [r for r in [rid, *pending] if self.placement[r] == worker]
-                    for r in again:
-                        self._live[r] = None
-                        pending[r] = self._submit(r, steps, actions.get(r))
+                    pending.append((worker, rids, self._submit(worker, rids, steps, actions),
+                                    splittable))
                     continue
-                error = RoomError(rid, "".join(traceback.format_exception(exc)))
-                self._live[rid] = None
-                result = RoomResult(rid, -1, -1, -1, [], {}, b"", error, worker)
-            results[rid] = self._settle(rid, worker, result)
+                if splittable and len(rids) > 1 and not lost:  # find the room it was
+                    pending.extend((worker, [r], self._submit(worker, [r], steps, actions),
+                                    False) for r in rids)
+                    continue
+                text = "".join(traceback.format_exception(exc))
+                got = [RoomResult(r, -1, -1, -1, [], {}, b"", RoomError(r, text), worker)
+                       for r in rids]
+            for result in got:
+                results[result.room_id] = self._settle(result.room_id, worker, result)
         return {rid: results[rid] for rid in self.ids}
 
     def _engine_spec_act(self) -> Act | None:
-        engine = self._engine
-        return engine.spec[1]
+        return self._engine.spec[1]  # type: ignore[no-any-return]
 
-    def _submit(self, rid: int, steps: int, actions: Sequence[Any] | None) -> Any:
-        worker = self.placement[rid]
-        held = self._live[rid] == worker
-        task = _Task(rid, self.seed + rid, self._version[rid],
-                     None if held else self._state[rid], steps,
-                     None if actions is None else list(actions), tuple(self._drop[worker]))
+    def _submit(self, worker: int, rids: list[int], steps: int,
+                actions: Mapping[int, Sequence[Any]]) -> Any:
+        tasks = []
+        for rid in rids:
+            held = self._live[rid] == worker
+            given = actions.get(rid)
+            tasks.append(_Task(rid, self.seed + rid, self._version[rid],
+                               None if held else self._state[rid], steps,
+                               None if given is None else list(given)))
+        if tasks:
+            tasks[0].drop = tuple(self._drop[worker])
         self._drop[worker] = []
-        return self._engine.submit(worker, task)
+        return self._engine.submit(worker, tasks)
 
     def _settle(self, rid: int, worker: int, result: RoomResult) -> RoomResult:
         if result.error is None:

@@ -210,3 +210,16 @@ def test_example_prints_the_same_digests_on_every_engine():
         outputs[engine] = lines[:-1]
     assert outputs["inline"] == outputs["process"] == outputs["ray"]
     assert len({line.split()[2] for line in outputs["inline"]}) == 3
+
+
+def test_an_input_that_does_not_pickle_fails_its_room_only(reference):
+    with Rooms(build, 4, act=act, engine="process", events="list", workers=2) as rooms:
+        rooms.run(STEPS, kicks(rooms.ids, STEPS))
+        inputs = kicks(rooms.ids, STEPS, STEPS)
+        inputs[2] = [lambda: None] * STEPS  # a lambda does not pickle
+        done = rooms.run(STEPS, inputs)
+        assert done[2].error is not None and done[2].error.room_id == 2
+        assert "pickle" in done[2].error.details.lower()
+        same({r: done[r] for r in (0, 1, 3)}, {r: reference[r] for r in (0, 1, 3)})
+        again = rooms.run(STEPS, kicks(rooms.ids, STEPS, STEPS))
+        same({2: again[2]}, {2: reference[2]})
