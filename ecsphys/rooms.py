@@ -122,8 +122,9 @@ class RoomResult:
     seconds: float = 0.0
 
     def snapshot(self) -> Any:
-        """The room's physics snapshot (`ecsphys.state.snapshot.Snapshot`) from ``state``."""
-        return pickle.loads(self.state)[1]
+        """The room's physics snapshot (`ecsphys.state.snapshot.Snapshot`) from ``state``
+        (None if the room never finished a batch)."""
+        return pickle.loads(self.state)[1] if self.state else None
 
 
 # ---------------------------------------------------------------- the worker side
@@ -444,7 +445,9 @@ class Rooms:
         arrays: the fields of ``physics.arrays`` each result carries (() for none).
         events: ``"counts"`` (touch and separate counts), ``"list"`` (also the batch's events)
             or None (no handlers, counts stay 0).
-        address: Ray's cluster address (``engine="ray"`` only; default: a local Ray).
+        address: Ray's cluster address (``engine="ray"`` only; default: a local Ray, or the
+            one ``ray.init`` started). Each Ray worker is an actor that takes one CPU: ask for
+            no more workers than the cluster has CPUs free.
         start_method: ``"forkserver"`` or ``"spawn"`` (``engine="process"`` only; default
             forkserver where the platform has it).
 
@@ -558,8 +561,11 @@ class Rooms:
                     retried.add(worker)
                     self._engine.restart(worker)
                     self._drop[worker] = []
-                    pending.append((worker, rids, self._submit(worker, rids, steps, actions),
-                                    splittable))
+                    again = [(rids, splittable)] + [(p[1], p[3]) for p in pending
+                                                    if p[0] == worker]
+                    pending = [p for p in pending if p[0] != worker]
+                    pending.extend((worker, r, self._submit(worker, r, steps, actions), split)
+                                   for r, split in again)
                     continue
                 if splittable and len(rids) > 1 and not lost:  # find the room it was
                     pending.extend((worker, [r], self._submit(worker, [r], steps, actions),
