@@ -152,6 +152,11 @@ class _Live:
     events: list[tuple[int, str, int, int]] = field(default_factory=list)
 
 
+@dataclass
+class _Failed:
+    error: Exception  # what submitting a chunk raised
+
+
 _hosts = itertools.count()
 
 
@@ -551,6 +556,8 @@ class Rooms:
         while pending:
             worker, rids, handle, splittable = pending.pop(0)
             try:
+                if isinstance(handle, _Failed):
+                    raise handle.error
                 got = self._engine.result(handle)
             except Exception as exc:
                 lost = self._engine.lost(exc)
@@ -593,7 +600,10 @@ class Rooms:
         if tasks:
             tasks[0].drop = tuple(self._drop[worker])
         self._drop[worker] = []
-        return self._engine.submit(worker, tasks)
+        try:
+            return self._engine.submit(worker, tasks)
+        except Exception as exc:  # a pool already broken: seen (and handled) as its result
+            return _Failed(exc)
 
     def _settle(self, rid: int, worker: int, result: RoomResult) -> RoomResult:
         if result.error is None:

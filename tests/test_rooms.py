@@ -223,3 +223,12 @@ def test_an_input_that_does_not_pickle_fails_its_room_only(reference):
         same({r: done[r] for r in (0, 1, 3)}, {r: reference[r] for r in (0, 1, 3)})
         again = rooms.run(STEPS, kicks(rooms.ids, STEPS, STEPS))
         same({2: again[2]}, {2: reference[2]})
+
+
+def test_a_worker_killed_between_batches_is_replaced(reference):
+    with Rooms(build, 4, act=act, engine="process", events="list", workers=2) as rooms:
+        rooms.run(STEPS, kicks(rooms.ids, STEPS))
+        pool = rooms._engine.pools[1]  # noqa: SLF001 (the worker's own process)
+        for pid in list(pool._processes):  # noqa: SLF001
+            os.kill(pid, 9)
+        same(rooms.run(STEPS, kicks(rooms.ids, STEPS, STEPS)), reference)
