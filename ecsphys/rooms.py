@@ -216,11 +216,14 @@ class RoomHost:
             esper.switch_world(world)
             try:
                 physics = self.build(task.room_id, task.seed)
-            finally:
+                if not isinstance(physics, Physics) or physics.world != world:
+                    raise TypeError(f"build must return the Physics it made in the current "
+                                    f"esper world, got {physics!r}")
+            except BaseException:
                 esper.switch_world(previous)
-        if not isinstance(physics, Physics) or physics.world != world:
-            raise TypeError(f"build must return the Physics it made in the current esper "
-                            f"world, got {physics!r}")
+                esper.delete_world(world)  # nothing of a failed build stays
+                raise
+            esper.switch_world(previous)
         live = _Live(world, physics, 0)
         if self.events is not None:
             physics.on_touch(lambda c: self._seen(live, "touch", c))

@@ -232,3 +232,21 @@ def test_a_worker_killed_between_batches_is_replaced(reference):
         for pid in list(pool._processes):  # noqa: SLF001
             os.kill(pid, 9)
         same(rooms.run(STEPS, kicks(rooms.ids, STEPS, STEPS)), reference)
+
+
+
+def test_a_failed_build_leaves_no_world_and_closing_drops_the_rooms():
+    worlds = set(esper.list_worlds())
+    with Rooms(_bad_build, 3, engine="inline") as rooms:
+        done = rooms.run(1)
+        assert done[1].error is not None and done[1].snapshot() is None
+        assert len(set(esper.list_worlds()) - worlds) == 2  # rooms 0 and 2
+    assert set(esper.list_worlds()) == worlds
+    with Rooms(_no_physics, 1, engine="inline") as rooms:
+        error = rooms.run(1)[0].error
+    assert "TypeError: build must return the Physics" in error.details
+    assert set(esper.list_worlds()) == worlds
+
+
+def _no_physics(room_id: int, seed: int) -> object:
+    return "not a Physics"
