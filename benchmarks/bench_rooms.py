@@ -15,6 +15,7 @@ each way, a few milliseconds a room with the process pool): see the docs (docs/r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import statistics
 import time
@@ -41,18 +42,24 @@ def build(room_id: int, seed: int, balls: int = 40) -> ep.Physics:
     return physics
 
 
-def measure(engine: str, workers: int, rooms: int, steps: int, repeats: int,
-            balls: int) -> list[float]:
-    """Seconds of each timed batch."""
-    times = []
-    with Rooms(functools.partial(build, balls=balls), rooms, engine=engine, workers=workers,
-               arrays=()) as pool:
-        pool.run(1)  # builds the rooms and starts the workers
+def measure(configs: list[tuple[str, int]], rooms: int, steps: int, repeats: int,
+            balls: int) -> list[list[float]]:
+    """Seconds of each timed batch, a list per configuration. Every configuration's rooms
+    are made first; then each round times one batch of each in turn, so a change in the
+    machine's load reaches all of them alike."""
+    times: list[list[float]] = [[] for _ in configs]
+    with contextlib.ExitStack() as stack:
+        pools = [stack.enter_context(Rooms(functools.partial(build, balls=balls), rooms,
+                                           engine=engine, workers=workers, arrays=()))
+                 for engine, workers in configs]
+        for pool in pools:
+            pool.run(1)  # builds the rooms and starts the workers
         for _ in range(repeats):
-            t0 = time.perf_counter()
-            done = pool.run(steps)
-            times.append(time.perf_counter() - t0)
-            assert all(r.error is None for r in done.values())
+            for pool, got in zip(pools, times, strict=True):
+                t0 = time.perf_counter()
+                done = pool.run(steps)
+                got.append(time.perf_counter() - t0)
+                assert all(r.error is None for r in done.values())
     return times
 
 
@@ -66,18 +73,18 @@ def main() -> None:
     parser.add_argument("--plot", default=None, help="save a bar chart here (matplotlib)")
     args = parser.parse_args()
     engines = args.engines.split(",")
-    configs = [("inline", 1)] + [(e, w) for e in ("process", "ray") if e in engines
-                                 for w in (1, 2)]
+    configs = [(e, w) for e in ("inline", "process", "ray") if e in engines
+               for w in ((1,) if e == "inline" else (1, 2))]
     if "ray" in engines:
         import ray
 
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        # room for the 1-worker and the 2-worker actors at once (each takes one logical CPU;
+        # they run one configuration at a time)
+        ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
     rows = []
-    for engine, workers in configs:
-        if engine not in engines:
-            continue
-        med = statistics.median(measure(engine, workers, args.rooms, args.steps, args.repeats,
-                                         args.balls))
+    got = measure(configs, args.rooms, args.steps, args.repeats, args.balls)
+    for (engine, workers), times in zip(configs, got, strict=True):
+        med = statistics.median(times)
         rows.append((engine, workers, args.rooms / med, args.rooms * args.steps / med, med))
     print(f"{args.rooms} rooms of {args.balls} balls, batches of {args.steps} steps, "
           f"median of {args.repeats}\n")
