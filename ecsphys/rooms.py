@@ -19,8 +19,9 @@ Guarantees:
   inputs only. Rooms move between workers as state bytes: the coordinator keeps each room's
   last state, and a worker that does not hold the room at that state rebuilds it there
   (``build``, then ``physics.restore``) and goes on with the same bits as a room never moved
-  (``Rooms.move``, ``Rooms.rebalance``). A worker lost mid-batch (its process died, its actor
-  was killed) is replaced and its rooms rerun the batch from their last state, once.
+  (``Rooms.move``, ``Rooms.rebalance``). A worker lost (its process died, its actor was
+  killed), in a batch or between batches, is replaced and its rooms rerun the batch from their
+  last state (once a batch: lost again, its rooms' results carry a `RoomError`).
 - An exception raised in a room's code (``build``, ``act``, a handler, a step) comes back as
   that room's ``RoomResult.error``, a `RoomError` naming the room with the traceback's text;
   the other rooms go on and finish, and the failed room stays at its state before the batch.
