@@ -1,6 +1,7 @@
 """Many rooms: N arenas of bouncing balls and coins, each its own world, run on an engine.
 
     python examples/rooms.py --rooms N --steps S --engine {inline,process,ray} [--workers W]
+                             [--address RAY_CLUSTER]
 
 Each room is a walled arena (a TileMap) with a few pillars, coins (sensors) and balls that
 bounce off everything; room i is seeded by its id, and its first ball is kicked every second
@@ -88,11 +89,15 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=600)
     parser.add_argument("--engine", choices=("inline", "process", "ray"), default="process")
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--address", default=None, help="a Ray cluster to join (--engine ray)")
     args = parser.parse_args()
     if args.engine == "ray":
         import ray
 
-        ray.init(num_cpus=args.workers or 2, include_dashboard=False, log_to_driver=False)
+        if args.address:
+            ray.init(address=args.address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=args.workers or 2, include_dashboard=False, log_to_driver=False)
     t0 = time.perf_counter()
     with Rooms(build, args.rooms, act=act, engine=args.engine, workers=args.workers,
                events="list") as rooms:
