@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import os
 import statistics
 import time
 
@@ -86,8 +87,10 @@ def main() -> None:
     for (engine, workers), times in zip(configs, got, strict=True):
         med = statistics.median(times)
         rows.append((engine, workers, args.rooms / med, args.rooms * args.steps / med, med))
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     print(f"{args.rooms} rooms of {args.balls} balls, batches of {args.steps} steps, "
-          f"median of {args.repeats}\n")
+          f"median of {args.repeats}; {os.cpu_count()} cores, load average {load} "
+          f"(other work on the machine takes cores from the workers)\n")
     print("| engine | workers | rooms/s | room-steps/s | s a batch |")
     print("|---|---:|---:|---:|---:|")
     for engine, workers, rps, sps, med in rows:
