@@ -250,3 +250,13 @@ def test_a_failed_build_leaves_no_world_and_closing_drops_the_rooms():
 
 def _no_physics(room_id: int, seed: int) -> object:
     return "not a Physics"
+
+
+def test_rebalance_spreads_the_rooms_and_keeps_the_bits(reference):
+    with Rooms(build, 4, act=act, engine="inline", events="list", workers=2) as rooms:
+        def crowd_then_rebalance(rooms: Rooms) -> None:
+            for rid in rooms.ids:
+                rooms.move(rid, 0)
+            placement = rooms.rebalance()
+            assert set(placement.values()) == {0, 1}  # by the last batch's times
+        same(two_batches(rooms, crowd_then_rebalance), reference)
