@@ -260,3 +260,31 @@ def test_rebalance_spreads_the_rooms_and_keeps_the_bits(reference):
             placement = rooms.rebalance()
             assert set(placement.values()) == {0, 1}  # by the last batch's times
         same(two_batches(rooms, crowd_then_rebalance), reference)
+
+
+def settling(room_id: int, seed: int) -> ep.Physics:
+    """Six balls dropped on a floor: asleep one by one from about the 50th step."""
+    physics = ep.Physics(fixed_dt=1 / 60)
+    esper.create_entity(ep.Position(0, -0.5), ep.Collider(ep.STATIC), ep.Geometry(ep.Rect(20, 1)))
+    for k in range(6):
+        esper.create_entity(
+            ep.Position(-3 + 0.9 * k + 0.01 * seed, 1 + 1.1 * (k % 3)), ep.Velocity(0, 0),
+            ep.AccelerationMap(gravity=(0, -9.8)), ep.Collider(ep.PASSIVE),
+            ep.Geometry(ep.Circle(0.4)))
+    return physics
+
+
+def test_a_room_moved_while_falling_asleep_gives_the_same_bits():
+    fields = ("entity", "position", "velocity", "sleeping")
+    runs = []
+    for engine, move in (("inline", False), ("process", True)):
+        with Rooms(settling, 2, engine=engine, workers=2, events="list", arrays=fields) as rooms:
+            first = rooms.run(60)
+            if move:  # each room to the other worker's process, half its balls asleep
+                for rid in rooms.ids:
+                    rooms.move(rid, 1 - rooms.placement[rid])
+            runs.append((first, rooms.run(60)))
+    assert 0 < runs[0][0][0].arrays["sleeping"].sum() < 6  # moved half asleep
+    assert runs[0][1][0].arrays["sleeping"][1:].all()  # (the floor is static: never asleep)
+    for a, b in zip(runs[0], runs[1], strict=True):
+        same(a, b)
