@@ -45,7 +45,6 @@ this process, one room after another (tests, debugging).
 from __future__ import annotations
 
 import importlib
-import io
 import itertools
 import multiprocessing
 import os
@@ -62,7 +61,6 @@ import esper
 import numpy as np
 
 from .physics import ESPER_LOCK, Physics
-from .shapes import Shape
 
 __all__ = ["ENGINES", "RoomError", "RoomResult", "Rooms"]
 
@@ -274,25 +272,10 @@ class RoomHost:
                 esper.delete_world(live.world)
 
 
-class _CanonicalPickler(pickle.Pickler):
-    """Pickles shapes without their cached hash: the hash of a str differs from process to
-    process (``PYTHONHASHSEED``) and is cached only once a shape was hashed, so with it the
-    same state would give different bytes in different workers (and a stale hash after
-    loading). Shapes rehash lazily when loaded."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, Shape):
-            rebuild, args = obj.__reduce__()[:2]
-            return rebuild, tuple({k: v for k, v in a.items() if k != "_hash"}
-                                  if isinstance(a, dict) else a for a in args)
-        return NotImplemented
-
-
 def _dumps(value: Any) -> bytes:
-    """``value`` pickled to the same bytes in every process (see `_CanonicalPickler`)."""
-    out = io.BytesIO()
-    _CanonicalPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return out.getvalue()
+    """``value`` pickled (shapes pickle without their cached hash, `ecsphys.shapes`: the same
+    state gives the same bytes in every process)."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 _HOST: RoomHost | None = None  # the process engine's worker, in its own process

@@ -62,10 +62,15 @@ class Shape:
         raise NotImplementedError
 
     def __reduce__(self) -> tuple[object, ...]:
-        # immutable slots cannot be set by pickle's default: rebuild from the slot values
+        # immutable slots cannot be set by pickle's default: rebuild from the slot values,
+        # all but the cached hash (a str's hash differs from process to process: a loaded
+        # shape rehashes, so it is found in sets and dicts there and pickles to the same
+        # bytes in every process)
         state = {}
         for cls in type(self).__mro__:
             for name in cls.__dict__.get("__slots__", ()):
+                if name == "_hash":
+                    continue
                 if name not in state and not isinstance(getattr(type(self), name, None),
                                                         property):
                     try:
