@@ -13,7 +13,7 @@ Guarantees:
   (a picklable sequence of ``steps`` actions), or None. The batch returns one `RoomResult` a
   room: its state as arrays (``physics.arrays(*arrays)``), its touch and separate counts
   (since the room began), the batch's events as a list if asked (``events="list"``), and the
-  room's state as bytes (a pickled `physics.snapshot()` with the room's counters).
+  room's state as bytes (a pickled ``physics.snapshot()`` with the room's counters).
 - Results are bit-identical whatever the engine (``"inline"``, ``"process"``, ``"ray"``), the
   number of workers and wherever a room ran: a room depends on its id, its seed and its
   inputs only. Rooms move between workers as state bytes: the coordinator keeps each room's
