@@ -19,8 +19,17 @@ Each env owns an esper world (``env.world``, a unique name) made afresh with its
 every reset and deleted by ``close()``; its esper calls run in ``physics.in_world()``, so many
 envs share a process (``SyncVectorEnv``) or get one each (``AsyncVectorEnv`` with the
 module-level ``make_env``). ``register()`` registers ``"ecsphys/CoinArena-v0"``.
-On ecsphys's room pool the env's world is an ordinary room world (one esper world, one
-Physics, stepped with ``physics.step()``); this example does not import ``ecsphys.rooms``.
+On ecsphys's room pool (``ecsphys.rooms``) the arena runs as a room: ``build_room(room_id,
+seed)`` builds the world ``reset(seed=seed)`` builds (the same function makes both) and
+``act_room`` applies an action as ``step`` does. ``step`` holds an action for ``FRAME_SKIP``
+physics steps and a room step is one physics step, so env step ``k`` is room steps ``4k`` to
+``4k + 3``: give each action ``FRAME_SKIP`` times in the room's inputs (or follow it with
+None); ``act_room`` sets the velocity at room steps 0, 4, 8... and leaves it alone between.
+``Rooms(build_room, n, act=act_room, seed=s)`` then gives room ``i`` the positions of an env
+reset with ``seed=s + i`` and stepped with the same actions, bit for bit. A room moves the
+agent only: it collects no coin and ends no episode (a touched coin stays, a sensor that
+pushes nothing, and the touch is in the room's events), so it follows the env up to the
+first coin or hazard touched. ``observe(physics)`` reads a room's observation.
 """
 
 from __future__ import annotations
@@ -44,7 +53,66 @@ AGENT_R, COIN_R, HAZARD_R = 0.35, 0.25, 0.3
 MAX_SPEED = 4.0  # units per second
 DT, FRAME_SKIP = 1 / 60, 4
 PIXELS = 10  # per world unit in rgb_array frames
+# the entities of a fresh arena, in the order they are made (esper numbers a world's from 1)
+COINS = list(range(5, 5 + N_COINS))
+HAZARDS = list(range(5 + N_COINS, 5 + N_COINS + N_HAZARDS))
+AGENT = 5 + N_COINS + N_HAZARDS
 _worlds = itertools.count()
+
+
+def _arena(rng: np.random.Generator) -> ep.Physics:
+    """Make a Physics and the arena in the current esper world: walls, coins, hazards and the
+    agent (entities ``COINS``, ``HAZARDS``, ``AGENT``) at cells drawn from ``rng``."""
+    n = int(SIZE)
+    me = int(rng.integers(n * n))  # the agent's cell; nothing in the 8 around it
+    free = [c for c in range(n * n) if max(abs(c % n - me % n), abs(c // n - me // n)) > 1]
+    cells = np.r_[me, rng.choice(free, N_COINS + N_HAZARDS, replace=False)]
+    jitter = rng.uniform(-0.15, 0.15, (len(cells), 2))
+    spots = np.stack([cells % n, cells // n], axis=1) + 0.5 + jitter
+    physics = ep.Physics(fixed_dt=DT, sleep_after=None)
+    for x, y, w, h in ((SIZE / 2, -0.5, SIZE + 2, 1), (SIZE / 2, SIZE + 0.5, SIZE + 2, 1),
+                       (-0.5, SIZE / 2, 1, SIZE), (SIZE + 0.5, SIZE / 2, 1, SIZE)):
+        esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC),
+                            ep.Geometry(ep.Rect(w, h)))
+    made = [esper.create_entity(ep.Position(*xy.tolist()), ep.Collider(ep.STATIC, sensor=True),
+                                ep.Geometry(ep.Circle(COIN_R if k < N_COINS else HAZARD_R)))
+            for k, xy in enumerate(spots[1:])]
+    made.append(esper.create_entity(ep.Position(*spots[0].tolist()), ep.Velocity(0, 0),
+                                    ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(AGENT_R))))
+    if made != [*COINS, *HAZARDS, AGENT]:
+        raise RuntimeError(f"the arena must be made in a fresh esper world, got entities {made}")
+    return physics
+
+
+def _velocity(action: Any) -> np.ndarray:
+    """The agent's velocity for an action, as a ``(1, 2)`` array for ``set_arrays``."""
+    return np.clip(np.asarray(action, np.float64), -1, 1).reshape(1, 2) * MAX_SPEED
+
+
+def observe(physics: ep.Physics) -> np.ndarray:
+    """The observation of an arena (see the module doc); a coin gone from the world reads
+    0, 0, 0."""
+    entity, pos, vel = physics.arrays("entity", "position", "velocity")
+    row = dict(zip(entity.tolist(), range(len(entity)), strict=True))  # collected: none
+    me = pos[row[AGENT]]
+    obs = [me / SIZE * 2 - 1, vel[row[AGENT]] / MAX_SPEED]
+    for coin in COINS:
+        obs.append(np.r_[(pos[row[coin]] - me) / SIZE, 1] if coin in row else np.zeros(3))
+    obs += [(pos[row[hazard]] - me) / SIZE for hazard in HAZARDS]
+    return np.clip(np.concatenate(obs), -1, 1).astype(np.float32)
+
+
+def build_room(room_id: int, seed: int) -> ep.Physics:
+    """A room of ``ecsphys.rooms``: the arena ``reset(seed=seed)`` makes, in the current esper
+    world (``room_id`` is not used: the seed says it all)."""
+    return _arena(gym.utils.seeding.np_random(seed)[0])
+
+
+def act_room(physics: ep.Physics, room_id: int, step: int, action: Any) -> None:
+    """A room's action: at every ``FRAME_SKIP``-th room step (0, 4, 8...) the agent's velocity
+    as ``env.step`` sets it (None: left alone); between, nothing (as ``step`` holds it)."""
+    if action is not None and step % FRAME_SKIP == 0:
+        physics.set_arrays([AGENT], velocity=_velocity(action))
 
 
 class CoinArenaEnv(gym.Env):
@@ -66,37 +134,16 @@ class CoinArenaEnv(gym.Env):
     # ------------------------------------------------------------ the world
 
     def _build(self) -> None:
-        """A fresh world: walls, coins, hazards and the agent at cells drawn from np_random."""
+        """A fresh world: the arena at cells drawn from np_random."""
         self._drop_world()
-        n = int(SIZE)
-        me = int(self.np_random.integers(n * n))  # the agent's cell; nothing in the 8 around it
-        free = [c for c in range(n * n) if max(abs(c % n - me % n), abs(c // n - me // n)) > 1]
-        cells = np.r_[me, self.np_random.choice(free, N_COINS + N_HAZARDS, replace=False)]
-        jitter = self.np_random.uniform(-0.15, 0.15, (len(cells), 2))
-        spots = np.stack([cells % n, cells // n], axis=1) + 0.5 + jitter
         with ESPER_LOCK:  # Physics() joins the world that is current
             previous = esper.current_world
             esper.switch_world(self.world)
             try:
-                self.physics = ep.Physics(fixed_dt=DT, sleep_after=None)
+                self.physics = _arena(self.np_random)
             finally:
                 esper.switch_world(previous)
-        with self.physics.in_world():
-            for x, y, w, h in ((SIZE / 2, -0.5, SIZE + 2, 1), (SIZE / 2, SIZE + 0.5, SIZE + 2, 1),
-                               (-0.5, SIZE / 2, 1, SIZE), (SIZE + 0.5, SIZE / 2, 1, SIZE)):
-                esper.create_entity(ep.Position(x, y), ep.Collider(ep.STATIC),
-                                    ep.Geometry(ep.Rect(w, h)))
-
-            def sensor(xy: np.ndarray, r: float) -> int:
-                return esper.create_entity(ep.Position(*xy.tolist()),
-                                           ep.Collider(ep.STATIC, sensor=True),
-                                           ep.Geometry(ep.Circle(r)))
-
-            self.coins = [sensor(xy, COIN_R) for xy in spots[1:1 + N_COINS]]
-            self.hazards = [sensor(xy, HAZARD_R) for xy in spots[1 + N_COINS:]]
-            self.agent = esper.create_entity(
-                ep.Position(*spots[0].tolist()), ep.Velocity(0, 0), ep.Collider(ep.ACTIVE),
-                ep.Geometry(ep.Circle(AGENT_R)))
+        self.coins, self.hazards, self.agent = list(COINS), list(HAZARDS), AGENT
         self.collected = np.zeros(N_COINS, bool)
         self._touched: list[int] = []
         self.physics.on_touch(lambda c: self._touched.append(c.other(self.agent)),
@@ -111,16 +158,6 @@ class CoinArenaEnv(gym.Env):
                     esper.switch_world("default")
                 esper.delete_world(self.world)
 
-    def _observation(self) -> np.ndarray:
-        entity, pos, vel = self.physics.arrays("entity", "position", "velocity")
-        row = dict(zip(entity.tolist(), range(len(entity)), strict=True))  # collected: none
-        me = pos[row[self.agent]]
-        obs = [me / SIZE * 2 - 1, vel[row[self.agent]] / MAX_SPEED]
-        for coin in self.coins:
-            obs.append(np.r_[(pos[row[coin]] - me) / SIZE, 1] if coin in row else np.zeros(3))
-        obs += [(pos[row[hazard]] - me) / SIZE for hazard in self.hazards]
-        return np.clip(np.concatenate(obs), -1, 1).astype(np.float32)
-
     # ------------------------------------------------------------ the gymnasium API
 
     def reset(self, *, seed: int | None = None,
@@ -128,11 +165,10 @@ class CoinArenaEnv(gym.Env):
         super().reset(seed=seed)
         self._build()
         self.steps = 0
-        return self._observation(), {"coins_left": N_COINS}
+        return observe(self.physics), {"coins_left": N_COINS}
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        velocity = np.clip(np.asarray(action, np.float64), -1, 1).reshape(1, 2) * MAX_SPEED
-        self.physics.set_arrays([self.agent], velocity=velocity)
+        self.physics.set_arrays([self.agent], velocity=_velocity(action))
         reward, terminated = 0.0, False
         for _ in range(FRAME_SKIP):
             self.physics.step()
@@ -152,7 +188,7 @@ class CoinArenaEnv(gym.Env):
         self.steps += 1
         truncated = not terminated and self.steps >= self.max_steps
         info = {"coins_left": int(N_COINS - self.collected.sum())}
-        return self._observation(), reward, terminated, truncated, info
+        return observe(self.physics), reward, terminated, truncated, info
 
     def render(self) -> np.ndarray | None:
         """An RGB frame (``rgb_array``): walls grey, coins gold, hazards red, the agent blue."""

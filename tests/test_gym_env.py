@@ -1,6 +1,7 @@
 """examples/gym_env.py: the CoinArena gymnasium environment passes gymnasium's checker, is
 deterministic under ``reset(seed=...)``, rewards and ends episodes from the agent's touch
-events, runs in Sync and Async vector envs, registers, and its script runs."""
+events, runs in Sync and Async vector envs, registers, and its script runs; as rooms of
+``ecsphys.rooms`` (``build_room``, ``act_room``) its arenas give the env's bits."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from pathlib import Path
 import esper
 import numpy as np
 import pytest
+
+from ecsphys.physics import ESPER_LOCK
+from ecsphys.rooms import Rooms
 
 gym = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
@@ -158,3 +162,73 @@ def test_script_runs_a_random_agent() -> None:
     lines = done.stdout.splitlines()
     assert len(lines) == 3 and all(line.startswith(f"episode {i}: return") and " length " in line
                                    for i, line in enumerate(lines))
+
+
+# ---------------------------------------------------------------- on ecsphys's room pool
+
+ROOM_SEED, ENV_STEPS = 15, 15  # 60 physics steps: walls touched, no coin, no hazard
+
+
+def room_actions() -> dict[int, np.ndarray]:
+    """Full-ish speed along diagonals, env step by env step, for rooms 0, 1, 2."""
+    rng = np.random.default_rng(3)
+    return {i: rng.choice([-1.0, 1.0], (ENV_STEPS, 2)) * rng.uniform(0.5, 1, (ENV_STEPS, 1))
+            for i in range(3)}
+
+
+def test_build_room_builds_the_arena_reset_builds() -> None:
+    env = gym_env.make_env()
+    for seed in (0, 7):
+        with ESPER_LOCK:
+            previous = esper.current_world
+            esper.switch_world(f"test-build-room-{seed}")
+            try:
+                physics = gym_env.build_room(0, seed)
+            finally:
+                esper.switch_world(previous)
+        obs = env.reset(seed=seed)[0]
+        assert gym_env.observe(physics).tobytes() == obs.tobytes()
+        for name in ("entity", "position", "kind"):
+            assert physics.arrays(name).tobytes() == env.physics.arrays(name).tobytes()
+        physics.remove()
+        esper.delete_world(physics.world)
+    env.close()
+
+
+@pytest.mark.parametrize("engine", ["inline", "process"])
+def test_rooms_follow_the_envs_bit_for_bit(engine: str) -> None:
+    """Rooms 0, 1, 2 of ``Rooms(build_room, 3, act=act_room, seed=s)`` and envs reset with
+    seeds s, s + 1, s + 2, given the same actions (a room's input holds each env action for
+    FRAME_SKIP room steps, repeated or followed by None), in batches that are not whole env
+    steps: the same entities, positions and velocities, bit for bit."""
+    actions = room_actions()
+    envs = []
+    for i in range(3):
+        env = gym_env.make_env()
+        env.reset(seed=ROOM_SEED + i)
+        for action in actions[i]:
+            _, reward, terminated, truncated, _ = env.step(action)
+            assert reward == 0 and not terminated and not truncated  # before any coin
+        envs.append(env)
+    skip = gym_env.FRAME_SKIP
+    inputs = {0: [a for a in actions[0] for _ in range(skip)],
+              1: [a if k == 0 else None for a in actions[1] for k in range(skip)],
+              2: [a for a in actions[2] for _ in range(skip)]}
+    with Rooms(gym_env.build_room, 3, act=gym_env.act_room, engine=engine,
+                       workers=2 if engine == "process" else 1, seed=ROOM_SEED,
+                       events="list") as rooms:
+        first = skip * ENV_STEPS // 2 + 1  # (odd: a batch ends amid an env step)
+        before = rooms.run(first, {i: steps[:first] for i, steps in inputs.items()})
+        done = rooms.run(skip * ENV_STEPS - first, {i: steps[first:]
+                                                     for i, steps in inputs.items()})
+    walls = 0
+    for i, env in enumerate(envs):
+        got = done[i]
+        assert got.error is None and got.steps == skip * ENV_STEPS
+        want = env.physics.arrays("entity", "position", "velocity")
+        for name, array in zip(("entity", "position", "velocity"), want, strict=True):
+            assert got.arrays[name].tobytes() == array.tobytes(), (i, name)
+        walls += sum(1 for _, kind, a, b in before[i].events + got.events
+                     if kind == "touch" and min(a, b) <= 4)
+        env.close()
+    assert walls  # (setting the velocity at every room step would undo the walls' slides)
