@@ -54,6 +54,7 @@ from .state import snapshot
 from .state.arrays import StateArrays
 from .state.body_table import BodyTable
 from .state.contact_set import ContactSet
+from .state.id_sets import unique_ids
 from .state.snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
@@ -559,7 +560,7 @@ class Physics:
         t = self.table
         if t.sleepers:  # its answers may part or join sleeping pairs: every island wakes
             n = t.n
-            t.wake_islands.update(np.unique(t.island[:n][t.asleep[:n] == 1]).tolist())
+            t.wake_islands.update(unique_ids(t.island[:n][t.asleep[:n] == 1]).tolist())
 
     # ------------------------------------------------------------ reading
 

@@ -55,6 +55,7 @@ from ..components import ALL
 from ..limits import MAX_COORD, _short, check_range, check_vec
 from ..mask import Mask as PixelMask
 from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape, Vec
+from ..state.id_sets import unique_ids
 from ..tilemap import TileMap
 from .world_query import WorldQuery
 
@@ -214,7 +215,7 @@ class WorldQueries:
             lo, hi = int(exclude.min()), int(exclude.max())
             if lo < 0 or hi > MAX_ENTITY:
                 _entity("exclude", lo if lo < 0 else hi, exclude)
-            return np.unique(exclude.astype(np.int64).ravel())
+            return unique_ids(exclude)
         try:
             items = list(islice(exclude, MAX_EXCLUDE + 1))  # type: ignore[call-overload]
         except TypeError:
@@ -225,8 +226,8 @@ class WorldQueries:
         if len(items) > MAX_EXCLUDE:
             raise ValueError(f"exclude must hold at most {MAX_EXCLUDE} entities, got more: "
                              f"{_short(exclude)}")
-        return np.unique(np.array([_entity("exclude", e, exclude) for e in items],
-                                  dtype=np.int64))
+        return unique_ids(np.array([_entity("exclude", e, exclude) for e in items],
+                                   dtype=np.int64))
 
     @staticmethod
     def _sensors(sensors: object) -> bool:

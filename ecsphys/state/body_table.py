@@ -76,6 +76,7 @@ from ..geometry.shape_store import ShapeStore
 from ..ground import NEW
 from ..shapes import Shape
 from ..tilemap import TileMap
+from .id_sets import unique_ids
 from .tile_watch import TileWatch, refresh_maps
 
 _STATIC, _ACTIVE = int(STATIC), int(ColliderKind.ACTIVE)
@@ -598,7 +599,7 @@ class BodyTable:
         parts = [rows for v, rows in log if v > version]
         if len(parts) != self.sleep_version - version:
             return None
-        return np.unique(np.concatenate(parts)).astype(np.int64, copy=False)
+        return unique_ids(np.concatenate(parts))
 
     def _wake_request(self, row: int) -> None:
         """Row ``row`` was changed by the game: its island and the sleepers touching it wake

@@ -47,6 +47,7 @@ from ..shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Sha
 from ..tilemap import TileMap
 from .body_table import MOTION_COLUMNS
 from .contact_set import ContactSet
+from .id_sets import unique_ids
 
 if TYPE_CHECKING:
     from ..physics import Physics
@@ -153,7 +154,7 @@ def _check(physics: Physics, snap: object) -> np.ndarray:
     if not isinstance(snap.entities, np.ndarray) or snap.entities.ndim != 1:
         raise TypeError("snapshot entities must be a 1-D NumPy array of entity ids")
     _array("entities", snap.entities, np.dtype(np.int64), snap.entities.shape)
-    if len(np.unique(snap.entities)) != len(snap.entities):
+    if len(unique_ids(snap.entities)) != len(snap.entities):
         raise _fail("entities", "must not repeat an entity")
     _array("parts", snap.parts, np.dtype(np.bool_), (len(snap.entities), 5))
     saved = [int(e) for e in snap.entities]
@@ -411,7 +412,7 @@ class _Checked:
         _array("home", home, np.dtype(np.int64), (n,))
         _within("home", home, -1, home_n - 1)
         kept = home[home >= 0]
-        if len(np.unique(kept)) != len(kept):
+        if len(unique_ids(kept)) != len(kept):
             raise _fail("home", "must name each row of the last step at most once")
 
     @staticmethod

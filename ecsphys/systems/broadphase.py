@@ -50,6 +50,7 @@ from .. import broadphase
 from ..broadphase.stage import Stage, dynamic_layout
 from ..components import STATIC
 from ..state.body_table import BodyTable
+from ..state.id_sets import union_ids
 
 PairFilter = Callable[[int, int], bool]
 
@@ -398,7 +399,7 @@ class BroadphaseSystem(esper.Processor):
         t = self.table
         dyn = self._dyn
         now = moved[(t.asleep[moved] == 0) & t.collides[moved] & (t.kind[moved] != _STATIC)]
-        dyn = np.union1d(dyn[t.asleep[dyn] == 0], now).astype(np.int64)
+        dyn = union_ids(dyn[t.asleep[dyn] == 0], now)
         dyn = dyn[np.argsort(t.entity[dyn], kind="stable")]
         self._dyn = dyn
         self._stage.set_dynamic_rows(dyn)

@@ -63,6 +63,7 @@ import numpy as np
 from ..events import ESPER_NAMES, BodyContact, EventHandlers, HandlerEntry
 from ..state.body_table import BodyTable
 from ..state.contact_set import ContactSet
+from ..state.id_sets import unique_ids
 from .contact_rows import ContactRows, diff, merge, pick
 from .sleep import dormant_rows, still_pairs
 from .sleeping_contacts import SleepingContacts
@@ -350,8 +351,8 @@ class EventsSystem(esper.Processor):
             return
         ents = None
         if rows_woken is not None and 8 * (len(rows_woken) + len(gone or ())) < len(store):
-            ents = np.unique(np.concatenate((table.entity[rows_woken],
-                                             np.asarray(gone or (), dtype=np.int64))))
+            ents = unique_ids(np.concatenate((table.entity[rows_woken],
+                                              np.asarray(gone or (), dtype=np.int64))))
         if not table.sleepers:  # (a pile woke whole: every sleeping pair ends)
             woken = store.release_all()
         elif ents is not None and _fit_keys(ents):
@@ -593,7 +594,7 @@ class EventsSystem(esper.Processor):
         if len(self.sleeping):
             mine = self._sleeping_of(np.array([entity], dtype=np.int64))
             parts += [mine.array("b"), mine.array("a")]
-        return [int(e) for e in np.unique(np.concatenate(parts)) if e != entity]
+        return [int(e) for e in unique_ids(np.concatenate(parts)) if e != entity]
 
     def contacts(self) -> list[BodyContact]:
         """Every touching pair after the last step, sorted by ``(a, b)``, with durations."""

@@ -56,6 +56,7 @@ Guarantees:
 import numpy as np
 
 from ..state.body_table import SLEEP_LOG
+from ..state.id_sets import unique_ids
 
 from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
@@ -548,7 +549,7 @@ def take_requests(table, double offset, partners=None, woke=None):
             forced[row] = 1
     if requested and partners is not None:
         # the sleepers that touched a requested body (one deleted, moved, re-shaped...)
-        req = np.unique(np.fromiter(requested, dtype=np.int64, count=len(requested)))
+        req = unique_ids(np.fromiter(requested, dtype=np.int64, count=len(requested)))
         for e in partners(req).tolist():
             row = row_of.get(e)
             if row is not None and asleep[row]:

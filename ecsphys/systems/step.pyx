@@ -42,6 +42,7 @@ from .sleep cimport fall_asleep, mark_dormant, rest_rows, wake_marks
 
 import numpy as np
 
+from ..state.id_sets import union_ids
 from .sleep import STATIC_BATCH, marked_islands, sleep_changed, wake_islands
 
 cimport numpy as cnp
@@ -218,8 +219,8 @@ cdef class Step:
                 self._awake_arr = np.flatnonzero(t.asleep[: t.n] == 0).astype(np.int64)
             else:  # the few rows that fell asleep or woke since
                 arr = self._awake_arr
-                self._awake_arr = np.union1d(arr[t.asleep[arr] == 0],
-                                             moved[t.asleep[moved] == 0]).astype(np.int64)
+                self._awake_arr = union_ids(arr[t.asleep[arr] == 0],
+                                            moved[t.asleep[moved] == 0])
             self._awake_key = key
         k[0] = len(self._awake_arr)
         return <const int64_t*> cnp.PyArray_DATA(<cnp.ndarray> self._awake_arr)
