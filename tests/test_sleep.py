@@ -389,6 +389,23 @@ def test_the_step_after_the_last_body_falls_asleep_is_quiet_and_the_sleeper_is_f
     assert lowest >= 1.5 - 1e-6  # on the ball's top, not through it
 
 
+def test_a_world_without_bodies_steps_quietly_until_one_comes():
+    physics = world("sleep-quiet-empty")
+    run(3)
+    quiet = physics._step.quiet_steps
+    run(10)
+    assert physics._step.quiet_steps == quiet + 10 and physics.steps == 13
+    ball = body(0, 5, ep.Circle(0.5), g=9.8)  # the next step runs: the ball falls
+    run(10)
+    assert physics._step.quiet_steps == quiet + 10
+    assert esper.component_for_entity(ball, ep.Position).y < 5.0
+    esper.delete_entity(ball, immediate=True)
+    run(2)  # the step that lets it go, then quiet again
+    before = physics._step.quiet_steps
+    run(5)
+    assert physics._step.quiet_steps == before + 5
+
+
 def test_writes_of_what_a_sleeper_already_has_do_not_wake_it():
     physics, floor, balls = _pile("sleep-equal-writes", n=14)
     _settle(physics, balls)

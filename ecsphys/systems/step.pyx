@@ -341,7 +341,8 @@ cdef class Step:
                 sleep_changed(t, fell_rows[:fell], _colliding(&r, fell_rows, fell))
         if t.sleepers:  # the pairs of sleepers and statics go to the sleeping contacts
             mark_dormant(&r, a, b, rows)
-        self._still = moving == fell and t.sleepers > 0
+        # (a world without bodies is as still as one whose every body sleeps)
+        self._still = (moving == fell and t.sleepers > 0) or t.n == 0
         self._rows_quiet = False
         if self._still:
             self._still_key = (t.layout_version, t.static_version, t.n, t.sleepers)
@@ -352,7 +353,7 @@ cdef class Step:
 
     def quiet(self):
         """The last run's `ContactRows` if this step can be quiet, else None: every body slept
-        at the end of the last run and nothing changed since (no row added, removed or
+        (or there was none) at the end of the last run and nothing changed since (no row added, removed or
         re-shaped, no static body changed, no tile dug, nothing woken or written). A quiet
         step moves nothing: the bodies and their contacts stay as they are; the contacts
         are marked as met in no impact (``toi`` inf, ``speed`` 0)."""
