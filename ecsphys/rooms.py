@@ -260,8 +260,10 @@ class RoomHost:
             live.steps += 1
 
     def _state(self, live: _Live) -> bytes:
-        return _dumps((_STATE_FORMAT, live.physics.snapshot(), live.steps, live.touches,
-                       live.separations, live.version))
+        """The room's state as bytes (the same state gives the same bytes in every process:
+        shapes pickle without their cached hash, `ecsphys.shapes`)."""
+        return pickle.dumps((_STATE_FORMAT, live.physics.snapshot(), live.steps, live.touches,
+                             live.separations, live.version), protocol=pickle.HIGHEST_PROTOCOL)
 
     def _drop(self, room_id: int) -> None:
         live = self.rooms.pop(room_id, None)
@@ -270,12 +272,6 @@ class RoomHost:
         with ESPER_LOCK:
             if esper.current_world != live.world and live.world in esper.list_worlds():
                 esper.delete_world(live.world)
-
-
-def _dumps(value: Any) -> bytes:
-    """``value`` pickled (shapes pickle without their cached hash, `ecsphys.shapes`: the same
-    state gives the same bytes in every process)."""
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 _HOST: RoomHost | None = None  # the process engine's worker, in its own process
