@@ -22,8 +22,11 @@ Guarantees:
   file's values on as they are: a firstgid may be a string, a size NaN);
 - refused: infinite maps (their tiles come in chunks with no bottom-left corner to place),
   maps that are not orthogonal, and (for tile layers) non-square tiles, which a `TileMap`
-  cannot hold. Flipped and rotated tiles (the flip bits of a gid) are accepted: a tile
-  collides as its whole square whichever way it is drawn, so the bits are dropped;
+  cannot hold;
+- a tile layer's tiles collide as the collision shapes their tilesets draw on them (slopes,
+  half tiles: one convex polygon a tile, ``ecsphys/tiled_shapes.py`` says how they are read
+  and what is refused), turned by the flip bits of their gids (a tile drawn flipped or
+  rotated is another shape, so another kind); a tile without collision objects is a square;
 - a tile layer larger than ``MAX_TILEMAP_SIDE`` / ``MAX_TILES`` is refused (as `TileMap`
   refuses it), and a polygon or polyline of more than ``MAX_OBJECT_POINTS`` points.
   Before pytiled-parser opens anything, ``tiled_files.check_map_file`` checks the map and
@@ -49,7 +52,7 @@ import os
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import esper
 import numpy as np
@@ -66,6 +69,15 @@ from .limits import (
     check_vec,
 )
 from .shapes import Circle, Compound, OrientedRect, Polygon, Rect, Segment, Shape
+from .tiled_shapes import (
+    HEX_120,
+    Cell,
+    TileShape,
+    flip_words,
+    flipped,
+    number_kinds,
+    tile_outline,
+)
 
 if TYPE_CHECKING:
     from .tilemap import TileMap
@@ -339,13 +351,23 @@ def _tile_kind(ts: Any, local: int, tile: Any, kinds: Mapping[Any, int] | None,
                       f"to kinds, or map it to 0 to leave such tiles empty")
 
 
-def tile_map(path: str | os.PathLike[str], layer: str = "walls",
-             kinds: Mapping[Any, int] | None = None, *, kind_property: str | None = None,
-             scale: float = 1.0, origin: tuple[float, float] = (0.0, 0.0)) -> TileMap:
-    """The tile layer ``layer`` of a Tiled map as a `TileMap` (see `TileMap.from_tiled`,
-    which calls this)."""
-    from .tilemap import TileMap
+class TileLayerParts(NamedTuple):
+    """What a `TileMap` of a tile layer is made of: ``TileMap(grid, tile_size, origin,
+    shapes=shapes)``."""
 
+    grid: np.ndarray
+    tile_size: float
+    origin: tuple[float, float]
+    shapes: dict[int, TileShape]
+
+
+def tile_layer_parts(path: str | os.PathLike[str], layer: str = "walls",
+                     kinds: Mapping[Any, int] | None = None, *,
+                     kind_property: str | None = None, scale: float = 1.0,
+                     origin: tuple[float, float] = (0.0, 0.0)) -> TileLayerParts:
+    """The tile layer ``layer`` of a Tiled map read and checked, as the parts of its
+    `TileMap`: the grid of kinds, the tile size and origin in world units, and the shapes of
+    the kinds whose tiles are not squares (see `TileMap.from_tiled` for the rules)."""
     who = "TileMap.from_tiled"
     if not isinstance(layer, str):
         raise TypeError(f"{who} layer must be a layer's name (str), got {layer!r}")
@@ -377,24 +399,66 @@ def tile_map(path: str | os.PathLike[str], layer: str = "walls",
     if gids.size and (gids.min() < 0 or gids.max() > _GID_MAX):
         raise ValueError(f"{where} holds tile ids outside 0 .. 2**32 - 1 "
                          f"({int(gids.min())} .. {int(gids.max())})")
-    gids = gids.astype(np.int64) & ~FLIP_BITS  # a square collides the same however drawn
-    used, index = np.unique(gids, return_inverse=True)
-    kind_of = np.zeros(len(used), dtype=np.int32)
+    # each distinct tile as drawn (its flip bits kept: a turned shape is another shape; the
+    # hexagonal bit dropped), in order of first appearance, row 0 on top
+    gids = gids.astype(np.int64) & ~HEX_120
+    used, first, index = np.unique(gids, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable").tolist()
     firsts = sorted(tmap.tilesets)
-    for i, gid in enumerate(used.tolist()):
+    outlines: dict[int, TileShape | None] = {}  # base gid -> its unturned shape
+    cells: list[Cell] = []
+    drawn: list[int] = []  # the index in ``used`` of each cell
+    for i in order:
+        gid = int(used[i])
         if gid == 0:
             continue
+        base, bits = gid & ~FLIP_BITS, gid & FLIP_BITS
+        row, col = divmod(int(first[i]), cols)
         try:
-            ts, local, tile = _tile_of(tmap, gid, firsts)
-            kind_of[i] = _tile_kind(ts, local, tile, table, kind_property)
+            ts, local, tile = _tile_of(tmap, base, firsts)
+            kind = _tile_kind(ts, local, tile, table, kind_property)
         except LookupError as exc:
-            row, col = (int(v) for v in np.argwhere(gids == gid)[0])
             raise ValueError(f"{where}, tile (row {row}, col {col}): {exc.args[0]}") from None
+        shape = None
+        if kind != 0:  # an empty tile's shape is never read
+            if base not in outlines:
+                try:
+                    outlines[base] = tile_outline(tile, ts.tile_height, float(tw))
+                except ValueError as exc:
+                    raise ValueError(f"{name}: tileset {ts.name!r}, tile {local} (drawn at row "
+                                     f"{row}, col {col} of layer {layer!r}): "
+                                     f"{exc.args[0]}") from None
+            shape = flipped(outlines[base], bits)
+        turned = flip_words(bits)
+        cells.append(Cell(kind, shape, f"tile {local} of tileset {ts.name!r}{turned} (row "
+                                       f"{row}, col {col})"))
+        drawn.append(i)
+    try:
+        numbered, shapes = number_kinds(cells, table is not None or kind_property is not None)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc.args[0]}") from None
+    kind_of = np.zeros(len(used), dtype=np.int32)
+    kind_of[drawn] = numbered
     grid = kind_of[index.reshape(rows, cols)]
     if not grid.any():
         raise ValueError(f"{where} has no solid tile (every cell is empty or of kind 0)")
+    return TileLayerParts(grid, tw * s, (ox + dx * s, oy - dy * s), shapes)
+
+
+def tile_map(path: str | os.PathLike[str], layer: str = "walls",
+             kinds: Mapping[Any, int] | None = None, *, kind_property: str | None = None,
+             scale: float = 1.0, origin: tuple[float, float] = (0.0, 0.0)) -> TileMap:
+    """The tile layer ``layer`` of a Tiled map as a `TileMap` (see `TileMap.from_tiled`,
+    which calls this)."""
+    from .tilemap import TileMap
+
+    parts = tile_layer_parts(path, layer, kinds, kind_property=kind_property, scale=scale,
+                             origin=origin)
+    where = f"{os.fsdecode(os.fspath(path))}: tile layer {layer!r}"
+    # a map without shaped tiles is made as before shapes were read
+    extra = {"shapes": parts.shapes} if parts.shapes else {}
     try:
-        return TileMap(grid, tw * s, origin=(ox + dx * s, oy - dy * s))
+        return TileMap(parts.grid, parts.tile_size, origin=parts.origin, **extra)
     except ValueError as exc:  # a tile size or place out of range, the layer's offset added
         raise ValueError(f"{where}: {exc}") from None
 
