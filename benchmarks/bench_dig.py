@@ -16,6 +16,10 @@ it some 6 us slower on this scene, whatever the map, which is no part of a dig. 
 us" times the map's update alone with its glue (``BodyTable.refresh_tilemaps`` right after
 the toggle, in blocks of their own: the step after it is not timed).
 
+With ``--shaped`` the random maps have slopes and half tiles (a fifth of the solid tiles,
+``TileMap(shapes=...)``) and every other toggled tile is built as one of them: each such
+dig or build makes the edges around the map's shaped tiles again.
+
 On a 2-core machine shared with other work a dig step is about 1.2 plain steps at every size
 (median of repeated runs; one run of 9 rounds varies by +-0.05): some 8-10 us more, 5-7 us
 of it the refresh (the map's update in tile_edges.pyx with cold caches, and its Python
@@ -24,7 +28,7 @@ glue), the rest the toggle and a slower step after it. On the long floor a dig s
 (about 5 us), though each dig renames half the floor's units (one index entry each).
 
     python benchmarks/bench_dig.py [--sizes 100,300,500] [--floors 500] [--rounds 15]
-                                   [--block 10]
+                                   [--block 10] [--shaped]
 """
 
 from __future__ import annotations
@@ -42,17 +46,23 @@ import ecsphys as ep
 DT = 1 / 60
 #: empty rows on top of the map, where the bodies rest on a solid row
 SKY = 6
+#: the shaped kinds of ``--shaped``: slopes both ways and half tiles
+SHAPES = {2: [(0, 0), (1, 0), (1, 1)], 3: [(0, 0), (1, 0), (0, 1)],
+          4: [(0, 0), (1, 0), (1, 0.5), (0, 0.5)], 5: [(0, 0.5), (1, 0.5), (1, 1), (0, 1)]}
 
 
-def build(side: int, seed: int = 0) -> tuple[ep.Physics, ep.TileMap]:
-    """A world of its own: a random ``side`` x ``side`` map (half the tiles solid) under
-    ``SKY`` empty rows and one solid row, eight bodies resting on that row."""
-    esper.switch_world(f"bench-dig-{side}-{seed}")
+def build(side: int, seed: int = 0, shaped: bool = False) -> tuple[ep.Physics, ep.TileMap]:
+    """A world of its own: a random ``side`` x ``side`` map (half the tiles solid, a fifth
+    of those shaped with ``shaped``) under ``SKY`` empty rows and one solid row, eight bodies
+    resting on that row."""
+    esper.switch_world(f"bench-dig-{side}-{seed}-{shaped}")
     rng = np.random.default_rng(seed)
     grid = (rng.random((side, side)) < 0.5).astype(np.int32)
+    if shaped:
+        grid *= np.where(rng.random((side, side)) < 0.2, rng.integers(2, 6, (side, side)), 1)
     grid[:SKY] = 0
     grid[SKY] = 1
-    tm = ep.TileMap(grid, 1.0)
+    tm = ep.TileMap(grid, 1.0, shapes=SHAPES if shaped else None)
     physics = ep.Physics(fixed_dt=DT, sleep_after=None)
     esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
     top = side - SKY
@@ -106,10 +116,11 @@ def floor_tiles(side: int, count: int) -> list[tuple[int, int]]:
 
 
 def measure(physics: ep.Physics, tm: ep.TileMap, tiles: list[tuple[int, int]], rounds: int,
-            block: int) -> dict[str, float]:
+            block: int, shaped: bool = False) -> dict[str, float]:
     """Median ms of a plain step, a dig step (toggle + step) and the step after a toggle,
     and median us of the refresh alone, toggling ``tiles`` in turn (``3 * rounds * block``
-    of them)."""
+    of them; with ``shaped`` every other tile built is a slope or a half tile)."""
+    kinds = [1, 2, 1, 4, 1, 3, 1, 5] if shaped else [1]
     plain: list[float] = []
     dig: list[float] = []
     step_only: list[float] = []
@@ -126,8 +137,9 @@ def measure(physics: ep.Physics, tm: ep.TileMap, tiles: list[tuple[int, int]], r
                 plain.append(clock() - t0)
             for _ in range(block):
                 row, col = next(it)
+                kind = kinds[(row + col) % len(kinds)]
                 t0 = clock()
-                tm[row, col] = 0 if tm[row, col] else 1
+                tm[row, col] = 0 if tm[row, col] else kind
                 t1 = clock()
                 physics.step()
                 t2 = clock()
@@ -135,14 +147,14 @@ def measure(physics: ep.Physics, tm: ep.TileMap, tiles: list[tuple[int, int]], r
                 step_only.append(t2 - t1)
             for _ in range(block):
                 row, col = next(it)
-                tm[row, col] = 0 if tm[row, col] else 1
+                tm[row, col] = 0 if tm[row, col] else kinds[(row + col) % len(kinds)]
                 t0 = clock()
                 table.refresh_tilemaps()
                 refresh.append(clock() - t0)
                 physics.step()
     finally:
         gc.enable()
-    edges = len(tm.edge_array())
+    edges = len(tm.edges)
     world = esper.current_world
     esper.switch_world("default")
     esper.delete_world(world)
@@ -163,6 +175,7 @@ def main() -> None:
     p.add_argument("--floors", default="500", help="floor widths ('' for none)")
     p.add_argument("--rounds", type=int, default=15)
     p.add_argument("--block", type=int, default=10)
+    p.add_argument("--shaped", action="store_true", help="slopes and half tiles in the maps")
     args = p.parse_args()
     print(f"{args.rounds} rounds of {args.block} plain steps, {args.block} dig steps and "
           f"{args.block} refreshes, alternating; medians")
@@ -171,9 +184,10 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     count = 3 * args.rounds * args.block
     for side in (int(s) for s in args.sizes.split(",") if s):
-        physics, tm = build(side)
-        print(row(f"{side} x {side}", measure(physics, tm, random_tiles(side, count),
-                                              args.rounds, args.block)), flush=True)
+        physics, tm = build(side, shaped=args.shaped)
+        name = f"{side} x {side}" + (" shaped" if args.shaped else "")
+        print(row(name, measure(physics, tm, random_tiles(side, count), args.rounds,
+                                args.block, args.shaped)), flush=True)
     for side in (int(s) for s in args.floors.split(",") if s):
         physics, tm = build_floor(side)
         print(row(f"floor {side} wide", measure(physics, tm, floor_tiles(side, count),

@@ -413,27 +413,36 @@ class DebugDraw:
         return body
 
     def _tile_fill(self, tm: TileMap, color: Color) -> list[tuple[Any, float, float]]:
-        """One dim rectangle per run of tiles of one kind in a row, placed relative to the
-        body: kind 1 in the body's colour, other kinds in colours of their own."""
+        """One dim rectangle per run of square tiles of one kind in a row, and one polygon
+        per shaped tile, placed relative to the body: kind 1 in the body's colour, other
+        kinds in colours of their own."""
         s = self.scale
         size = tm.tile_size * s
         ox, oy = tm.origin[0] * s, tm.origin[1] * s
         rows = tm.shape[0]
         out = []
+        shaped = tm.tile_shapes
         for row, line in enumerate(tm.grid.tolist()):
             y = oy + (rows - 1 - row) * size
             c0 = 0
             for c1 in range(1, len(line) + 1):
-                if c1 < len(line) and line[c1] == line[c0]:
+                if c1 < len(line) and line[c1] == line[c0] and line[c0] not in shaped:
                     continue
                 kind = line[c0]
                 if kind:
                     r, g, b, _ = color if kind == 1 else TILE_KIND_COLORS[
                         (kind - 2) % len(TILE_KIND_COLORS)]
-                    item = pshapes.Rectangle(0, 0, (c1 - c0) * size, size, color=(r, g, b, 60),
-                                             batch=self.batch,
-                                             group=self._groups["colliders"])
-                    out.append((item, ox + c0 * size, y))
+                    if kind in shaped:  # a slope, a half tile: its polygon
+                        points = [(u * size, v * size) for u, v in shaped[kind]]
+                        item = pshapes.Polygon(*points, color=(r, g, b, 60), batch=self.batch,
+                                               group=self._groups["colliders"])
+                        px, py = item.position  # (a polygon is placed by its first point)
+                        out.append((item, px + ox + c0 * size, py + y))
+                    else:
+                        item = pshapes.Rectangle(0, 0, (c1 - c0) * size, size,
+                                                 color=(r, g, b, 60), batch=self.batch,
+                                                 group=self._groups["colliders"])
+                        out.append((item, ox + c0 * size, y))
                 c0 = c1
         return out
 

@@ -59,6 +59,7 @@ MAX_MASK_SIDE = 16384
 MAX_MASK_PIXELS = 2**26
 MAX_TILEMAP_SIDE = 16384
 MAX_TILES = 2**22
+MAX_TILE_SHAPES = 4096  # shaped tile kinds in one TileMap
 
 
 def check_finite(name: str, value: object) -> float:

@@ -41,6 +41,16 @@ Guarantees:
   Its ``parts`` are the merged edges as `Segment` s (made when asked for), so every routine
   that handles a `Compound` handles it. A map made without a solid tile is rejected (nothing
   could collide); digging every tile later is allowed;
+- tiles may have shapes (``shapes={kind: points}``): a kind's convex polygon in tile units,
+  (0, 0) the tile's bottom-left corner and (1, 1) its top-right, y up (a slope, a half
+  tile); kinds without one are squares. The outline is still one merged one-sided outline:
+  a shaped tile's edges inside its square, and the parts of the sides that no neighbour
+  covers, join the collinear ones of neighbouring tiles (a slope over many tiles is one
+  edge), contacts are with the tile's polygon and name the tile, a point in a shaped
+  tile's square but outside its polygon is not in the map, and digging and building work as
+  for squares (tile_shapes.pyx builds the edges around shaped tiles again when one of them
+  or a neighbour changes). A part of a side next to a whole-unit edge on the same grid line
+  (a wall above a half tile) is an edge of its own, not joined with that one;
 - ``TileMap.from_tiled(path, layer)`` reads a tile layer of a map drawn in Tiled
   (``ecsphys/tiled.py``, through pytiled-parser, imported only then).
 """
@@ -50,13 +60,24 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .limits import MAX_SIZE, MAX_TILEMAP_SIDE, MAX_TILES, check_grid, check_size, check_vec
-from .shapes import Compound, Segment, Shape, _rebuild, check_reach
+from .limits import (
+    MAX_SIZE,
+    MAX_TILE_SHAPES,
+    MAX_TILEMAP_SIDE,
+    MAX_TILES,
+    check_grid,
+    check_size,
+    check_vec,
+)
+from .shapes import Compound, Polygon, Segment, Shape, _rebuild, check_reach
 from .state.tile_log import TileLog, tilemap_getitem, tilemap_setitem
+
+if TYPE_CHECKING:
+    from .geometry.tile_shapes import TileShapes
 
 #: Characters of a text map that mean "no tile".
 EMPTY_CHARS = frozenset(". ")
@@ -104,6 +125,61 @@ def _as_grid(grid: object) -> tuple[np.ndarray, dict[str, int] | None]:
     return arr.astype(np.int32), None
 
 
+_SHAPE_POINTS = 16  # a tile shape's points at most (tile_shapes.pxd: MAX_SHAPE_POINTS)
+_SQUARE = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+
+
+def _check_shapes(shapes: object) -> dict[int, tuple[tuple[float, float], ...]]:
+    """``shapes`` as kind -> its polygon's points (counter-clockwise, tile units), checked:
+    TypeError / ValueError naming the kind and the value."""
+    if shapes is None:
+        return {}
+    if not isinstance(shapes, Mapping):
+        raise TypeError(f"TileMap.shapes must be a dict of kind -> points, got {shapes!r}")
+    if len(shapes) > MAX_TILE_SHAPES:
+        raise ValueError(f"TileMap.shapes may hold at most {MAX_TILE_SHAPES} kinds, got "
+                         f"{len(shapes)}")
+    out: dict[int, tuple[tuple[float, float], ...]] = {}
+    for kind, points in shapes.items():
+        if isinstance(kind, (bool, np.bool_)) or not isinstance(kind, (int, np.integer)):
+            raise TypeError(f"TileMap.shapes keys must be int tile kinds, got {kind!r}")
+        if not 1 <= kind <= _KIND_MAX:
+            raise ValueError(f"TileMap.shapes kind must be from 1 to 2**31 - 1, got {kind!r}")
+        where = f"TileMap.shapes[{int(kind)}]"
+        if isinstance(points, (str, bytes)) or not isinstance(points, Iterable):
+            raise TypeError(f"{where} must be a sequence of (x, y) points, got {points!r}")
+        pts = list(points)
+        if not 3 <= len(pts) <= _SHAPE_POINTS:
+            raise ValueError(f"{where} must have 3 to {_SHAPE_POINTS} points, got {len(pts)}")
+        xy = [check_vec(f"{where}[{i}]", p, 2.0) for i, p in enumerate(pts)]
+        for i, (x, y) in enumerate(xy):
+            if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0):
+                raise ValueError(f"{where}[{i}] must lie in the tile, x and y from 0 to 1, "
+                                 f"got {pts[i]!r}")
+        try:
+            poly = Polygon(xy)
+        except ValueError as exc:
+            raise ValueError(f"{where} must be a convex polygon: {exc}") from None
+        out[int(kind)] = tuple((float(x), float(y)) for x, y in poly.points)
+    return out
+
+
+def _shape_table(shapes: dict[int, tuple[tuple[float, float], ...]]) -> TileShapes | None:
+    """The compiled table of the kinds whose shape is not the whole square (None if none)."""
+    kinds = sorted(k for k, pts in shapes.items() if sorted(pts) != sorted(_SQUARE))
+    if not kinds:
+        return None
+    # (the geometry package imports this module: its compiled table is imported when used)
+    from .geometry.tile_shapes import TileShapes
+
+    points = np.zeros((len(kinds), _SHAPE_POINTS, 2))
+    counts = np.zeros(len(kinds), dtype=np.int32)
+    for i, kind in enumerate(kinds):
+        counts[i] = len(shapes[kind])
+        points[i, : counts[i]] = shapes[kind]
+    return TileShapes(np.array(kinds, dtype=np.int32), points, counts)
+
+
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     """``(start, stop)`` of each run of True in a 1D bool array."""
     padded = np.concatenate(([False], mask, [False]))
@@ -111,27 +187,33 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(change[0::2].tolist(), change[1::2].tolist(), strict=True))
 
 
-def _padded(solid: np.ndarray) -> np.ndarray:
-    """The solid tiles with rows counted from the bottom (``pad[y + 1]`` is the row whose
-    bottom is at height y) and a ring of empty tiles around them."""
-    rows, cols = solid.shape
-    pad = np.zeros((rows + 2, cols + 2), dtype=np.bool_)
-    pad[1:-1, 1:-1] = np.flipud(solid)
+def _padded(masks: np.ndarray) -> np.ndarray:
+    """The tiles' side masks (tile_shapes.pxd: 255 a square, 0 empty) with rows counted from
+    the bottom (``pad[y + 1]`` is the row whose bottom is at height y) and a ring of empty
+    tiles around them."""
+    rows, cols = masks.shape
+    pad = np.zeros((rows + 2, cols + 2), dtype=np.uint8)
+    pad[1:-1, 1:-1] = np.flipud(masks)
     return pad
 
 
 def _h_line(pad: np.ndarray, y: int) -> list[tuple[int, int, int, int, int]]:
-    """The merged edges on the horizontal grid line at height y."""
+    """The merged whole-unit edges on the horizontal grid line at height y: where one side
+    covers the unit fully and the other not at all."""
     below, above = pad[y, 1:-1], pad[y + 1, 1:-1]
-    return ([(x0, y, x1, y, 0) for x0, x1 in _runs(below & ~above)]  # tops open above
-            + [(x0, y, x1, y, 1) for x0, x1 in _runs(above & ~below)])  # bottoms open below
+    tops = ((below & 2) != 0) & ((above & 16) == 0)  # open above
+    bottoms = ((above & 1) != 0) & ((below & 32) == 0)  # open below
+    return ([(x0, y, x1, y, 0) for x0, x1 in _runs(tops)]
+            + [(x0, y, x1, y, 1) for x0, x1 in _runs(bottoms)])
 
 
 def _v_line(pad: np.ndarray, x: int) -> list[tuple[int, int, int, int, int]]:
-    """The merged edges on the vertical grid line at x."""
+    """The merged whole-unit edges on the vertical grid line at x."""
     left, right = pad[1:-1, x], pad[1:-1, x + 1]
-    return ([(x, y0, x, y1, 2) for y0, y1 in _runs(right & ~left)]  # left sides open left
-            + [(x, y0, x, y1, 3) for y0, y1 in _runs(left & ~right)])  # right sides open right
+    lefts = ((right & 4) != 0) & ((left & 128) == 0)  # open left
+    rights = ((left & 8) != 0) & ((right & 64) == 0)  # open right
+    return ([(x, y0, x, y1, 2) for y0, y1 in _runs(lefts)]
+            + [(x, y0, x, y1, 3) for y0, y1 in _runs(rights)])
 
 
 def merged_edges(solid: np.ndarray) -> list[tuple[int, int, int, int, int]]:
@@ -139,7 +221,7 @@ def merged_edges(solid: np.ndarray) -> list[tuple[int, int, int, int, int]]:
     up from the bottom of the map: ``(x0, y0, x1, y1, facing)``, facing 0 up, 1 down, 2 left,
     3 right (the side of the tiles the edge bounds that is open)."""
     rows, cols = solid.shape
-    pad = _padded(np.asarray(solid, dtype=np.bool_))
+    pad = _padded(np.asarray(solid, dtype=np.bool_).astype(np.uint8) * 255)
     out: list[tuple[int, int, int, int, int]] = []
     for y in range(rows + 1):
         out += _h_line(pad, y)
@@ -154,6 +236,7 @@ def _unpickled(state: dict[str, object]) -> TileMap:
     view = tm._grid.view()  # type: ignore[attr-defined]
     view.setflags(write=False)
     tm._set("_view", view)
+    tm._set("_shape_table", _shape_table(tm.tile_shapes))  # type: ignore[attr-defined]
     return tm  # type: ignore[return-value]
 
 
@@ -180,28 +263,35 @@ class TileMap(Compound):
     """
 
     __slots__ = ("_grid", "_view", "_tiles", "tile_size", "origin", "kinds", "_pad", "_h",
-                 "_v", "_stale", "_cache", "_drawn")
+                 "_v", "_stale", "_cache", "_drawn", "tile_shapes", "_shape_table")
     type_code: ClassVar[int] = 6  # its edges are a group of segments, indexed by tile
     tile_size: float
     origin: tuple[float, float]
     #: character -> kind of a text map (None for an array)
     kinds: dict[str, int] | None
+    #: kind -> its shape's points, counter-clockwise in tile units (kinds not here: squares)
+    tile_shapes: dict[int, tuple[tuple[float, float], ...]]
 
     FACINGS: ClassVar[tuple[str, ...]] = ("up", "down", "left", "right")
 
     def __init__(self, grid: object, tile_size: float,
-                 origin: Iterable[float] = (0.0, 0.0)) -> None:
+                 origin: Iterable[float] = (0.0, 0.0),
+                 shapes: Mapping[int, Iterable[Iterable[float]]] | None = None) -> None:
         kinds_grid, kinds = _as_grid(grid)
         kinds_grid = np.ascontiguousarray(kinds_grid)  # (the compiled log writes it row-major)
         size = check_size("TileMap.tile_size", tile_size)
         ox, oy = check_vec("TileMap.origin", origin, MAX_SIZE)
+        tile_shapes = _check_shapes(shapes)
+        table = _shape_table(tile_shapes)
         solid = kinds_grid != 0
         if not solid.any():
             raise ValueError("TileMap.grid must have at least one solid tile, got none")
         rows, cols = kinds_grid.shape
         view = kinds_grid.view()
         view.setflags(write=False)
-        pad = _padded(solid)
+        self._set("tile_shapes", tile_shapes)
+        self._set("_shape_table", table)
+        pad = _padded(self._masks(kinds_grid))
         self._set("_grid", kinds_grid)
         self._set("_view", view)
         # the tiles as they are written, and the log of their changes (compiled)
@@ -265,6 +355,7 @@ class TileMap(Compound):
         # come back as a copy that digs no longer reach)
         _, (_, state) = super().__reduce__()  # type: ignore[misc]
         del state["_view"]
+        del state["_shape_table"]  # (compiled: made again from tile_shapes)
         return (_unpickled, (state,))
 
     def __eq__(self, other: object) -> bool:
@@ -277,6 +368,7 @@ class TileMap(Compound):
         """Whether ``other`` has the same tiles, tile size and origin."""
         return (isinstance(other, TileMap) and self.tile_size == other.tile_size
                 and self.origin == other.origin and self._grid.shape == other._grid.shape
+                and self.tile_shapes == other.tile_shapes
                 and bool(np.array_equal(self._grid, other._grid)))
 
     def _key(self) -> tuple[object, ...]:
@@ -285,7 +377,7 @@ class TileMap(Compound):
     def __repr__(self) -> str:
         rows, cols = self._grid.shape
         return (f"TileMap({rows}x{cols} tiles, tile_size={self.tile_size!r}, "
-                f"origin={self.origin!r}, {len(self.edge_array())} edges)")
+                f"origin={self.origin!r}, {len(self.edges)} edges)")
 
     # -------------------------------------------------------------- the tiles
 
@@ -355,8 +447,10 @@ class TileMap(Compound):
             rows, cols = self._grid.shape
             changes = tiles.changes_since(self._drawn)
             grid, pad = self._grid, self._pad
+            if self._shape_table is not None:  # (the edges around shaped tiles: made again)
+                self._cache.clear()
             if changes is None:  # too many to take one by one: every grid line
-                fresh = _padded(grid != 0)
+                fresh = _padded(self._masks(grid))
                 if not np.array_equal(fresh, pad):
                     pad[...] = fresh
                     self._stale.update(range(rows + cols + 2))
@@ -365,7 +459,7 @@ class TileMap(Compound):
             for k in set(changes):
                 row, col = divmod(k, cols)
                 up = rows - 1 - row
-                solid = grid.item(row, col) != 0
+                solid = self._mask(grid.item(row, col))
                 if pad.item(up + 1, col + 1) != solid:
                     pad[up + 1, col + 1] = solid
                     self._stale.update((up, up + 1, rows + 1 + col, rows + 2 + col))
@@ -386,9 +480,40 @@ class TileMap(Compound):
         self._stale.clear()
         return self._h, self._v
 
+    def _mask(self, kind: int) -> int:
+        """A kind's side mask (tile_shapes.pxd): 0 empty, 255 a square."""
+        if kind == 0:
+            return 0
+        table = self._shape_table
+        return 255 if table is None else int(table.side_mask(kind))
+
+    def _masks(self, grid: np.ndarray) -> np.ndarray:
+        """The side masks of a grid of kinds."""
+        if self._shape_table is None:
+            return (grid != 0).astype(np.uint8) * 255
+        kinds, inverse = np.unique(grid, return_inverse=True)
+        masks = np.array([self._mask(int(k)) for k in kinds], dtype=np.uint8)
+        return masks[inverse].reshape(grid.shape)
+
+    def extra_edges(self) -> tuple[np.ndarray, list[list[tuple[int, int]]]]:
+        """The edges around shaped tiles that are not whole grid units (a slope, the top of a
+        half tile, the part of a side a half tile leaves open): an (E, 6) float array ``(x0,
+        y0, x1, y1, nx, ny)`` in tiles from the map's bottom-left corner, the open side on the
+        right of (x0, y0) -> (x1, y1) and (nx, ny) its unit normal, and per edge the tiles
+        ``(row, col)`` it is a side of. Empty without shapes."""
+        found = self._made().get("extra")
+        if found is None:
+            if self._shape_table is None:
+                found = (np.zeros((0, 6)), [])
+            else:
+                found = self._shape_table.outline_pieces(self._grid)
+            self._cache["extra"] = found
+        return found  # type: ignore[no-any-return]
+
     def edge_array(self) -> np.ndarray:
-        """The merged edges as an (E, 5) int array ``(x0, y0, x1, y1, facing)`` in tiles from
-        the map's bottom-left corner (facing 0 up, 1 down, 2 left, 3 right)."""
+        """The merged whole-unit edges on grid lines as an (E, 5) int array ``(x0, y0, x1,
+        y1, facing)`` in tiles from the map's bottom-left corner (facing 0 up, 1 down, 2 left,
+        3 right); the edges of shaped tiles that are not are in `extra_edges`."""
         found = self._made().get("array")
         if found is None:
             h, v = self._lines()
@@ -400,7 +525,10 @@ class TileMap(Compound):
     @property
     def edges(self) -> tuple[tuple[tuple[float, float], tuple[float, float], str], ...]:
         """The merged edges ``((x0, y0), (x1, y1), facing)`` relative to the body, facing one
-        of ``"up"``, ``"down"``, ``"left"``, ``"right"`` (the open side)."""
+        of ``"up"``, ``"down"``, ``"left"``, ``"right"`` (the open side; for a slope the
+        nearest of them, a floor's up, and its open side is on the right of (x0, y0) ->
+        (x1, y1) for down and right, of (x1, y1) -> (x0, y0) for up and left, as for the
+        others), the whole-unit ones on grid lines first, then `extra_edges`."""
         found = self._made().get("edges")
         if found is None:
             ox, oy = self.origin
@@ -409,6 +537,17 @@ class TileMap(Compound):
                 ((ox + x0 * size, oy + y0 * size), (ox + x1 * size, oy + y1 * size),
                  self.FACINGS[facing])
                 for x0, y0, x1, y1, facing in self.edge_array().tolist())
+            extra = []
+            for x0, y0, x1, y1, nx, ny in self.extra_edges()[0].tolist():
+                # the nearest facing; from p1 to p2 as the grid lines' edges of that facing
+                # run (`_one_sided` turns up and left edges round)
+                if abs(ny) >= abs(nx):
+                    facing = "up" if ny > 0 else "down"
+                else:
+                    facing = "left" if nx < 0 else "right"
+                p1, p2 = (ox + x0 * size, oy + y0 * size), (ox + x1 * size, oy + y1 * size)
+                extra.append((p2, p1, facing) if facing in ("up", "left") else (p1, p2, facing))
+            found += tuple(extra)
             self._cache["edges"] = found
         return found
 

@@ -25,6 +25,12 @@
 #   the unit above it (unit up of vertical line col), -1 for none: a tile's sides are its
 #   lower-left point's two, the bottom of the point above and the left of the one to the
 #   right (ecsphys/geometry/tile_edges.pyx keeps it);
+# - a tile map with shaped kinds (slopes, half tiles) has a *shape table* in `cells` at its
+#   header's LF_HX (-1.0: none): how many kinds, where the tiles' entries of extra edges are
+#   (`xat`: per tile, the start of its list in `xlist` or -1) and the lists (a count, then
+#   slots), then per kind, sorted: the kind, the leaf of its polygon around a tile's centre
+#   and its side mask (ecsphys/geometry/tile_shapes.pxd). A tile's extra edges come after its
+#   four sides; a point in a shaped tile's square but outside its polygon is not solid;
 # - a `Store` holds raw pointers into the ShapeStore's NumPy arrays: valid while no shape is
 #   added (no Python runs between taking it and the end of the compiled call).
 
@@ -191,6 +197,11 @@ cdef struct Near:
     int k                # the current tile's leaves: first + e[k] .. first + e[kend - 1]
     int kend
     int e[4]
+    const int* xat       # per tile, where its extra edges are listed in xl (NULL: none)
+    const int* xl
+    const int* xp        # the current tile's extra edges: xp[0 .. xn - 1], xk taken
+    int xn
+    int xk
     bint facing          # skip the edges the viewer (vx, vy) is behind (`near_facing`)
     const int* li
     const double* faces
@@ -217,6 +228,8 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     it.c = it.c0 = it.c1 = it.r = it.r1 = it.k = it.kend = it.cols = it.first = 0
     it.i = it.end = 0
     it.units = NULL
+    it.xat = it.xl = it.xp = NULL
+    it.xn = it.xk = 0
     it.li = NULL
     it.faces = NULL
     it.vx = it.vy = 0.0
@@ -232,6 +245,9 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     it.cols = li[LI_NV]
     rows = li[LI_NF]
     it.units = s.cells + li[LI_V0]
+    if lf[LF_HX] >= 0.0:  # shaped kinds: extra edges listed per tile
+        it.xat = s.cells + s.cells[<int> lf[LF_HX] + 1]
+        it.xl = s.cells + s.cells[<int> lf[LF_HX] + 2]
     it.first = b.first
     it.k = it.kend = 0
     x0 = (x0 - ox) / size
@@ -280,7 +296,7 @@ cdef inline int _near_raw(Near* it) noexcept nogil:
             it.i += 1
             return it.i - 1
         return -1
-    while it.k >= it.kend:
+    while it.k >= it.kend and it.xk >= it.xn:
         if it.r > it.r1:
             return -1
         it.c += 1
@@ -306,8 +322,17 @@ cdef inline int _near_raw(Near* it) noexcept nogil:
             n += 1
         it.k = 0
         it.kend = n
-    it.k += 1
-    return it.first + it.e[it.k - 1]
+        it.xn = it.xk = 0
+        if it.xat != NULL:
+            n = it.xat[it.r * it.cols + it.c]
+            if n >= 0:
+                it.xp = it.xl + n + 1
+                it.xn = it.xl[n]
+    if it.k < it.kend:
+        it.k += 1
+        return it.first + it.e[it.k - 1]
+    it.xk += 1
+    return it.first + it.xp[it.xk - 1]
 
 cdef inline int near_next(Near* it) noexcept nogil:
     """The next leaf index, or -1 when done."""
@@ -320,18 +345,53 @@ cdef inline int near_next(Near* it) noexcept nogil:
         i = _near_raw(it)
     return i
 
+cdef inline int shape_leaf(const int* table, int kind, int* mask) noexcept nogil:
+    """The leaf of a shaped kind's polygon in a shape table (see the guarantees at the top)
+    and its side mask into *mask; -1 (and a square's mask) for a kind without a shape."""
+    cdef int lo = 0, hi = table[0], mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if table[3 + 3 * mid] < kind:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < table[0] and table[3 + 3 * lo] == kind:
+        mask[0] = table[5 + 3 * lo]
+        return table[4 + 3 * lo]
+    mask[0] = 255
+    return -1
+
+cdef inline bint in_shape(const Store* s, int leaf, double x, double y) noexcept nogil:
+    """The point (x, y), relative to a tile's centre, is in (or on) the polygon of leaf
+    ``leaf`` (a shaped kind's, around the tile's centre)."""
+    cdef const int* li = s.li + leaf * LI_STRIDE
+    cdef const double* f = s.faces + 3 * li[LI_F0]
+    cdef int k
+    for k in range(li[LI_NF]):
+        if f[3 * k] * x + f[3 * k + 1] * y > f[3 * k + 2] + 1e-12:
+            return False
+    return True
+
 cdef inline int tile_kind_at(const Store* s, const Body* b, double x, double y) noexcept nogil:
     """The kind of the tile of tile map ``b`` under the world point (x, y): 0 for an empty
-    tile, -1 outside the map (a point on a shared side belongs to the tile above / right)."""
+    tile or a point outside a shaped tile's polygon, -1 outside the map (a point on a shared
+    side belongs to the tile above / right)."""
     cdef const int* li = s.li + (b.first - 1) * LI_STRIDE
     cdef const double* lf = s.lf + (b.first - 1) * LF_STRIDE
     cdef double u = (x - b.px - lf[LF_CX]) / lf[LF_RADIUS]
     cdef double v = (y - b.py - lf[LF_CY]) / lf[LF_RADIUS]
     cdef int cols = li[LI_NV]
     cdef int rows = li[LI_NF]
+    cdef int kind, leaf, mask
     if not (u >= 0.0 and v >= 0.0 and u < cols and v < rows):
         return -1
-    return s.cells[li[LI_F0] + (<int> v) * cols + (<int> u)]
+    kind = s.cells[li[LI_F0] + (<int> v) * cols + (<int> u)]
+    if kind > 0 and lf[LF_HX] >= 0.0:
+        leaf = shape_leaf(s.cells + <int> lf[LF_HX], kind, &mask)
+        if leaf >= 0 and not in_shape(s, leaf, (u - (<int> u) - 0.5) * lf[LF_RADIUS],
+                                      (v - (<int> v) - 0.5) * lf[LF_RADIUS]):
+            return 0
+    return kind
 
 # A tile map's grid as its header leaf says: tile (up, col) has its lower-left corner at
 # (ox + col * size, oy + up * size) in the world, rows counted from the bottom (up); its
@@ -344,6 +404,8 @@ cdef struct TileGrid:
     int rows
     const int* kind      # per tile (up * cols + col): 0 empty
     int square           # the leaf of one tile's square around the origin
+    const int* table     # the shape table (NULL: every kind a square)
+    const Store* store
 
 cdef inline TileGrid tile_grid(const Store* s, const Body* b) noexcept nogil:
     """The grid of tile map ``b`` (placed at its body position)."""
@@ -357,7 +419,26 @@ cdef inline TileGrid tile_grid(const Store* s, const Body* b) noexcept nogil:
     g.rows = li[LI_NF]
     g.kind = s.cells + li[LI_F0]
     g.square = b.first - 2
+    g.table = s.cells + <int> lf[LF_HX] if lf[LF_HX] >= 0.0 else NULL
+    g.store = s
     return g
+
+cdef inline int tile_leaf(const TileGrid* g, int kind) noexcept nogil:
+    """The leaf of a solid kind's shape around a tile's centre: its polygon, or the square."""
+    cdef int mask, leaf
+    if g.table == NULL:
+        return g.square
+    leaf = shape_leaf(g.table, kind, &mask)
+    return g.square if leaf < 0 else leaf
+
+cdef inline int tile_mask(const TileGrid* g, int kind) noexcept nogil:
+    """A kind's side mask (tile_shapes.pxd): 0 empty, 255 a square."""
+    cdef int mask = 255
+    if kind <= 0:
+        return 0
+    if g.table != NULL:
+        shape_leaf(g.table, kind, &mask)
+    return mask
 
 cdef inline int grid_tile(const TileGrid* g, double x, double y, int* u,
                           int* col) noexcept nogil:
@@ -366,20 +447,36 @@ cdef inline int grid_tile(const TileGrid* g, double x, double y, int* u,
     belongs to the tile above / right)."""
     cdef double fu = (y - g.oy) / g.size
     cdef double fx = (x - g.ox) / g.size
+    cdef int kind, leaf, mask
     if not (fx >= 0.0 and fu >= 0.0 and fx < g.cols and fu < g.rows):
         return -1
     u[0] = <int> fu
     col[0] = <int> fx
-    return g.kind[u[0] * g.cols + col[0]]
+    kind = g.kind[u[0] * g.cols + col[0]]
+    if kind > 0 and g.table != NULL:
+        leaf = shape_leaf(g.table, kind, &mask)
+        if leaf >= 0 and not in_shape(g.store, leaf, (fx - col[0] - 0.5) * g.size,
+                                      (fu - u[0] - 0.5) * g.size):
+            return 0
+    return kind
 
 cdef inline bint tile_open(const TileGrid* g, int u, int col) noexcept nogil:
-    """Tile (u, col) is solid and has an open side (an empty or outside neighbour)."""
+    """Tile (u, col) is solid and has an open side (an empty or outside neighbour; a shaped
+    tile always has one, a square one where a shaped neighbour leaves its side uncovered)."""
     cdef const int* k = g.kind
     if k[u * g.cols + col] <= 0:
         return False
-    return (u == 0 or u == g.rows - 1 or col == 0 or col == g.cols - 1
+    if (u == 0 or u == g.rows - 1 or col == 0 or col == g.cols - 1
             or k[(u - 1) * g.cols + col] <= 0 or k[(u + 1) * g.cols + col] <= 0
-            or k[u * g.cols + col - 1] <= 0 or k[u * g.cols + col + 1] <= 0)
+            or k[u * g.cols + col - 1] <= 0 or k[u * g.cols + col + 1] <= 0):
+        return True
+    if g.table == NULL:
+        return False
+    return (tile_mask(g, k[u * g.cols + col]) != 255
+            or not tile_mask(g, k[(u - 1) * g.cols + col]) & 2      # below: its top full
+            or not tile_mask(g, k[(u + 1) * g.cols + col]) & 1      # above: its bottom
+            or not tile_mask(g, k[u * g.cols + col - 1]) & 8        # left: its right
+            or not tile_mask(g, k[u * g.cols + col + 1]) & 4)       # right: its left
 
 cdef inline void tile_range(const TileGrid* g, double x0, double y0, double x1, double y1,
                             int* c0, int* c1, int* u0, int* u1) noexcept nogil:

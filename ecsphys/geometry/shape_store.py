@@ -19,6 +19,10 @@ Guarantees:
   a tile (bottom, top, left, right) and the leaves near a box are found from the few tiles it
   covers; the header's last column is where the tiles' kinds are in ``cells`` (``up *
   columns + col``, 0 empty);
+- a map with shaped kinds (slopes, half tiles: ``TileMap.tile_shapes``) also has each kind's
+  polygon around a tile's centre as a leaf, a shape table in ``cells`` (its place in the
+  header's LF_HX, -1.0 without one) and, after its main slots, the slots of the edges that
+  are not whole grid units, listed per tile (shape_data.pxd, tile_edges.pyx);
 - a map's range has room for edges to come: its live edges in the order of a fresh layout,
   every other leaf a copy of a live edge with no live edge between the two, so a routine that
   walks the whole range and keeps the first of equal answers answers as over the edges alone;
@@ -46,7 +50,7 @@ import mmap
 import numpy as np
 
 from ..mask import Mask
-from ..shapes import Circle, Compound, Rect, Shape
+from ..shapes import Circle, Compound, Polygon, Rect, Shape
 from ..tilemap import TileMap
 from .tile_edges import TileEdges, index_size, room_fits
 
@@ -206,27 +210,37 @@ class ShapeStore:
             room.edges.detach()
 
     def _lay_out(self, tm: TileMap, room: _MapRoom | None) -> tuple[int, int, int]:
-        """Lay the whole map out: in its room if the edges fit it (``room_fits``), else in a
-        fresh one."""
+        """Lay the whole map out: in its room if the edges fit it (``room_fits``, and the
+        extra edges of shaped tiles theirs), else in a fresh one."""
         rows, cols = tm.shape
         edges = room.edges if room is not None else TileEdges(rows, cols)
+        table = tm._shape_table
+        edges.set_shapes(table)
         count = edges.count_edges(tm.grid)
+        xedges, xentries = edges.extra_need
         if room is None:
             cells = self._reserve_cells(index_size(rows, cols))
         else:
             cells = edges.kinds
-        if room is None or not room_fits(count, edges.room):
+        fits = room is not None and room_fits(count, edges.room)
+        if table is not None and fits and (xedges > edges.xroom or xentries > edges.xcap):
+            fits = False
+        if not fits:
             # a quarter more room than the edges need; twice what they need for a map that
             # outgrew its room (it is being dug into: its edges may keep growing)
             grows = room is not None and count > edges.room // 2
             slots = (2 * count if grows else count + count // 4) + 64
-            square = self._reserve(slots + 2)
+            xroom = 2 * xedges + 16 if table is not None else 0
+            square = self._reserve(slots + xroom + 2)
             self._write_square(tm, square)
             first = square + 2
             n = rows * cols
             self.leaf_i[square + 1] = (TILEMAP, cols, rows, cells + n, cells)
             x0, y0, x1, y1 = tm.bounds()
-            self.leaf_f[square + 1] = (tm.tile_size, *tm.origin, 0.0, 0.0, x0, y0, x1, y1)
+            shaped = -1.0
+            if table is not None:
+                shaped = float(self._place_shapes(tm, edges, xroom, 2 * xentries + 64))
+            self.leaf_f[square + 1] = (tm.tile_size, *tm.origin, shaped, 0.0, x0, y0, x1, y1)
             self.leaf_h[square + 1] = 0
         else:
             first, slots = edges.first, edges.room
@@ -235,6 +249,28 @@ class ShapeStore:
         edges.limit = rows * cols // 16 + 64  # (as many as the map's log keeps)
         self._maps[id(tm)] = _MapRoom(tm, edges)
         return edges.found  # type: ignore[no-any-return]
+
+    def _place_shapes(self, tm: TileMap, edges: TileEdges, xroom: int, xcap: int) -> int:
+        """The shaped kinds' table of map ``tm`` in ``cells`` (returns where): how many
+        kinds, where the tiles' entries and lists of extra edges are (placed in ``edges``
+        too), then per kind (sorted) its kind, the leaf of its polygon around a tile's centre
+        and its side mask (shape_data.pxd reads it)."""
+        rows, cols = tm.shape
+        kinds = sorted(tm.tile_shapes)
+        size = tm.tile_size
+        leaves = []
+        for kind in kinds:  # (interned before the table: interning may grow the arrays)
+            pts = [((x - 0.5) * size, (y - 0.5) * size) for x, y in tm.tile_shapes[kind]]
+            leaves.append(self.intern(Polygon(pts))[0])
+        at = self._reserve_cells(3 + 3 * len(kinds))
+        xat = self._reserve_cells(rows * cols)
+        xlist = self._reserve_cells(xcap)
+        table = [len(kinds), xat, xlist]
+        for kind, leaf in zip(kinds, leaves, strict=True):
+            table += [kind, leaf, tm._shape_table.side_mask(kind)]
+        self.cells[at : at + len(table)] = table
+        edges.place_extras(xroom, xat, xlist, xcap)
+        return at
 
     def _reserve(self, leaves: int) -> int:
         """Room for ``leaves`` leaves (2 vertices and 4 faces each) at the end of the arrays;

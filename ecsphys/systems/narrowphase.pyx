@@ -46,7 +46,7 @@ from ..geometry.distance cimport circles_contact_within, contact_within
 from ..geometry.impact cimport time_of_impact
 from ..geometry.shape_data cimport (
     CIRCLE, TILEMAP, Body, CContact, Store, TileGrid, grid_tile, leaf_body, store_of, tile_grid,
-    tile_open, tile_range,
+    tile_leaf, tile_open, tile_range,
 )
 from ..state.carray cimport as_c, c_array, new_array
 
@@ -350,7 +350,7 @@ cdef Py_ssize_t put_tiles(Out* o, const Store* s, const Rows* r, Py_ssize_t i, i
                           const int64_t* prev_tiles, Py_ssize_t pn, Py_ssize_t j,
                           double when, double fast) noexcept nogil:
     """The rows of a pair with a tile map: one per solid tile the other body touches (its
-    contact with the tile's square) within ``tol``, or within ``keep_tol`` for a tile it
+    contact with the tile's square, or a shaped kind's polygon) within ``tol``, or within ``keep_tol`` for a tile it
     touched in the previous step (``prev_keys`` / ``prev_tiles``, from row ``j``: hysteresis
     per tile), in tile order (rows from the top, then columns). Returns how many."""
     cdef bint map_a = ba.kind == TILEMAP
@@ -371,7 +371,8 @@ cdef Py_ssize_t put_tiles(Out* o, const Store* s, const Rows* r, Py_ssize_t i, i
         for col in range(c0, c1 + 1):
             if not tile_open(&g, u, col):
                 continue
-            square = leaf_body(s, g.square, g.ox + (col + 0.5) * g.size,
+            square = leaf_body(s, tile_leaf(&g, g.kind[u * g.cols + col]),
+                               g.ox + (col + 0.5) * g.size,
                                g.oy + (u + 0.5) * g.size)
             if map_a:
                 if not contact_within(s, &square, other, reach, &c):

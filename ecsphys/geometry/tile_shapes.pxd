@@ -1,0 +1,58 @@
+# Shaped tile kinds (slopes, half tiles): the declarations tile_edges.pyx shares with
+# tile_shapes.pyx (see there for what they guarantee).
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+# a kind's side masks (TileEdges.solid, per tile): bit FULL << side when the kind covers that
+# whole side of its square, ANY << side when it covers a stretch of it (more than a point);
+# sides 0 bottom, 1 top, 2 left, 3 right. A square is 0xFF, an empty tile 0.
+cdef enum:
+    FULL_B = 1
+    FULL_T = 2
+    FULL_L = 4
+    FULL_R = 8
+    ANY_B = 16
+    ANY_T = 32
+    ANY_L = 64
+    ANY_R = 128
+    SQUARE_MASK = 255
+    MAX_SHAPE_POINTS = 16    # a kind's polygon has at most this many points
+
+# one exposed piece of a shaped tile's outline, or a merged edge of several (grid units, rows
+# from the bottom); its open side is on the right of (x0, y0) -> (x1, y1)
+cdef struct Piece:
+    double x0
+    double y0
+    double x1
+    double y1
+    double nx            # the unit normal to the open side
+    double ny
+    double t0            # where it starts and ends along its direction
+    double t1
+    int64_t kx           # its line, rounded: the order key (normal, offset)
+    int64_t ky
+    int64_t kc
+    int32_t tile         # the tile it is a side of (up * cols + col)
+
+cdef struct PieceBuf:
+    Piece* p
+    Py_ssize_t n
+    Py_ssize_t cap
+
+
+cdef class TileShapes:
+    cdef readonly int nk
+    cdef int32_t* kinds      # sorted
+    cdef uint8_t* masks
+    cdef int* nv
+    cdef double* v           # nk * MAX_SHAPE_POINTS * 2, counter-clockwise, tile units
+    cdef double* lo          # nk * 4: the stretch of each side it covers (lo > hi: none)
+    cdef double* hi
+    cdef int find(self, int32_t kind) noexcept nogil
+    cdef uint8_t mask(self, int32_t kind) noexcept nogil
+    cdef bint pieces(self, const int32_t* kinds, int rows, int cols, const int32_t* tiles,
+                     Py_ssize_t nt, PieceBuf* out) noexcept nogil
+
+
+cdef bint merge_pieces(PieceBuf* pieces, PieceBuf* edges, int32_t* owner) noexcept nogil
+cdef bint piece_push(PieceBuf* b, const Piece* q) noexcept nogil
