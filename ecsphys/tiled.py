@@ -455,10 +455,8 @@ def tile_map(path: str | os.PathLike[str], layer: str = "walls",
     parts = tile_layer_parts(path, layer, kinds, kind_property=kind_property, scale=scale,
                              origin=origin)
     where = f"{os.fsdecode(os.fspath(path))}: tile layer {layer!r}"
-    # a map without shaped tiles is made as before shapes were read
-    extra = {"shapes": parts.shapes} if parts.shapes else {}
     try:
-        return TileMap(parts.grid, parts.tile_size, origin=parts.origin, **extra)
+        return TileMap(parts.grid, parts.tile_size, origin=parts.origin, shapes=parts.shapes)
     except ValueError as exc:  # a tile size or place out of range, the layer's offset added
         raise ValueError(f"{where}: {exc}") from None
 

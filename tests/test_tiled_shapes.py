@@ -18,7 +18,6 @@ loads, the hill's tiles are slopes, and a walker walks over the hill it used to 
 from __future__ import annotations
 
 import copy
-import inspect
 import json
 import math
 import shutil
@@ -145,12 +144,6 @@ def write_map(path: Path, data: list[list[int]], tiles: dict | None = None,
     path.write_text(json.dumps(doc))  # NaN written as JSON's readers take it
     return path
 
-
-#: The tests that make a TileMap of shaped tiles need ``TileMap(..., shapes=...)`` (the core's
-#: tile shapes); until it is there they are skipped (drop this mark once it has landed).
-needs_tile_shapes = pytest.mark.skipif(
-    "shapes" not in inspect.signature(ep.TileMap.__init__).parameters,
-    reason="TileMap has no shapes argument yet")
 
 FORMATS = [pytest.param(".tmx", False, id="tmx-embedded"),
            pytest.param(".tmx", True, id="tmx-external-tsx"),
@@ -434,7 +427,6 @@ def test_mutated_collision_objects_are_read_or_refused_naming_the_file(tmp_path,
 # ------------------------------------------------------------------ the TileMap
 
 
-@needs_tile_shapes
 @pytest.mark.parametrize(("suffix", "external"), FORMATS)
 def test_from_tiled_gives_the_tilemap_its_shapes(tmp_path, suffix, external):
     tm = ep.TileMap.from_tiled(write_map(tmp_path / f"m{suffix}", LAYER, external=external),
@@ -529,7 +521,6 @@ def test_arcades_hill_tiles_are_slopes(tmp_path):
     assert set(np.unique(got.grid).tolist()) == {0, 1, 2, 3}
 
 
-@needs_tile_shapes
 def test_a_walker_walks_over_arcades_hill(tmp_path, world):
     """A ball walking right along the floor (default settings: ``floor_max_angle`` 45) up the
     hill's 45-degree slopes, over its top and down the far side. When the hill's tiles were
