@@ -325,18 +325,36 @@ class TileMap(Compound):
           Tiled pixel) and must be square; ``origin`` is where the map's bottom-left corner
           lies relative to the body's position (as for any `TileMap`), so Tiled's top row is
           row 0 and Tiled's y (down) becomes ecsphys's (up). The layer's offset is added.
+        - Shapes (``tile_shapes``): a tile collides as the collision shape drawn on it in
+          Tiled's tile collision editor, one convex polygon in tile units: a rectangle or a
+          convex polygon (turned by its rotation); a concave polygon or several objects only
+          when their convex hull is their union, else the tile is refused. A tile without
+          collision objects, or whose objects cover it whole, is a square; ellipses, points,
+          polylines and texts are left out (a tile with only those, as Arcade's coins with
+          their round hit boxes, is a square). A flipped or rotated tile (the flip bits of its
+          gid) collides as Tiled draws it: its shape turned (the diagonal flip first, then the
+          horizontal, then the vertical), another shape when the turn changes it
+          (``ecsphys/tiled_shapes.py`` has the details and limits).
         - Kinds: an empty cell (gid 0) is empty. With ``kinds=None`` every other tile is
-          solid, kind 1. ``kinds`` maps a tile's *class* (its Class in Tiled's tileset
-          editor, Type before Tiled 1.9; ``""`` for a tile without one) to its kind;
-          with ``kind_property="kind"`` the key is the tile's custom property of that name
-          instead (``""`` when it has none), and with ``kind_property`` but no ``kinds`` the
-          property's int value is the kind. A kind of 0 leaves the tile empty (decoration);
-          a tile whose key is not in ``kinds`` is refused, naming it and where it is.
-          Flipped or rotated tiles collide as their square: the flip bits are dropped.
+          solid: a square tile is kind 1, and each distinct shape (flips included) is a kind
+          of its own, numbered 2, 3, ... in the order the layer first shows them (row 0, the
+          top, first, each row left to right). ``kinds`` maps a tile's *class* (its Class in
+          Tiled's tileset editor, Type before Tiled 1.9; ``""`` for a tile without one) to
+          its kind; with ``kind_property="kind"`` the key is the tile's custom property of
+          that name instead (``""`` when it has none), and with ``kind_property`` but no
+          ``kinds`` the property's int value is the kind. A kind of 0 leaves the tile empty
+          (decoration; its shape is not read); a tile whose key is not in ``kinds`` is
+          refused, naming it and where it is. A mapped kind keeps its number and takes its
+          tiles' shape, so every tile of one kind in the layer must have the same shape (a
+          square is one, a flipped slope another): a kind that would need two is refused,
+          naming the kind, the two tiles and where they lie (pass ``kinds=None``, or give
+          the tiles distinct classes).
 
         Raises ``ValueError`` naming the file and the fault (an unreadable, infinite or
         non-orthogonal map, non-square tiles, a missing layer with the layers there are, a
-        layer that is not a tile layer, an unmapped tile, no solid tile), ``FileNotFoundError``
+        layer that is not a tile layer, an unmapped tile, a tile's collision shape that is not
+        one convex polygon within its tile or has a value that is no finite number, naming
+        its tileset and tile, a kind with two shapes, no solid tile), ``FileNotFoundError``
         for a missing file, ``TypeError`` for arguments of the wrong type, ``ImportError``
         without pytiled-parser. ``ecsphys.tiled.add_objects`` makes an object layer's bodies.
 

@@ -2,9 +2,11 @@
 (``stop_on_slope``) and rides a moving platform (``mass=math.inf``: never pushed, carries
 what stands on it), crates with friction that slide to a stop when pushed, a one-way shelf to
 jump up through and land on, a level drawn in Tiled (``platformer.tmj``: its tile layer one
-TileMap, whose spike tiles hurt while touched; its ramp, shelf and coin sensors from object
-layers), coins taken on touch; the HUD reads ``physics.ground(player)``. Reading the map
-needs pytiled-parser: ``pip install -e ".[tiled]"``.
+TileMap, whose spike tiles hurt while touched and whose slope and half tiles collide as the
+shapes drawn on them in Tiled, a 45-degree hill and a floating platform; its ramp, shelf and
+coin sensors from object layers), coins taken on touch; the HUD reads
+``physics.ground(player)``. Reading the map needs pytiled-parser: ``pip install -e
+".[tiled]"``.
 
     python examples/platformer.py [--headless --frames N --screenshot PATH]
 
@@ -31,8 +33,9 @@ FRICTION = 0.6
 #: one world unit each) and the object layers "statics" (the ramp, the one-way shelf) and "coins"
 LEVEL = Path(__file__).with_name("platformer.tmj")
 SCALE = 1 / 16  # world units per Tiled pixel
-#: the tiles' classes (Tiled's tileset editor) as TileMap kinds
-KINDS = {"rock": 1, "spikes": 2}
+#: the tiles' classes (Tiled's tileset editor) as TileMap kinds; the slope and half tiles
+#: collide as the shapes drawn on them in Tiled's tile collision editor
+KINDS = {"rock": 1, "spikes": 2, "slope": 3, "half": 4}
 
 
 def static(x: float, y: float, shape: ep.Shape, sensor: bool = False,
@@ -53,7 +56,8 @@ class Platformer:
         self.keys = key.KeyStateHandler()
         app.window.push_handlers(self.keys)
         self.level = ep.TileMap.from_tiled(LEVEL, "level", KINDS, scale=SCALE)
-        self.ground = static(0, 0, self.level)  # ground, walls, a ledge, spikes: one entity
+        # ground, walls, a ledge, spikes, a hill and a half-tile platform: one entity
+        self.ground = static(0, 0, self.level)
         self.spike_kind = KINDS["spikes"]
         # a ramp of 26.6 deg and a shelf to jump up through and land on
         tiled.add_objects(LEVEL, "statics", {

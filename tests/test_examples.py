@@ -34,6 +34,8 @@ PASSIVE = over_bg((235, 165, 60, 230))
 PASSIVE_ASLEEP = over_bg((235, 165, 60, 230), SLEEP_DIM)
 SENSOR = over_bg((90, 220, 110, 120))
 SIGHT = over_bg((255, 70, 70, 150))  # invaders: the sight lines of aliens that see the player
+SLOPE_FILL = over_bg((240, 200, 70, 60))  # the platformer's slope tiles (kind 3), their polygons
+HALF_FILL = over_bg((90, 200, 230, 60))  # ... and its half tiles (kind 4)
 CRATE_FRAME = (92, 58, 26)  # crates: the dark frame of a crate's sprite image
 
 
@@ -85,7 +87,10 @@ CASES = {
     "crowd": (200, ("--agents", "60"), [((16, 300), TILE_FILL), ((31, 300), STATIC)],
               [(ACTIVE, 0.005)]),
     # the level is a TileMap: the ground's tiles dimmed, its top edge (y = 600 px) static
-    "platformer": (300, (), [((200, 630), TILE_FILL), ((200, 600), STATIC)],
+    # the hill of slope tiles: filled below the slope, the background above it in the same
+    # tile; the half-tile platform filled
+    "platformer": (300, (), [((200, 630), TILE_FILL), ((200, 600), STATIC),
+                             ((675, 595), SLOPE_FILL), ((665, 585), BG), ((120, 515), HALF_FILL)],
                    [(ACTIVE, 0.001)]),
     "bullets": (200, (), [], [(STATIC, 0.002)]),
     "invaders": (200, (), [], [(SENSOR, 0.01), (SIGHT, 0.003)]),

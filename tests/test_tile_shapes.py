@@ -93,6 +93,17 @@ def _python_segments(tm: ep.TileMap) -> list:
     return out
 
 
+def _check_slots(table) -> None:
+    """Each free slot copies the nearest live edge before or after it (none between)."""
+    live = [k for k, (_, is_live) in enumerate(table) if is_live]
+    for k, (edge, is_live) in enumerate(table):
+        if is_live or not live:
+            continue
+        before = [table[j][0] for j in live if j < k][-1:]
+        after = [table[j][0] for j in live if j > k][:1]
+        assert edge in before + after, (k, edge, before, after)
+
+
 def _random_grid(rng: np.random.Generator, max_side: int = 9) -> np.ndarray:
     rows, cols = (int(v) for v in rng.integers(1, max_side + 1, size=2))
     grid = np.where(rng.random((rows, cols)) < rng.uniform(0.2, 0.7), 0,
@@ -165,15 +176,22 @@ def test_digging_and_building_shaped_tiles_gives_a_fresh_layouts_outline(seed):
         fresh_store = ShapeStore()
         assert got == _store_segments(fresh_store, tm)
         assert _cover(got) == _cover(outline(tm.grid, SHAPES))
-        # the extra edges' leaves bit for bit
+        # the extra edges' leaves bit for bit, in the same order (a free slot copies a live
+        # edge next to it: runs of equal leaves count once)
         leaves = []
         for st in (store, fresh_store):
             edges = st.tile_edges(tm)
+            extras = edges.extras
             lo = edges.first + edges.room
             v0 = int(st.leaf_i[lo, 3])
-            leaves.append((edges.xlive, st.leaf_f[lo:lo + edges.xlive].tolist(),
-                           st.leaf_h[lo:lo + edges.xlive].tolist(),
-                           st.verts[v0:v0 + 2 * edges.xlive].tolist()))
+            region = [] if extras.xlive == 0 else [
+                (tuple(st.leaf_f[lo + k].tolist()), int(st.leaf_h[lo + k]),
+                 tuple(st.verts[v0 + 2 * k: v0 + 2 * k + 2].ravel().tolist()))
+                for k in range(extras.xroom)]
+            runs = [leaf for k, leaf in enumerate(region) if k == 0 or leaf != region[k - 1]]
+            leaves.append((extras.xlive, runs))
+        assert leaves[0][0] == len(leaves[0][1])
+        _check_slots(store.tile_edges(tm).extras.slot_table())
         assert leaves[0] == leaves[1]
 
 
@@ -297,3 +315,33 @@ def test_shapes_are_counter_clockwise_and_survive_pickling():
     assert _cover(_store_segments(ShapeStore(), back)) == _cover(
         _store_segments(ShapeStore(), tm))
     assert not tm.same_tiles(ep.TileMap(["2#", "##"], 1.0))
+
+
+def test_the_platformers_level_has_a_hill_of_slope_tiles_and_a_half_tile_platform(world):
+    """examples/platformer.tmj: its tileset's slope and half tiles collide as drawn in Tiled's
+    tile collision editor; the player's box walks up the hill onto its top."""
+    from pathlib import Path
+
+    level = Path(__file__).resolve().parent.parent / "examples" / "platformer.tmj"
+    kinds = {"rock": 1, "spikes": 2, "slope": 3, "half": 4}
+    tm = ep.TileMap.from_tiled(level, "level", kinds, scale=1 / 16)
+    assert tm.tile_shapes == {3: ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0)),
+                              4: ((0.0, 0.0), (1.0, 0.0), (1.0, 0.5), (0.0, 0.5))}
+    tiles = ((29, 33), (28, 34), (27, 35), (25, 5), (25, 7))
+    assert [tm[r, c] for r, c in tiles] == [3, 3, 3, 4, 4]
+    physics = ep.Physics(fixed_dt=DT)
+    esper.create_entity(ep.Position(0, 0), ep.Collider(ep.STATIC), ep.Geometry(tm))
+    player = body(30.0, 2.0 + 0.9 + 1e-3, ep.Rect(0.9, 1.8), stop_on_slope=True)
+    for _ in range(180):
+        esper.component_for_entity(player, ep.Velocity).x = 4.0
+        esper.process(DT)
+        if pos(player).x > 37.0:
+            break
+    assert pos(player).x > 37.0
+    assert pos(player).y == pytest.approx(5.0 + 0.9, abs=0.02)  # on the hill's top
+    assert physics.ground(player).on_floor
+    # and on the half-tile platform a box stands half a tile above the tiles' bottom
+    box = body(6.5, 8.0, ep.Rect(0.8, 0.8))
+    for _ in range(60):
+        esper.process(DT)
+    assert pos(box).y == pytest.approx(6.5 + 0.4, abs=0.01)

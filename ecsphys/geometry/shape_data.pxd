@@ -26,11 +26,12 @@
 #   lower-left point's two, the bottom of the point above and the left of the one to the
 #   right (ecsphys/geometry/tile_edges.pyx keeps it);
 # - a tile map with shaped kinds (slopes, half tiles) has a *shape table* in `cells` at its
-#   header's LF_HX (-1.0: none): how many kinds, where the tiles' entries of extra edges are
-#   (`xat`: per tile, the start of its list in `xlist` or -1) and the lists (a count, then
-#   slots), then per kind, sorted: the kind, the leaf of its polygon around a tile's centre
-#   and its side mask (ecsphys/geometry/tile_shapes.pxd). A tile's extra edges come after its
-#   four sides; a point in a shaped tile's square but outside its polygon is not solid;
+#   header's LF_HX (-1.0: none): how many kinds, where its extra edges' entries are (`xat`:
+#   per tile, the start of its list in `plist` or -1; a list: a count, then piece ids;
+#   `pedge`: per piece its edge; `xpos`: per edge its slot, ecsphys/geometry/tile_extras.pyx),
+#   then per kind, sorted: the kind, the leaf of its polygon around a tile's centre and its
+#   side mask (ecsphys/geometry/tile_shapes.pxd). A tile's extra edges come after its four
+#   sides; a point in a shaped tile's square but outside its polygon is not solid;
 # - a `Store` holds raw pointers into the ShapeStore's NumPy arrays: valid while no shape is
 #   added (no Python runs between taking it and the end of the compiled call).
 
@@ -197,9 +198,11 @@ cdef struct Near:
     int k                # the current tile's leaves: first + e[k] .. first + e[kend - 1]
     int kend
     int e[4]
-    const int* xat       # per tile, where its extra edges are listed in xl (NULL: none)
+    const int* xat       # per tile, where its pieces are listed in xl (NULL: none)
     const int* xl
-    const int* xp        # the current tile's extra edges: xp[0 .. xn - 1], xk taken
+    const int* xedge     # per piece its edge, per edge its slot
+    const int* xslot
+    const int* xp        # the current tile's pieces: xp[0 .. xn - 1], xk taken
     int xn
     int xk
     bint facing          # skip the edges the viewer (vx, vy) is behind (`near_facing`)
@@ -228,7 +231,7 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     it.c = it.c0 = it.c1 = it.r = it.r1 = it.k = it.kend = it.cols = it.first = 0
     it.i = it.end = 0
     it.units = NULL
-    it.xat = it.xl = it.xp = NULL
+    it.xat = it.xl = it.xp = it.xedge = it.xslot = NULL
     it.xn = it.xk = 0
     it.li = NULL
     it.faces = NULL
@@ -248,6 +251,8 @@ cdef inline void near_init(Near* it, const Store* s, const Body* b, double x0, d
     if lf[LF_HX] >= 0.0:  # shaped kinds: extra edges listed per tile
         it.xat = s.cells + s.cells[<int> lf[LF_HX] + 1]
         it.xl = s.cells + s.cells[<int> lf[LF_HX] + 2]
+        it.xedge = s.cells + s.cells[<int> lf[LF_HX] + 3]
+        it.xslot = s.cells + s.cells[<int> lf[LF_HX] + 4]
     it.first = b.first
     it.k = it.kend = 0
     x0 = (x0 - ox) / size
@@ -332,7 +337,7 @@ cdef inline int _near_raw(Near* it) noexcept nogil:
         it.k += 1
         return it.first + it.e[it.k - 1]
     it.xk += 1
-    return it.first + it.xp[it.xk - 1]
+    return it.first + it.xslot[it.xedge[it.xp[it.xk - 1]]]
 
 cdef inline int near_next(Near* it) noexcept nogil:
     """The next leaf index, or -1 when done."""
@@ -351,13 +356,13 @@ cdef inline int shape_leaf(const int* table, int kind, int* mask) noexcept nogil
     cdef int lo = 0, hi = table[0], mid
     while lo < hi:
         mid = (lo + hi) >> 1
-        if table[3 + 3 * mid] < kind:
+        if table[5 + 3 * mid] < kind:
             lo = mid + 1
         else:
             hi = mid
-    if lo < table[0] and table[3 + 3 * lo] == kind:
-        mask[0] = table[5 + 3 * lo]
-        return table[4 + 3 * lo]
+    if lo < table[0] and table[5 + 3 * lo] == kind:
+        mask[0] = table[7 + 3 * lo]
+        return table[6 + 3 * lo]
     mask[0] = 255
     return -1
 

@@ -217,20 +217,24 @@ class ShapeStore:
         table = tm._shape_table
         edges.set_shapes(table)
         count = edges.count_edges(tm.grid)
-        xedges, xentries = edges.extra_need
         if room is None:
             cells = self._reserve_cells(index_size(rows, cols))
         else:
             cells = edges.kinds
         fits = room is not None and room_fits(count, edges.room)
-        if table is not None and fits and (xedges > edges.xroom or xentries > edges.xcap):
-            fits = False
+        extras = edges.extras
+        xedges = xpieces = xentries = 0
+        if extras is not None:
+            xedges, xpieces, xentries = extras.need
+            if fits and (xedges > extras.xroom or xpieces > extras.pcap
+                         or xedges > extras.ecap or xentries > extras.lcap):
+                fits = False
         if not fits:
             # a quarter more room than the edges need; twice what they need for a map that
             # outgrew its room (it is being dug into: its edges may keep growing)
             grows = room is not None and count > edges.room // 2
             slots = (2 * count if grows else count + count // 4) + 64
-            xroom = 2 * xedges + 16 if table is not None else 0
+            xroom = 2 * xedges + 16 if extras is not None else 0
             square = self._reserve(slots + xroom + 2)
             self._write_square(tm, square)
             first = square + 2
@@ -238,8 +242,9 @@ class ShapeStore:
             self.leaf_i[square + 1] = (TILEMAP, cols, rows, cells + n, cells)
             x0, y0, x1, y1 = tm.bounds()
             shaped = -1.0
-            if table is not None:
-                shaped = float(self._place_shapes(tm, edges, xroom, 2 * xentries + 64))
+            if extras is not None:
+                shaped = float(self._place_shapes(tm, edges, xroom, 2 * xpieces + 64,
+                                                  2 * xedges + 64, 4 * xentries + 256))
             self.leaf_f[square + 1] = (tm.tile_size, *tm.origin, shaped, 0.0, x0, y0, x1, y1)
             self.leaf_h[square + 1] = 0
         else:
@@ -250,26 +255,33 @@ class ShapeStore:
         self._maps[id(tm)] = _MapRoom(tm, edges)
         return edges.found  # type: ignore[no-any-return]
 
-    def _place_shapes(self, tm: TileMap, edges: TileEdges, xroom: int, xcap: int) -> int:
+    def _place_shapes(self, tm: TileMap, edges: TileEdges, xroom: int, pcap: int, ecap: int,
+                      lcap: int) -> int:
         """The shaped kinds' table of map ``tm`` in ``cells`` (returns where): how many
-        kinds, where the tiles' entries and lists of extra edges are (placed in ``edges``
-        too), then per kind (sorted) its kind, the leaf of its polygon around a tile's centre
-        and its side mask (shape_data.pxd reads it)."""
+        kinds, where the extra edges' entries are (per tile, its list of pieces; the lists;
+        per piece its edge; per edge its slot: tile_extras.pyx, placed there too), then per
+        kind (sorted) its kind, the leaf of its polygon around a tile's centre and its side
+        mask (shape_data.pxd reads it)."""
         rows, cols = tm.shape
         kinds = sorted(tm.tile_shapes)
         size = tm.tile_size
+        table = tm._shape_table
         leaves = []
         for kind in kinds:  # (interned before the table: interning may grow the arrays)
+            if table.side_mask(kind) == 255:
+                continue  # (given as the whole square: a square)
             pts = [((x - 0.5) * size, (y - 0.5) * size) for x, y in tm.tile_shapes[kind]]
-            leaves.append(self.intern(Polygon(pts))[0])
-        at = self._reserve_cells(3 + 3 * len(kinds))
+            leaves.append((kind, self.intern(Polygon(pts))[0]))
+        at = self._reserve_cells(5 + 3 * len(leaves))
         xat = self._reserve_cells(rows * cols)
-        xlist = self._reserve_cells(xcap)
-        table = [len(kinds), xat, xlist]
-        for kind, leaf in zip(kinds, leaves, strict=True):
-            table += [kind, leaf, tm._shape_table.side_mask(kind)]
-        self.cells[at : at + len(table)] = table
-        edges.place_extras(xroom, xat, xlist, xcap)
+        plist = self._reserve_cells(lcap)
+        pedge = self._reserve_cells(pcap)
+        xpos = self._reserve_cells(ecap)
+        out = [len(leaves), xat, plist, pedge, xpos]
+        for kind, leaf in leaves:
+            out += [kind, leaf, table.side_mask(kind)]
+        self.cells[at : at + len(out)] = out
+        edges.extras.place(xroom, pcap, ecap, lcap, xat, plist, pedge, xpos)
         return at
 
     def _reserve(self, leaves: int) -> int:

@@ -35,13 +35,13 @@
 # - with shaped kinds (`set_shapes`, ecsphys/geometry/tile_shapes.pyx) a grid unit is an edge
 #   where the tile on one side covers it whole and the other none of it (the tiles' side
 #   masks in `solid`); every other piece of the outline (a slope, a half tile's top, the part
-#   of a side a half tile leaves open) is an *extra* edge, merged along its line, in the
-#   `xroom` slots after the main room: live ones first in their merged order, the others
-#   copies of the first, so a fresh layout and an update write the same leaves. Each tile
-#   lists the extra edges on its sides (`xat` / `xlist` in `cells`, read by `near_next` after
-#   the tile's four sides). An update that changes a shaped tile or a neighbour of one
-#   builds the extras again from the shaped tiles alone (per shaped tile, not per tile of
-#   the map); one that changes only squares away from them costs what it did.
+#   of a side a half tile leaves open) is an *extra* edge, kept by `extras`
+#   (ecsphys/geometry/tile_extras.pyx) in its slots after the main room and listed per tile
+#   for `near_next`, which reads them after a tile's four sides. A change to a shaped tile or
+#   a neighbour of one is marked for it (`_mark`) and taken after the grid lines' update,
+#   around the changed tiles only; one that changes only squares away from shaped tiles
+#   costs what it did. With extra edges but no main edge left, the main slots copy an extra
+#   edge and the map is laid out again at its next change.
 #
 # Data (laid out so that one change reads and writes few cache lines: the map's arrays are far
 # larger than the caches, and an update is a handful of scattered reads otherwise each
@@ -70,10 +70,8 @@ from libc.string cimport memset
 import numpy as np
 
 from ..state.tile_log cimport TileLog
-from .tile_shapes cimport (
-    ANY_B, ANY_L, ANY_R, ANY_T, FULL_B, FULL_L, FULL_R, FULL_T, SQUARE_MASK, Piece, PieceBuf,
-    TileShapes, merge_pieces,
-)
+from .tile_extras cimport TileExtras
+from .tile_shapes cimport ANY_B, ANY_L, ANY_R, ANY_T, FULL_B, FULL_L, FULL_R, FULL_T, SQUARE_MASK, TileShapes
 
 cdef extern from *:
     """
@@ -257,11 +255,6 @@ cdef inline bint _shaped(uint8_t mask) noexcept nogil:
     return mask != 0 and mask != SQUARE_MASK
 
 
-cdef int _by_value64(const void* a, const void* b) noexcept nogil:
-    cdef int64_t x = (<const int64_t*> a)[0], y = (<const int64_t*> b)[0]
-    return -1 if x < y else (1 if x > y else 0)
-
-
 cdef int _by_value(const void* a, const void* b) noexcept nogil:
     cdef int32_t x = (<const int32_t*> a)[0], y = (<const int32_t*> b)[0]
     return (x > y) - (x < y)
@@ -313,22 +306,11 @@ cdef class TileEdges:
     cdef readonly int kinds
     cdef int index
     cdef int32_t* units      # the unit index: cells + index (taken again with the arrays)
-    # shaped kinds (None: every kind a square) and the map's extra edges (tile_shapes.pyx):
-    # `xroom` slots right after the main room's, the live ones first, in their merged order,
-    # the others copies of the first; per tile an entry of `xat` (cells) naming its list in
-    # `xlist` (cells: count, then slots less `first`), -1 for none
+    # shaped kinds (None: every kind a square) and the map's extra edges (tile_extras.pyx,
+    # in its slots after the main room's)
     cdef TileShapes shapes
-    cdef readonly int xroom, xlive, xcap
-    cdef int xat, xlist
-    cdef bint xdirty         # a shaped tile or a neighbour of one changed: rebuild the extras
+    cdef readonly TileExtras extras
     cdef bint borrowed       # no main edge: the main slots hold copies of an extra
-    cdef Buf stiles          # the shaped tiles (up * cols + col), sorted
-    cdef Buf xtiles          # the tiles that have an xat entry
-    cdef Py_ssize_t xntiles  # the tiles the extra edges found last are sides of
-    cdef PieceBuf xpieces
-    cdef PieceBuf xedges
-    cdef Buf xowner
-    cdef Buf64 xpairs
     cdef double size
     cdef double ox
     cdef double oy
@@ -358,12 +340,6 @@ cdef class TileEdges:
         free(self.scratch.p)
         free(self.window.p)
         free(self.wslots.p)
-        free(self.stiles.p)
-        free(self.xtiles.p)
-        free(self.xpieces.p)
-        free(self.xedges.p)
-        free(self.xowner.p)
-        free(self.xpairs.p)
 
     @property
     def count(self) -> int:
@@ -373,27 +349,19 @@ cdef class TileEdges:
         return self._count()
 
     cdef inline int _count(self) noexcept:
-        if self.xlive > 0:
-            return self.room + self.xroom
+        if self.extras is not None and self.extras.xlive > 0:
+            return self.room + self.extras.xroom
         return self.room if self.live > 0 else 0
 
+    cdef inline int _xroom(self) noexcept:
+        return self.extras.xroom if self.extras is not None else 0
+
     def set_shapes(self, TileShapes shapes) -> None:
-        """The map's shaped kinds (before ``count_edges``; None: squares only)."""
-        self.shapes = shapes
-
-    def place_extras(self, int xroom, int xat, int xlist, int xcap) -> None:
-        """Where the extra edges go (before ``lay_out``): ``xroom`` slots after the main
-        room, the tiles' entries at ``xat`` in ``cells`` (one per tile) and their lists at
-        ``xlist`` (``xcap`` entries)."""
-        self.xroom = xroom
-        self.xat = xat
-        self.xlist = xlist
-        self.xcap = xcap
-
-    @property
-    def extra_need(self) -> tuple[int, int]:
-        """The extra edges ``count_edges`` found and the list entries they take."""
-        return (<int> self.xedges.n, <int> (self.xpairs.n + self.xntiles))
+        """The map's shaped kinds (before ``count_edges``; None: squares only); its extra
+        edges are `extras` (placed with ``extras.place`` before ``lay_out``)."""
+        if shapes is not self.shapes:
+            self.shapes = shapes
+            self.extras = None if shapes is None else TileExtras(shapes, self.rows, self.cols)
 
     # ------------------------------------------------------------ the def layer
 
@@ -408,7 +376,6 @@ cdef class TileEdges:
             for line in range(self.nlines):
                 self._merge(line, &self.pending)
         self._raise_oom()
-        self.xedges.n = self.xpairs.n = self.stiles.n = self.xntiles = 0
         if self.shapes is not None:
             self._extras_of_grid(grid)
         return <int> self.pending.n
@@ -442,7 +409,7 @@ cdef class TileEdges:
         cdef int* li = self.li + first * LI_STRIDE
         self.v0 = li[LI_V0]
         self.f0 = li[LI_F0]
-        cdef int slots = room + (self.xroom if self.shapes is not None else 0)
+        cdef int slots = room + self._xroom()
         if (li[(slots - 1) * LI_STRIDE + LI_V0] != self.v0 + 2 * (slots - 1)
                 or li[(slots - 1) * LI_STRIDE + LI_F0] != self.f0 + 4 * (slots - 1)):
             raise ValueError("TileEdges.lay_out: the slots' vertex and face rooms must follow "
@@ -458,16 +425,12 @@ cdef class TileEdges:
             self._lay_slots()
         self.pending.n = 0
         self._raise_oom()
-        self.xlive = 0
         self.borrowed = False
-        if self.shapes is not None:
-            if self.xedges.n > self.xroom or self.xpairs.n + self.xntiles > self.xcap:
+        if self.extras is not None:
+            self._bind_extras()
+            if not self.extras.lay_out():
                 raise ValueError("TileEdges.lay_out: the extra edges do not fit their room")
-            for s in range(self.n):
-                self.cells[self.xat + s] = -1
-            self.xtiles.n = 0
-            self._write_extras()
-            self._raise_oom()
+            self._borrow()
         self.stale = False
         self.found = (first, self._count(), 0)
 
@@ -491,9 +454,12 @@ cdef class TileEdges:
         self._mark(tiles, self.version - tiles.base, tiles.version - tiles.base)
         cdef bint fits = self._update()  # (short: the GIL is kept)
         self._raise_oom()
-        if fits and self.xdirty:
-            fits = self._rebuild_extras()
-            self._raise_oom()
+        if fits and self.extras is not None:
+            if self.extras.pending():
+                self._bind_extras()
+                fits = self.extras.update(<const int32_t*> self.cells + self.kinds)
+            if fits:
+                self._borrow()
         if not fits or self.borrowed:  # (the changed tiles were taken in: only a new layout
             self.stale = True          # is right now)
             return None
@@ -532,12 +498,10 @@ cdef class TileEdges:
                 sol = SQUARE_MASK if kind != 0 else 0
             else:
                 sol = self.shapes.mask(kind)
-                if self.shapes.find(kind) >= 0:
-                    self.xdirty = True
-                    self.oom |= not push(&self.stiles, <int32_t> (u * self.cols + col))
-                elif (self.shapes.find(old) >= 0 or _shaped((c - 1)[0]) or _shaped(c[1])
-                        or _shaped((c - self.w)[0]) or _shaped(c[self.w])):
-                    self.xdirty = True
+                if (self.shapes.find(kind) >= 0 or self.shapes.find(old) >= 0
+                        or _shaped((c - 1)[0]) or _shaped(c[1]) or _shaped((c - self.w)[0])
+                        or _shaped(c[self.w])):
+                    self.extras.mark(<int32_t> (u * self.cols + col))
             if c[0] != sol:  # its four sides: units of four grid lines
                 c[0] = sol
                 self._mark_unit(<int> u, <int> col)
@@ -569,7 +533,7 @@ cdef class TileEdges:
         cdef double[:, ::1] verts = store.verts
         cdef double[:, ::1] faces = store.faces
         cdef int[::1] cells = store.cells
-        if (li.shape[0] < self.first + self.room + (self.xroom if self.shapes is not None else 0)
+        if (li.shape[0] < self.first + self.room + self._xroom()
                 or cells.shape[0] < self.kinds + _index_size(self.rows, self.cols)
                 or li.shape[1] != LI_STRIDE or lf.shape[1] != LF_STRIDE):
             raise ValueError("TileEdges: the store's arrays do not hold the map's room")
@@ -606,141 +570,33 @@ cdef class TileEdges:
     cdef void _extras_of_grid(self, const int[:, ::1] grid) except *:
         """The shaped tiles of ``grid`` and the extra edges around them (for a layout)."""
         cdef int32_t[::1] flat = np.zeros(self.n, dtype=np.int32)
+        cdef int32_t[::1] shaped = np.zeros(self.n + 1, dtype=np.int32)
+        cdef Py_ssize_t m = 0
         cdef int row, col
         cdef int32_t k
-        for row in range(self.rows):
+        for row in range(self.rows - 1, -1, -1):  # (from the bottom: the tiles in order)
             for col in range(self.cols):
                 k = grid[row, col]
                 flat[(self.rows - 1 - row) * self.cols + col] = k
                 if self.shapes.find(k) >= 0:
-                    self.oom |= not push(&self.stiles,
-                                         <int32_t> ((self.rows - 1 - row) * self.cols + col))
-        _sort(self.stiles.p, self.stiles.n)
-        self._compute_extras(&flat[0])
-        self._raise_oom()
+                    shaped[m] = <int32_t> ((self.rows - 1 - row) * self.cols + col)
+                    m += 1
+        self.extras.prepare(&flat[0], &shaped[0], m)
+        if self.extras.oom:
+            raise MemoryError("TileEdges: out of memory")
 
-    cdef void _compute_extras(self, const int32_t* kinds) noexcept:
-        """The extra edges around the shaped tiles ``stiles`` of ``kinds`` (rows from the
-        bottom): ``xedges``, and ``xpairs`` (tile << 32 | edge, sorted) and ``xntiles``."""
-        cdef Py_ssize_t i
-        cdef int32_t last = -1, t
-        self.xpieces.n = 0
-        self.xpairs.n = 0
-        self.xntiles = 0
-        if not self.shapes.pieces(kinds, self.rows, self.cols, self.stiles.p, self.stiles.n,
-                                  &self.xpieces):
-            self.oom = True
-            return
-        self.xowner.n = 0
-        for i in range(self.xpieces.n):
-            self.oom |= not push(&self.xowner, 0)
-        if self.oom or not merge_pieces(&self.xpieces, &self.xedges, self.xowner.p):
-            self.oom = True
-            return
-        for i in range(self.xpieces.n):
-            self.oom |= not push64(&self.xpairs, ((<int64_t> self.xpieces.p[i].tile) << 32)
-                                   | self.xowner.p[i])
-        if self.xpairs.n > 1:
-            qsort(self.xpairs.p, self.xpairs.n, sizeof(int64_t), _by_value64)
-        for i in range(self.xpairs.n):
-            t = <int32_t> (self.xpairs.p[i] >> 32)
-            if t != last:
-                self.xntiles += 1
-                last = t
+    cdef void _bind_extras(self) noexcept:
+        self.extras.bind(self.cells, self.lf, self.verts, self.faces, self.lh, self.first,
+                         self.room, self.v0, self.f0, self.size, self.ox, self.oy)
 
-    cdef bint _rebuild_extras(self) noexcept:
-        """The extra edges again after an update that touched shaped tiles; False when they
-        do not fit their room (the map must be laid out again)."""
-        cdef Py_ssize_t i, m = 0
-        cdef int32_t t
-        cdef const int32_t* kinds = <const int32_t*> self.cells + self.kinds
-        _sort(self.stiles.p, self.stiles.n)
-        for i in range(self.stiles.n):  # those still shaped, each once
-            t = self.stiles.p[i]
-            if (m == 0 or self.stiles.p[m - 1] != t) and self.shapes.find(kinds[t]) >= 0:
-                self.stiles.p[m] = t
-                m += 1
-        self.stiles.n = m
-        self._compute_extras(kinds)
-        self.xdirty = False
-        if self.oom or self.xedges.n > self.xroom or self.xpairs.n + self.xntiles > self.xcap:
-            return False
-        for i in range(self.xtiles.n):
-            self.cells[self.xat + self.xtiles.p[i]] = -1
-        self.xtiles.n = 0
-        self._write_extras()
-        return True
-
-    cdef void _write_extras(self) noexcept:
-        """The extra edges into their slots (the free ones copies of the first), and each
-        tile's list of them."""
-        cdef Py_ssize_t i, j, k
-        cdef int off = 0, count
-        cdef int32_t t
-        cdef int* xl = self.cells + self.xlist
-        self.xlive = <int> self.xedges.n
-        if self.xlive > 0:
-            for i in range(self.xroom):
-                self._write_extra(self.room + <int> i,
-                                  &self.xedges.p[i if i < self.xlive else 0])
-        i = 0
-        while i < self.xpairs.n:
-            t = <int32_t> (self.xpairs.p[i] >> 32)
-            j = i
-            while j < self.xpairs.n and <int32_t> (self.xpairs.p[j] >> 32) == t:
-                j += 1
-            count = <int> (j - i)
-            self.cells[self.xat + t] = off
-            xl[off] = count
-            for k in range(count):
-                xl[off + 1 + k] = self.room + <int> (self.xpairs.p[i + k] & 0xFFFFFFFF)
-            off += 1 + count
-            self.oom |= not push(&self.xtiles, t)
-            i = j
-        if self.live == 0 and self.xlive > 0:  # no main edge: its slots copy an extra
-            for i in range(self.room):
-                self._write_extra(<int> i, &self.xedges.p[0])
+    cdef void _borrow(self) noexcept:
+        """With extra edges but no main edge, the main slots copy an extra one (and the map
+        is laid out again at its next change)."""
+        cdef int s
+        if self.live == 0 and self.extras.xlive > 0:
+            for s in range(self.room):
+                self.extras.write_copy(s)
             self.borrowed = True
-
-    cdef void _write_extra(self, int slot, const Piece* q) noexcept:
-        """Slot ``slot`` holds extra edge ``q``: a one-sided segment whose first face points
-        to its open side (as `_write_leaf` writes a grid line's)."""
-        cdef int i = self.first + slot
-        cdef double* lf = self.lf + i * LF_STRIDE
-        cdef double* v = self.verts + 2 * (self.v0 + 2 * slot)
-        cdef double* f = self.faces + 3 * (self.f0 + 4 * slot)
-        cdef double ax = q.x0 * self.size + self.ox
-        cdef double ay = q.y0 * self.size + self.oy
-        cdef double bx = q.x1 * self.size + self.ox
-        cdef double by = q.y1 * self.size + self.oy
-        cdef double dx = bx - ax, dy = by - ay
-        cdef double length = sqrt(dx * dx + dy * dy)
-        cdef double s
-        dx = dx / length
-        dy = dy / length
-        v[0] = ax
-        v[1] = ay
-        v[2] = bx
-        v[3] = by
-        s = 0.0 + dy * ax + (-dx) * ay
-        f[0] = dy
-        f[1] = -dx
-        f[2] = s
-        f[3] = -dy
-        f[4] = dx
-        f[5] = -s
-        f[6] = dx
-        f[7] = dy
-        f[8] = 0.0 + dx * bx + dy * by
-        f[9] = -dx
-        f[10] = -dy
-        f[11] = -(0.0 + dx * ax + dy * ay)
-        lf[5] = ax if ax < bx else bx
-        lf[6] = ay if ay < by else by
-        lf[7] = bx if ax < bx else ax
-        lf[8] = by if ay < by else ay
-        self.lh[i] = <int64_t> (((<uint64_t> q.kx) * 1000003 + <uint64_t> q.ky) * 1000003
-                                + <uint64_t> q.kc) * 1000003 + <uint64_t> llround(q.t0 * 1048576.0)
 
     # ------------------------------------------------------------ cells and tiles
 

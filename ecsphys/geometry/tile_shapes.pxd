@@ -56,3 +56,4 @@ cdef class TileShapes:
 
 cdef bint merge_pieces(PieceBuf* pieces, PieceBuf* edges, int32_t* owner) noexcept nogil
 cdef bint piece_push(PieceBuf* b, const Piece* q) noexcept nogil
+cdef int piece_order(const void* pa, const void* pb) noexcept nogil

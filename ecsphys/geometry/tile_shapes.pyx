@@ -93,7 +93,8 @@ cdef bint _less(PieceBuf* out, int side, double lo, double hi, double nlo, doubl
     return True
 
 
-cdef int _by_line(const void* pa, const void* pb) noexcept nogil:
+cdef int piece_order(const void* pa, const void* pb) noexcept nogil:
+    """Pieces by line (key), then along it, then by tile (qsort)."""
     cdef const Piece* a = <const Piece*> pa
     cdef const Piece* b = <const Piece*> pb
     if a.kx != b.kx:
@@ -117,7 +118,7 @@ cdef bint merge_pieces(PieceBuf* pieces, PieceBuf* edges, int32_t* owner) noexce
     cdef Piece e
     edges.n = 0
     if pieces.n > 1:
-        qsort(pieces.p, pieces.n, sizeof(Piece), _by_line)
+        qsort(pieces.p, pieces.n, sizeof(Piece), piece_order)
     for i in range(pieces.n):
         q = pieces.p + i
         if (edges.n > 0 and edges.p[edges.n - 1].kx == q.kx
