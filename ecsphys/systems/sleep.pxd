@@ -16,3 +16,5 @@ cdef void mark_dormant(const Rows* r, const int64_t* pa, const int64_t* pb,
 cdef Py_ssize_t wake_marks(const Rows* r, const Store* s, const int64_t* pa,
                            const int64_t* pb, Py_ssize_t npairs, double offset,
                            const unsigned char* forced, unsigned char* mark) noexcept nogil
+cdef int note_fell(object table, const Rows* r, const int64_t* rows,
+                   Py_ssize_t fell) except -1

@@ -65,7 +65,9 @@ from libc.stdlib cimport calloc, free, malloc, qsort
 from ..broadphase.boxindex cimport lower_bound
 from ..geometry.distance cimport contact_within
 from ..geometry.shape_data cimport Body, CContact, Store
-from ..state.carray cimport c_array
+from libc.string cimport memcpy
+
+from ..state.carray cimport c_array, new_array
 from ..state.table_view cimport GROUND_SUPPORT, Rows, row_body
 from .contact_rows cimport DORMANT, WOKEN, ContactRows
 from .islands cimport find_islands, root_of
@@ -485,6 +487,35 @@ def sleep_changed(table, rows, entities=None) -> None:
     else:  # (a few: plain look-ups beat NumPy's fancy indexing)
         collides, entity = table.collides, table.entity
         table.static_dirty.update([int(entity[r]) for r in rows.tolist() if collides[r]])
+
+
+cdef int note_fell(object table, const Rows* r, const int64_t* rows,
+                   Py_ssize_t fell) except -1:
+    """`sleep_changed` for the ``fell`` rows ``rows`` that fell asleep in a step, and the
+    sleepers' count: the log's array made through NumPy's C API and the entities that collide
+    read from the table's columns (no Python call, no list: a step in which one body falls
+    asleep costs what its few Python object writes cost)."""
+    cdef Py_ssize_t q, colliding = 0
+    arr = new_array(fell, -1, b'i')
+    memcpy(cnp.PyArray_DATA(<cnp.ndarray> arr), rows, fell * sizeof(int64_t))
+    table.sleepers += fell
+    version = table.sleep_version + 1
+    table.sleep_version = version
+    log = table.sleep_log
+    log.append((version, arr))
+    if len(log) > SLEEP_LOG:
+        del log[0]
+    table.static_version += 1
+    for q in range(fell):
+        colliding += r.collides[rows[q]] != 0
+    if colliding > STATIC_BATCH:
+        table.static_all = True
+    elif colliding:
+        dirty = table.static_dirty
+        for q in range(fell):
+            if r.collides[rows[q]]:
+                dirty.add(r.entity[rows[q]])
+    return 0
 
 
 def wake_islands(table, ids) -> np.ndarray:

@@ -38,12 +38,12 @@ from .impacts cimport Impacts
 from .integrate cimport integrate_listed, integrate_some, limit_some
 from .narrowphase cimport NarrowphaseSystem
 from .response cimport IndexView, ResponseSystem, index_view, widen_index
-from .sleep cimport fall_asleep, mark_dormant, rest_rows, wake_marks
+from .sleep cimport fall_asleep, mark_dormant, note_fell, rest_rows, wake_marks
 
 import numpy as np
 
 from ..state.id_sets import union_ids
-from .sleep import STATIC_BATCH, marked_islands, sleep_changed, wake_islands
+from .sleep import marked_islands, wake_islands
 
 cimport numpy as cnp
 
@@ -81,16 +81,6 @@ cdef inline double _now():
     if ecsphys_monotonic(&t):
         return t
     return _perf_counter()
-
-
-cdef list _colliding(const Rows* r, fell_rows, Py_ssize_t fell):
-    """The entities of the first ``fell`` rows of ``fell_rows`` that collide, as a list (the
-    static boxes the broadphase takes; None for a batch it indexes whole: `sleep_changed`)."""
-    if fell > STATIC_BATCH:
-        return None
-    cdef const int64_t* rows = <const int64_t*> cnp.PyArray_DATA(<cnp.ndarray> fell_rows)
-    cdef Py_ssize_t q
-    return [r.entity[rows[q]] for q in range(fell) if r.collides[rows[q]]]
 
 
 cdef class _Pairs:
@@ -170,6 +160,9 @@ cdef class Step:
     #: (sleepers struck in the response: `EventsSystem.woke_late`)
     cdef public object woke_late
     cdef object _loc            # `fall_asleep`'s local id per row, all -1 between its calls
+    cdef Py_ssize_t _nloc       # (its length)
+    cdef int64_t* _fell         # the rows that fell asleep in the run (room for _nfell)
+    cdef Py_ssize_t _nfell
     cdef object _mark           # `_wake`'s flag per row, all zero between its calls ...
     cdef bint _mark_dirty       # ... unless a call left early (then made afresh)
 
@@ -227,6 +220,7 @@ cdef class Step:
 
     def __dealloc__(self):
         buf_free(&self.sort_tmp)
+        free(self._fell)
 
     @property
     def times(self):
@@ -327,18 +321,23 @@ cdef class Step:
         cdef Py_ssize_t fell = 0, moving = 1
         if self.sleep_after >= 0.0 and rest_rows(&r, awake, nw, dt, self.sleep_speed,
                                                  self.sleep_after, &moving):
-            fell_rows = np.empty(max(nw, 1), dtype=np.int64)
-            if self._loc is None or len(self._loc) < r.n:
+            if self._nfell < nw:  # (C memory kept between runs: no array made per run)
+                free(self._fell)
+                self._nfell = 0
+                self._fell = <int64_t*> malloc((nw + nw // 4 + 16) * sizeof(int64_t))
+                if self._fell == NULL:
+                    raise MemoryError(f"cannot find the islands of {r.n} bodies")
+                self._nfell = nw + nw // 4 + 16
+            if self._nloc < r.n:
                 self._loc = np.full(max(r.n + r.n // 4, 16), -1, dtype=np.intc)
+                self._nloc = len(self._loc)
             fell = fall_asleep(&r, awake, nw, a, b, rows.index, rows.sensor, rows.n,
                                self.sleep_after,
-                               <int*> cnp.PyArray_DATA(<cnp.ndarray> self._loc),
-                               <int64_t*> cnp.PyArray_DATA(<cnp.ndarray> fell_rows))
+                               <int*> cnp.PyArray_DATA(<cnp.ndarray> self._loc), self._fell)
             if fell < 0:
                 raise MemoryError(f"cannot find the islands of {r.n} bodies")
             if fell:
-                t.sleepers += fell
-                sleep_changed(t, fell_rows[:fell], _colliding(&r, fell_rows, fell))
+                note_fell(t, &r, self._fell, fell)
         if t.sleepers:  # the pairs of sleepers and statics go to the sleeping contacts
             mark_dormant(&r, a, b, rows)
         # (a world without bodies is as still as one whose every body sleeps)
