@@ -71,7 +71,10 @@ import numpy as np
 
 from ..state.tile_log cimport TileLog
 from .tile_extras cimport TileExtras
-from .tile_shapes cimport ANY_B, ANY_L, ANY_R, ANY_T, FULL_B, FULL_L, FULL_R, FULL_T, SQUARE_MASK, TileShapes
+from .tile_shapes cimport (
+    ANY_B, ANY_L, ANY_R, ANY_T, FULL_B, FULL_L, FULL_R, FULL_T, SQUARE_MASK, TileShapes,
+    write_segment,
+)
 
 cdef extern from *:
     """
@@ -667,7 +670,7 @@ cdef class TileEdges:
         cdef double ay = e[1] * self.size + self.oy
         cdef double bx = e[2] * self.size + self.ox
         cdef double by = e[3] * self.size + self.oy
-        cdef double dx, dy, length, s, t
+        cdef double t
         if e[4] == 0 or e[4] == 2:  # up and left edges run backwards: right of a -> b is open
             t = ax
             ax = bx
@@ -675,34 +678,8 @@ cdef class TileEdges:
             t = ay
             ay = by
             by = t
-        dx = bx - ax
-        dy = by - ay
-        length = fabs(dx) + fabs(dy)  # (one of them is 0.0: exactly hypot(dx, dy))
-        dx = dx / length
-        dy = dy / length
-        v[0] = ax
-        v[1] = ay
-        v[2] = bx
-        v[3] = by
-        # the normal (dy, -dx) is on the right of a -> b; each support is summed from 0.0 as
-        # NumPy sums (0.0 + -0.0 is 0.0), so the leaves are those the vectorised writer made
-        s = 0.0 + dy * ax + (-dx) * ay
-        f[0] = dy
-        f[1] = -dx
-        f[2] = s
-        f[3] = -dy
-        f[4] = dx
-        f[5] = -s
-        f[6] = dx
-        f[7] = dy
-        f[8] = 0.0 + dx * bx + dy * by
-        f[9] = -dx
-        f[10] = -dy
-        f[11] = -(0.0 + dx * ax + dy * ay)
-        lf[5] = ax if ax < bx else bx
-        lf[6] = ay if ay < by else by
-        lf[7] = bx if ax < bx else ax
-        lf[8] = by if ay < by else ay
+        # (one of dx, dy is 0.0: the sum of their sizes is exactly hypot(dx, dy))
+        write_segment(lf, v, f, ax, ay, bx, by, fabs(bx - ax) + fabs(by - ay))
         self.lh[i] = edge_hash(e)
 
     cdef inline void _leaf_changed(self, int s) noexcept nogil:

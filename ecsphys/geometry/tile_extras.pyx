@@ -28,7 +28,9 @@ from libc.math cimport fabs, floor, llround, sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort, realloc
 
-from .tile_shapes cimport Piece, PieceBuf, TileShapes, merge_pieces, piece_order, piece_push
+from .tile_shapes cimport (
+    Piece, PieceBuf, TileShapes, merge_pieces, piece_order, piece_push, write_segment,
+)
 
 cdef double EPS = 1e-9     # (tile units) as tile_shapes.pyx joins pieces
 cdef double NEAR = 1e-7    # a point this close to a grid line touches the tiles on both sides
@@ -298,32 +300,8 @@ cdef class TileExtras:
         cdef double ay = q.y0 * self.size + self.oy
         cdef double bx = q.x1 * self.size + self.ox
         cdef double by = q.y1 * self.size + self.oy
-        cdef double dx = bx - ax, dy = by - ay
-        cdef double length = sqrt(dx * dx + dy * dy)
-        cdef double s
-        dx = dx / length
-        dy = dy / length
-        v[0] = ax
-        v[1] = ay
-        v[2] = bx
-        v[3] = by
-        s = 0.0 + dy * ax + (-dx) * ay
-        f[0] = dy
-        f[1] = -dx
-        f[2] = s
-        f[3] = -dy
-        f[4] = dx
-        f[5] = -s
-        f[6] = dx
-        f[7] = dy
-        f[8] = 0.0 + dx * bx + dy * by
-        f[9] = -dx
-        f[10] = -dy
-        f[11] = -(0.0 + dx * ax + dy * ay)
-        lf[5] = ax if ax < bx else bx
-        lf[6] = ay if ay < by else by
-        lf[7] = bx if ax < bx else ax
-        lf[8] = by if ay < by else ay
+        write_segment(lf, v, f, ax, ay, bx, by,
+                      sqrt((bx - ax) * (bx - ax) + (by - ay) * (by - ay)))
         self.lh[i] = <int64_t> (((((<uint64_t> q.kx) * 1000003 + <uint64_t> q.ky) * 1000003
                                   + <uint64_t> q.kc) * 1000003)
                                 + <uint64_t> llround(q.t0 * 1048576.0))

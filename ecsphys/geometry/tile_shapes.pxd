@@ -1,5 +1,6 @@
 # Shaped tile kinds (slopes, half tiles): the declarations tile_edges.pyx shares with
-# tile_shapes.pyx (see there for what they guarantee).
+# tile_shapes.pyx and tile_extras.pyx (see there for what they guarantee), and the one writer
+# of a tile map's edge leaf that both edge keepers use.
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
@@ -57,3 +58,34 @@ cdef class TileShapes:
 cdef bint merge_pieces(PieceBuf* pieces, PieceBuf* edges, int32_t* owner) noexcept nogil
 cdef bint piece_push(PieceBuf* b, const Piece* q) noexcept nogil
 cdef int piece_order(const void* pa, const void* pb) noexcept nogil
+
+
+cdef inline void write_segment(double* lf, double* v, double* f, double ax, double ay,
+                               double bx, double by, double length) noexcept nogil:
+    """A tile map's edge leaf from a (world, relative to the body) to b, ``length`` apart: a
+    one-sided segment whose first face, the normal on the right of a -> b, points to the open
+    side (its vertices ``v``, 4 faces ``f`` and bounds in ``lf``; its kind, counts and hash
+    are the caller's). Each support is summed from 0.0 as NumPy sums (0.0 + -0.0 is 0.0), so
+    the leaves are those the vectorised writer made."""
+    cdef double dx = (bx - ax) / length, dy = (by - ay) / length
+    cdef double s = 0.0 + dy * ax + (-dx) * ay
+    v[0] = ax
+    v[1] = ay
+    v[2] = bx
+    v[3] = by
+    f[0] = dy
+    f[1] = -dx
+    f[2] = s
+    f[3] = -dy
+    f[4] = dx
+    f[5] = -s
+    f[6] = dx
+    f[7] = dy
+    f[8] = 0.0 + dx * bx + dy * by
+    f[9] = -dx
+    f[10] = -dy
+    f[11] = -(0.0 + dx * ax + dy * ay)
+    lf[5] = ax if ax < bx else bx
+    lf[6] = ay if ay < by else by
+    lf[7] = bx if ax < bx else ax
+    lf[8] = by if ay < by else ay
