@@ -1,14 +1,24 @@
-"""The side-by-side benchmark runner: ecsphys against pymunk 7, scene by scene.
+"""The side-by-side benchmark runner: ecsphys against pymunk 7 and Box2D v3, scene by scene.
 
 Guarantees:
 - every scene is built in each engine from the same layout (`benchmarks.scenes`), and the
-  engines' runs alternate within this one process (ecsphys, pymunk tree, pymunk hash, repeat),
-  so load from other processes hits them alike;
+  engines' runs alternate within this one process (ecsphys, pymunk tree, pymunk hash, Box2D
+  through pyb2d3, and in the rain the C limit, repeat), so load from other processes hits
+  them alike; Box2D builds every scene but ``shooter`` (that row is ecsphys and pymunk only);
 - a run = a fresh build, the warm-up steps, then the timed steps (only ``Scene.step`` is
   timed: one physics step, and in ``spawn`` and ``shooter`` the game's creates and deletes of
-  that step too, see `benchmarks.scenes`); ms per step of a run is its timed total over its
-  step count; the table shows the median of the runs with their min and max, and the ratio
-  ecsphys / pymunk where pymunk is its better broadphase (tree or spatial hash, by median);
+  that step too, see `benchmarks.scenes`), in CPU time (``time.process_time``: what the
+  process spent, not what other processes took from the machine meanwhile); ms per step of a
+  run is its timed total over its step count; the table shows the median of the runs with
+  their min and max, and the ratio ecsphys / the best peer (pymunk with either broadphase or
+  Box2D, whichever has the lowest median there);
+- ``empty`` times the step of a world with no bodies (the fixed cost of a step); ``load``
+  times a level load: building the rain of 10,000 bodies and its first step (CPU ms, one per
+  run); ``memory`` measures the memory per body of the rain of 10,000 bodies: the growth of
+  resident memory over an empty world, in a fresh subprocess per engine and run
+  (`benchmarks.memory`); the rain's rows also time the C limit (`benchmarks.c_limit`: the
+  same rain in a tight C loop of integration, grid and circle tests, the floor under any
+  engine);
 - each row also shows what the engines did (contacts, touches/separates, escapes, bullets
   through walls, crowd progress, bodies spawned and deleted, bullets fired and hits) from the
   last run;
@@ -33,14 +43,16 @@ Guarantees:
   settles 10,000 bodies again, three minutes each), stray at 1,000 and 10,000; ``--quick``
   has a small spawn and shooter and the pile, rock and stray at 1,000;
 - writes ``benchmarks/results/last_run.md`` (the table), ``last_run.json`` (every run's
-  numbers; ``--replot last_run.json`` draws the plot again) and ``benchmarks/results/rain.png``
+  numbers; ``--replot last_run.json`` draws the plots again), ``benchmarks/results/rain.png``
   (rain: ms per step against N, log-log, ecsphys and pymunk's better broadphase, and the ratio
-  ecsphys / pymunk below); ``--quick``, ``--scenes``, ``--n`` and ``--settle`` runs write
+  ecsphys / pymunk below) and ``docs/engines.png`` (rain: one line per engine and the C limit,
+  log-log; other runs write it as ``NAME_engines.png`` beside their table unless
+  ``--plot-docs``); ``--quick``, ``--scenes``, ``--n`` and ``--settle`` runs write
   ``quick_run.md`` / ``partial_run.md`` (and ``.json``, ``*_rain.png``) instead, so a partial
   run never overwrites the full one (``--name`` picks another name).
 
     python -m benchmarks [--quick] [--scenes rain,crowd] [--n 1000,10000] [--runs 3] [--no-plot]
-                         [--name NAME] [--settle SECONDS]
+                         [--name NAME] [--settle SECONDS] [--plot-docs]
     python -m benchmarks --replot benchmarks/results/last_run.json
 """
 
@@ -52,6 +64,7 @@ import json
 import math
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -60,6 +73,12 @@ from pathlib import Path
 from . import scenes as S
 
 RESULTS = Path(__file__).parent / "results"
+DOCS_PLOT = Path(__file__).resolve().parents[1] / "docs" / "engines.png"
+PEERS = ("pymunk", "pymunk-hash", "box2d")  # the engines ecsphys is compared with
+#: the rows that time something other than a step: a level load (ms to build N bodies and take
+#: the first step) and the memory per body (bytes, in a fresh subprocess per engine)
+SPECIAL = ("load", "memory")
+NO_HASH = ("ecsphys", "pymunk", "box2d")  # one pymunk: its broadphase is not what is measured
 
 
 @dataclass
@@ -101,6 +120,18 @@ class Result:
         names = [e for e in ("pymunk", "pymunk-hash") if self.ms.get(e)]
         return min(names, key=self.median) if names else None
 
+    def best_peer(self) -> str | None:
+        """The fastest of pymunk (either broadphase) and Box2D here, by median."""
+        names = [e for e in PEERS if self.ms.get(e)]
+        return min(names, key=self.median) if names else None
+
+    def ratio(self, peer: str | None = None) -> float | None:
+        """ecsphys's median over ``peer``'s (default: the best peer's); None without both."""
+        peer = peer or self.best_peer()
+        if not peer or not self.ms.get(peer) or not self.ms.get("ecsphys"):
+            return None
+        return self.median("ecsphys") / self.median(peer)
+
     def baseline_ratio(self) -> float | None:
         """ecsphys's median on the scene over its median on the baseline (None without)."""
         if self.case.baseline is None or not self.ms.get(self.case.baseline_key) \
@@ -116,33 +147,47 @@ def cases(quick: bool, only: list[str] | None) -> list[Case]:
     ones: a step is a fraction of a millisecond there, so a run needs thousands of steps to be
     timed well (about 0.5 s of ecsphys steps per run; pymunk's runs are shorter).
     """
+    three = S.ALL_ENGINES  # ecsphys, pymunk (tree and hash), Box2D
+    rain_engines = (*three, "c-limit")
+    no_box2d = ("ecsphys", "pymunk", "pymunk-hash")
     if quick:
-        plan = [Case("rain", 100, 50, 300), Case("rain", 1_000, 10, 30),
-                Case("rain", 10_000, 10, 30), Case("events", 1_000, 10, 30),
-                Case("crowd", 2_000, 10, 30), Case("bullets", 500, 0, 30),
-                Case("spawn", 1_000, 10, 100, baseline="rain"),
-                Case("shooter", 1_000, 10, 30),
-                Case("pile", 1_000, 60, 120, settle=S.SETTLE_S),
-                Case("rock", 1_000, 60, 31, settle=S.SETTLE_S),
-                Case("stray", 1_000, 60, 120, settle=S.SETTLE_S)]
+        plan = [Case("empty", 0, 100, 2_000, NO_HASH),
+                Case("rain", 100, 50, 300, rain_engines),
+                Case("rain", 1_000, 10, 30, rain_engines),
+                Case("rain", 10_000, 10, 30, rain_engines),
+                Case("events", 1_000, 10, 30, three), Case("crowd", 2_000, 10, 30, three),
+                Case("bullets", 500, 0, 30, three),
+                Case("spawn", 1_000, 10, 100, three, baseline="rain"),
+                Case("shooter", 1_000, 10, 30, no_box2d),
+                Case("pile", 1_000, 60, 120, three, settle=S.SETTLE_S),
+                Case("rock", 1_000, 60, 31, three, settle=S.SETTLE_S),
+                Case("stray", 1_000, 60, 120, three, settle=S.SETTLE_S),
+                Case("load", 1_000, 0, 1, NO_HASH), Case("memory", 1_000, 0, 0, NO_HASH)]
     else:
-        plan = [Case("rain", 10, 300, 4_000), Case("rain", 100, 200, 1_200)]
-        plan += [Case("rain", n, 30, 120) for n in (1_000, 5_000, 10_000, 20_000)]
-        plan += [Case("rain", 50_000, 30, 120, ("ecsphys", "pymunk-hash")),
-                 Case("events", 10_000, 30, 120), Case("crowd", 2_000, 30, 120),
-                 Case("bullets", 500, 0, 120),
+        # the empty step: a fraction of a microsecond to a few, so many steps a run
+        plan = [Case("empty", 0, 1_000, 20_000, NO_HASH),
+                Case("rain", 10, 300, 4_000, rain_engines),
+                Case("rain", 100, 200, 1_200, rain_engines)]
+        plan += [Case("rain", n, 30, 120, rain_engines) for n in (1_000, 5_000, 10_000, 20_000)]
+        plan += [Case("rain", 50_000, 30, 120, ("ecsphys", "pymunk-hash", "box2d", "c-limit")),
+                 Case("events", 10_000, 30, 120, three), Case("crowd", 2_000, 30, 120, three),
+                 Case("bullets", 500, 0, 120, three),
                  # a spawn step costs the rain step plus one create and one delete: the
                  # small N needs many steps to time that difference
-                 Case("spawn", 1_000, 100, 1_000, baseline="rain"),
-                 Case("spawn", 10_000, 30, 300, baseline="rain"),
-                 Case("spawn", 50_000, 30, 120, ("ecsphys", "pymunk-hash"), baseline="rain")]
-        plan += [Case("shooter", n, 30, 120) for n in (1_000, 5_000, 10_000)]
+                 Case("spawn", 1_000, 100, 1_000, three, baseline="rain"),
+                 Case("spawn", 10_000, 30, 300, three, baseline="rain"),
+                 Case("spawn", 50_000, 30, 120, ("ecsphys", "pymunk-hash", "box2d"),
+                      baseline="rain")]
+        plan += [Case("shooter", n, 30, 120, no_box2d) for n in (1_000, 5_000, 10_000)]
         # the settled pile: 60 untimed steps after each run's start from the settled state,
         # then 120 timed; the rock: the step of its impact and the 30 after it
-        plan += [Case("pile", n, 60, 120, settle=S.SETTLE_S) for n in (1_000, 10_000)]
-        plan += [Case("stray", n, 60, 120, settle=S.SETTLE_S) for n in (1_000, 10_000)]
-        plan += [Case("rock", 1_000, 60, 31, settle=S.SETTLE_S),
-                 Case("rock", 10_000, 60, 31, ("ecsphys", "pymunk-hash"), settle=S.SETTLE_S)]
+        plan += [Case("pile", n, 60, 120, three, settle=S.SETTLE_S) for n in (1_000, 10_000)]
+        plan += [Case("stray", n, 60, 120, three, settle=S.SETTLE_S) for n in (1_000, 10_000)]
+        plan += [Case("rock", 1_000, 60, 31, three, settle=S.SETTLE_S),
+                 Case("rock", 10_000, 60, 31, ("ecsphys", "pymunk-hash", "box2d"),
+                      settle=S.SETTLE_S)]
+        # a level load of 10,000 bodies and the memory they take, per engine
+        plan += [Case("load", 10_000, 0, 1, NO_HASH), Case("memory", 10_000, 0, 0, NO_HASH)]
     if only:
         plan = [c for c in plan if c.scene in only]
     return plan
@@ -207,6 +252,10 @@ def one_run(case: Case, engine: str, progress: Progress, seed: int,
     name = scene_name or case.scene
     label = f"{name} N={case.n} {engine}"
     progress.update(label)
+    if name == "load":
+        return _load_run(case, engine, seed)
+    if name == "memory":
+        return _memory_run(case, engine)
     if case.settle or name in S.SETTLED:
         pile = settled(case, engine, progress, seed, piles if piles is not None else {})
         scene = pile.window()
@@ -228,9 +277,9 @@ def one_run(case: Case, engine: str, progress: Progress, seed: int,
             try:
                 for i in range(case.steps):
                     scene.before_step()
-                    t0 = time.perf_counter()
+                    t0 = time.process_time()
                     scene.step()
-                    total += time.perf_counter() - t0
+                    total += time.process_time() - t0
                     scene.after_step()
                     if i % 10 == 9:
                         progress.update(label, 10)
@@ -241,6 +290,35 @@ def one_run(case: Case, engine: str, progress: Progress, seed: int,
     finally:
         if pile is None or piles is None:  # a settled scene belongs to its pile
             scene.close()
+
+
+def _load_run(case: Case, engine: str, seed: int) -> tuple[float, dict]:
+    """A level load: CPU ms to build the rain of ``case.n`` bodies in ``engine`` (statics,
+    bodies, shapes; ecsphys: the esper entities and their adoption) and take its first step."""
+    gc.collect()
+    t0 = time.process_time()
+    scene = S.build("rain", engine, case.n, seed)
+    with scene.playing():
+        scene.step()
+    ms = (time.process_time() - t0) * 1000.0
+    scene.after_step()
+    try:
+        return ms, {"contacts": scene.contacts(), "bodies": scene.n}
+    finally:
+        scene.close()
+
+
+def _memory_run(case: Case, engine: str) -> tuple[float, dict]:
+    """Bytes per body of the rain of ``case.n`` bodies in ``engine``, measured in a fresh
+    subprocess (`benchmarks.memory`)."""
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-m", "benchmarks.memory", engine, str(case.n)],
+                         cwd=root, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise NotImplementedError(f"memory run failed: {out.stderr.strip()[-300:]}")
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return got["bytes_per_body"], {"rss_empty_mb": round(got["rss_empty"] / 2**20, 1),
+                                   "rss_rain_mb": round(got["rss_rain"] / 2**20, 1)}
 
 
 def settle_steps(plan: list[Case], runs: int) -> int:
@@ -321,31 +399,90 @@ def _fmt_stats(stats: dict[str, float | int] | None) -> str:
     return ", ".join(parts)
 
 
+def _peer_name(engine: str) -> str:
+    return {"pymunk": "pymunk tree", "pymunk-hash": "pymunk hash", "box2d": "Box2D"}[engine]
+
+
+def _fmt_ratio(res: Result) -> str:
+    best = res.best_peer()
+    q = res.ratio(best)
+    return f"{q:.2f} ({_peer_name(best)})" if q is not None and best else "–"
+
+
+def _b2_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"pyb2d3 {version('pyb2d3')}"
+    except Exception:  # noqa: BLE001 - only the note's wording
+        return "pyb2d3"
+
+
+def _special_table(results: list[Result], scene: str, unit: str, fmt: object) -> list[str]:
+    rows = [r for r in results if r.case.scene == scene]
+    if not rows:
+        return []
+    out = [f"| N | ecsphys {unit} | pymunk {unit} | Box2D {unit} | ecsphys / best peer |",
+           "|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        cells = [fmt(r.ms.get(e)) if r.ms.get(e) else (r.errors.get(e) or "–")
+                 for e in ("ecsphys", "pymunk", "box2d")]
+        out.append(f"| {r.case.n:,} | " + " | ".join(cells) + f" | {_fmt_ratio(r)} |")
+    return out
+
+
+def _fmt_bytes(values: list[float]) -> str:
+    return (f"{statistics.median(values):,.0f} ({min(values):,.0f}–{max(values):,.0f})")
+
+
 def table(results: list[Result], runs: int) -> str:
-    """The markdown table of the results."""
+    """The markdown table of the results (a step's scenes), then the level load and the
+    memory per body, then the notes."""
+    steps = [r for r in results if r.case.scene not in SPECIAL]
     lines = [
-        f"ms per step: median of {runs} run(s) (min–max); ratio = ecsphys / best pymunk "
-        "broadphase by median. Stats from the last run (contacts after the last step).",
+        f"CPU ms per step (time.process_time): median of {runs} run(s) (min–max); the engines "
+        "alternate within each round. ratio = ecsphys / the best peer by median (pymunk with "
+        "either broadphase, or Box2D). C limit: the rain in a tight C loop (not an engine: "
+        "see below). Stats from the last run (contacts after the last step).",
         "",
-        "| scene | N | ecsphys ms | pymunk tree ms | pymunk hash ms | ratio | ecsphys did "
-        "| pymunk did |",
-        "|---|---:|---:|---:|---:|---:|---|---|",
+        "| scene | N | ecsphys ms | pymunk tree ms | pymunk hash ms | Box2D ms | C limit ms "
+        "| ecsphys / best peer | ecsphys did | pymunk did | Box2D did |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
     ]
-    for res in results:
+    for res in steps:
         c = res.case
-        best = res.best_pymunk()
-        ratio = "–"
-        if best and res.ms.get("ecsphys"):
-            ratio = f"{res.median('ecsphys') / res.median(best):.2f}"
         ecs = res.errors.get("ecsphys") or _fmt_stats(res.stats.get("ecsphys"))
         if (q := res.baseline_ratio()) is not None:
             ecs = (f"{q:.2f}x plain {c.baseline} "
                    f"({_ms(res.median(c.baseline_key))} ms); {ecs}")
+        best = res.best_pymunk()
         pym = _fmt_stats(res.stats.get(best)) if best else "–"
+        b2d = res.errors.get("box2d") or _fmt_stats(res.stats.get("box2d"))
+        if "box2d" not in c.engines:
+            b2d = "not built in Box2D"
         lines.append(
             f"| {c.scene} | {c.n:,} | {_fmt_ms(res.ms.get('ecsphys'))} "
             f"| {_fmt_ms(res.ms.get('pymunk'))} | {_fmt_ms(res.ms.get('pymunk-hash'))} "
-            f"| {ratio} | {ecs} | {pym} |")
+            f"| {_fmt_ms(res.ms.get('box2d'))} | {_fmt_ms(res.ms.get('c-limit'))} "
+            f"| {_fmt_ratio(res)} | {ecs} | {pym} | {b2d} |")
+    if load := _special_table(results, "load", "ms", _fmt_ms):
+        lines += ["", "Level load: CPU ms to build the rain of N bodies (statics, bodies, "
+                  "shapes; ecsphys: the esper entities and their adoption) and take the first "
+                  "step, median (min–max) of the runs, alternating:", "", *load]
+    if mem := _special_table(results, "memory", "bytes/body", _fmt_bytes):
+        lines += ["", "Memory per body: growth of the process's resident memory (/proc/self/"
+                  "statm, C allocations included) when the rain of N bodies is built and "
+                  "stepped twice, over an empty world of the same engine, divided by N; a "
+                  "fresh subprocess per engine and run, median (min–max):", "", *mem]
+    lines += ["", f"Box2D: Box2D v3 through {_b2_version()}, one thread, "
+              f"{S.BOX2D_SUBSTEPS} substeps a step, no friction, contact begin/end events on "
+              "(its contacts = begin minus end events so far), sleeping only in pile, rock "
+              "and stray (its defaults: asleep after 0.5 s under 0.05 units/s); the shooter "
+              "scene is not built in Box2D (pymunk and ecsphys only). C limit "
+              "(`benchmarks/c_limit.py`): the rain's integration, a uniform grid insert and "
+              "circle-circle tests with a one-pass push-apart, in C compiled with gcc -O2 "
+              "and called through ctypes: a floor, not an engine (no solver iterations, no "
+              "contacts kept, no events)."]
     notes = [f"- {r.case.scene} N={r.case.n:,}: ecsphys {_fmt_ms(r.ms.get('ecsphys'))} ms, "
              f"plain {r.case.baseline} {_fmt_ms(r.ms.get(r.case.baseline_key))} ms in the same "
              f"rounds: {q:.2f}x" for r in results if (q := r.baseline_ratio()) is not None]
@@ -357,9 +494,10 @@ def table(results: list[Result], runs: int) -> str:
         times = " / ".join(f"{t:g}" for t in settles)
         lines += ["", f"pile, rock, stray: the rain settled {times} "
                   "simulated s in each engine first (untimed; pymunk with sleep_time_threshold "
-                  f"{S.SLEEP_TIME}, ecsphys with its defaults). did: asleep = pymunk bodies "
-                  "asleep after the run (asleep_before: when the rock was dropped; pymunk counts "
-                  "no contacts of sleeping bodies), vmax = the "
+                  f"{S.SLEEP_TIME}, Box2D with its defaults, ecsphys with its defaults). did: "
+                  "asleep = pymunk or Box2D bodies asleep after the run (asleep_before: when "
+                  "the rock was dropped; pymunk counts no contacts of sleeping bodies, Box2D "
+                  "keeps them), vmax = the "
                   "fastest ball of the pile (units/s), hit_step = the timed step in which the "
                   "rock first touched the pile, rock_fell = how far it fell (units), rock_out = "
                   "1 if it left the box, stray_awake = 1 if the ball falling beside the pile was "
@@ -448,6 +586,54 @@ def plot(results: list[Result], path: Path) -> bool:
     return True
 
 
+def plot_engines(results: list[Result], path: Path) -> bool:
+    """The rain against N, log-log, one line per engine: ecsphys, pymunk (its better
+    broadphase at each N), Box2D, and the C limit dashed (median, bars from min to max of the
+    runs). False if there are fewer than two rain cases."""
+    rain = sorted((r for r in results if r.case.scene == "rain"), key=lambda r: r.case.n)
+    if len(rain) < 2:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.0, 5.0))
+
+    def series(points: list[tuple[int, list[float]]], style: str, color: str,
+               label: str) -> None:
+        if not points:
+            return
+        ns = [n for n, _ in points]
+        med = [statistics.median(v) for _, v in points]
+        lo = [m - min(v) for m, (_, v) in zip(med, points, strict=True)]
+        hi = [max(v) - m for m, (_, v) in zip(med, points, strict=True)]
+        ax.errorbar(ns, med, yerr=(lo, hi), fmt=style, color=color, label=label, capsize=3,
+                    lw=1.5, ms=5)
+
+    series([(r.case.n, r.ms["ecsphys"]) for r in rain if r.ms.get("ecsphys")], "o-",
+           "tab:blue", "ecsphys")
+    series([(n, v) for n, _, v in _best_pymunk_points(rain)], "s-", "tab:orange",
+           "pymunk 7 (better broadphase at each N)")
+    series([(r.case.n, r.ms["box2d"]) for r in rain if r.ms.get("box2d")], "^-", "tab:green",
+           "Box2D v3 (pyb2d3, 1 thread)")
+    series([(r.case.n, r.ms["c-limit"]) for r in rain if r.ms.get("c-limit")], "--", "black",
+           "C limit (tight C loop, no solver)")
+    ax.axhline(1000 / 60, color="grey", lw=0.8, ls=":", label="16.7 ms (60 steps/s)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("bodies (N)")
+    ax.set_ylabel("CPU ms per step (median, min–max)")
+    ax.set_title("rain: N circles falling in a box")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
 def save_json(results: list[Result], runs: int, path: Path) -> None:
     """Every run's ms per step and the last run's stats, per case and engine (for re-plotting
     and for comparing runs)."""
@@ -475,9 +661,17 @@ def _png_for(md_or_json: Path) -> Path:
     return md_or_json.with_name("rain.png" if name == "last_run" else f"{name}_rain.png")
 
 
-def _plot_or_say(results: list[Result], png_path: Path, json_path: Path) -> bool:
+def _engines_png_for(md_or_json: Path, docs: bool) -> Path:
+    name = md_or_json.stem
+    return DOCS_PLOT if docs else md_or_json.with_name(f"{name}_engines.png")
+
+
+def _plot_or_say(results: list[Result], png_path: Path, json_path: Path,
+                 engines_path: Path | None = None) -> bool:
     try:
         plotted = plot(results, png_path)
+        if engines_path is not None and plot_engines(results, engines_path):
+            print(f"plot: {engines_path}")
     except ImportError as exc:  # matplotlib is in the ``bench`` extra
         print(f"no plot ({exc}): pip install matplotlib (or -e '.[bench]'), then "
               f"python -m benchmarks --replot {json_path}", file=sys.stderr)
@@ -495,13 +689,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=None, help="runs per engine (default 3; "
                         "quick: 1)")
     parser.add_argument("--scenes", default="", help="comma-separated subset of " +
-                        ",".join(S.SCENES))
+                        ",".join((*S.SCENES, "load", "memory")))
     parser.add_argument("--n", default="", help="comma-separated N: only the plan's cases "
                         "at these N (with --scenes: spawn,shooter --n 1000,10000)")
     parser.add_argument("--settle", type=float, default=None, metavar="SECONDS",
                         help=f"pile, rock: simulated seconds the rain settles before the runs "
                         f"(default {S.SETTLE_S:g}; shorter for a smoke test)")
     parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--plot-docs", action="store_true", help="write the engines' rain plot "
+                        "to docs/engines.png (the full plan always does; other runs write "
+                        "NAME_engines.png beside their table)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="folder of the results")
     parser.add_argument("--name", default=None, help="results file names: NAME.md, NAME.json "
                         "and NAME_rain.png (default: last_run.md, last_run.json and rain.png "
@@ -511,7 +708,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="only draw the plot of a saved run (NAME.json) and exit")
     args = parser.parse_args(argv)
     if args.replot:
-        plotted = _plot_or_say(load_json(args.replot), _png_for(args.replot), args.replot)
+        docs = args.plot_docs or args.replot.stem == "last_run"
+        plotted = _plot_or_say(load_json(args.replot), _png_for(args.replot), args.replot,
+                               _engines_png_for(args.replot, docs))
         return 0 if plotted else 1
     runs = args.runs or (1 if args.quick else 3)
     only = [s for s in args.scenes.split(",") if s] or None
@@ -542,7 +741,8 @@ def main(argv: list[str] | None = None) -> int:
     save_json(results, runs, json_path)
     print(f"table: {md_path}")
     if has_plot and not args.no_plot:
-        _plot_or_say(results, png_path, json_path)
+        _plot_or_say(results, png_path, json_path,
+                     _engines_png_for(md_path, args.plot_docs or name == "last_run"))
     return 0
 
 

@@ -1,8 +1,11 @@
-"""Benchmark scenes, each built the same way in ecsphys and in pymunk 7.
+"""Benchmark scenes, each built the same way in ecsphys, in pymunk 7 and in Box2D v3 (pyb2d3).
 
 Guarantees:
 - ``build(name, engine, n, seed)`` returns a `Scene` with the same bodies, sizes, gravity, dt
-  and initial state in both engines (one random generator per seed, drawn in the same order);
+  and initial state in every engine (one random generator per seed, drawn in the same order);
+  Box2D (``box2d``, the ``pyb2d3`` package: Box2D v3 in C, one thread, 4 substeps, its
+  recommended default) builds every scene but ``shooter`` (`BOX2D_SCENES`), with friction and
+  restitution as in pymunk and contact begin/end events on (they count its contacts);
 - ``Scene.step()`` runs exactly one physics step and, in the scenes that change the world
   (``spawn``, ``shooter``), the game's calls into the engine that create and delete bodies just
   before it (ecsphys: ``esper.create_entity`` / ``esper.delete_entity``, adopted and released
@@ -22,9 +25,10 @@ Guarantees:
   the box (rock);
 - `SettledPile` steps the ``pile`` layout for the settling time in one engine once and keeps
   that state: every `SettledPile.window` starts from it (ecsphys: ``physics.restore`` of a
-  snapshot; pymunk: ``space.copy()`` of the settled space, which wakes the bodies, so a window
-  begins with untimed steps in which pymunk's pile falls asleep again).
+  snapshot; pymunk and Box2D: the settled space or world itself, settled again after a rock
+  fell into it, see `SettledPile`).
 Scenes:
+- ``empty``: a world with no bodies at all (the fixed cost of a step);
 - ``rain``: N circles of radius 1 on a jittered grid of spacing 2.5 inside a box of four static
   walls, random velocities up to 5, gravity (0, -9.8), dt 1/60 (ecsphys: ACTIVE, sphere slide);
 - ``events``: ``rain`` with begin/separate (touch/separate) callbacks subscribed;
@@ -107,10 +111,16 @@ ROCK_MASS = 20.0
 ROCK_SPEED = 14.0  # downwards, about what a 10-unit fall under gravity gives
 ROCK_GAP = 0.1  # between the rock and the highest ball under it when it is dropped
 ENGINES = ("ecsphys", "pymunk", "pymunk-hash")
-SCENES = ("rain", "events", "crowd", "bullets", "spawn", "shooter", "pile", "rock", "stray")
+#: with Box2D (the bench extra's pyb2d3): the runner's plan names it where it builds the scene
+ALL_ENGINES = (*ENGINES, "box2d")
+BOX2D_SUBSTEPS = 4  # Box2D v3's recommended substep count
+SCENES = ("empty", "rain", "events", "crowd", "bullets", "spawn", "shooter", "pile", "rock",
+          "stray")
 SETTLED = ("pile", "rock", "stray")  # the scenes that start from a `SettledPile`
 STRAY_GAP = 40.0  # stray: how far beside the pile's box the stray ball falls
 LAYOUTS = (*SCENES, "overlap")
+#: the scenes built in Box2D (shooter, with its filtered bullets, is pymunk's and ecsphys's only)
+BOX2D_SCENES = tuple(name for name in LAYOUTS if name != "shooter")
 
 _worlds = itertools.count()
 
@@ -252,6 +262,12 @@ def shooter_layout(n: int, seed: int = 0) -> Layout:
                          "target": (gun_x, h / 2), "seed": seed})
 
 
+def empty_layout(n: int = 0, seed: int = 0) -> Layout:
+    """A world with no bodies and no statics (``n`` is ignored): what a step costs by itself."""
+    none = np.zeros((0, 2))
+    return Layout("empty", none, none.copy(), RAIN_RADIUS, none.copy(), none.copy(), GRAVITY)
+
+
 def overlap_layout(n: int, seed: int = 0) -> Layout:
     """``rain``'s box, bodies, velocities and density, the bodies placed uniformly at random in
     the part of the box the grid fills: most start overlapping one or more others."""
@@ -307,6 +323,8 @@ def layout(name: str, n: int, seed: int = 0) -> Layout:
         return out
     if name == "spawn":
         return spawn_layout(n, seed)
+    if name == "empty":
+        return empty_layout(n, seed)
     if name == "crowd":
         return crowd_layout(n, seed)
     if name == "bullets":
@@ -886,7 +904,8 @@ class PymunkScene(Scene):
         return len(self.space.bodies)
 
     def positions(self) -> np.ndarray:
-        return np.array([tuple(b.position) for b in self.bodies], dtype=np.float64)
+        return np.array([tuple(b.position) for b in self.bodies],
+                        dtype=np.float64).reshape(-1, 2)
 
     def _set_velocities(self, vel: np.ndarray) -> None:
         for body, v in zip(self.bodies, vel.tolist(), strict=True):
@@ -934,16 +953,179 @@ class PymunkScene(Scene):
         self.space.step(DT)
 
 
+class _Box2DWorld:
+    """A Box2D world built from a layout and what the scenes read of it: its dynamic bodies
+    (one `pyb2d3.Bodies` batch for reading positions and velocities at once) and how many
+    pairs touch (begin minus end events, tallied after every step)."""
+
+    def __init__(self, lay: Layout) -> None:
+        b2 = _pyb2d3()
+        # Box2D clamps speeds to 400 units/s by default: the bullets fly at up to 2,000
+        fast = {"maximum_linear_speed": 4_000.0} if lay.name == "bullets" else {}
+        self.world = b2.World(gravity=lay.gravity, **fast)
+        self.world.sleeping_enabled = lay.name in SETTLED
+        self.material = b2.surface_material(friction=0.0, restitution=lay.restitution)
+        self.touching = 0
+        statics = self.world.create_static_body(position=(0.0, 0.0))
+        static_def = b2.shape_def(material=self.material, enable_contact_events=True)
+        if lay.tiles_as == "tilemap":  # the same outline as the TileMap: its merged edges
+            grid, (ox, oy) = lay.tile_grid()
+            for x0, y0, x1, y1, _ in merged_edges(grid):
+                statics.create_segment_shape(
+                    static_def, b2.segment((ox + x0, oy + y0), (ox + x1, oy + y1)))
+        else:
+            for (cx, cy), (w, h) in zip(lay.static_centre.tolist(), lay.static_size.tolist(),
+                                        strict=True):
+                statics.create_polygon_shape(static_def,
+                                             b2.box(w / 2, h / 2, center=(cx, cy), rotation=0.0))
+        self.ball_def = self.shape_def(1.0, lay.radius)
+        self.circle = b2.circle(radius=lay.radius)
+        self.bodies: list[Any] = []
+        self.batch = b2.Bodies()
+        create = self.world.create_dynamic_body
+        for (x, y), (vx, vy) in zip(lay.dynamic_pos.tolist(), lay.dynamic_vel.tolist(),
+                                    strict=True):
+            body = create(position=(x, y), linear_velocity=(vx, vy))
+            body.create_circle_shape(self.ball_def, self.circle)
+            self.bodies.append(body)
+            self.batch.append(body.id)
+
+    def shape_def(self, mass: float, radius: float) -> Any:
+        """A shape definition giving a circle of ``radius`` the ``mass``, no friction, the
+        layout's restitution, contact events on."""
+        return _pyb2d3().shape_def(density=mass / (math.pi * radius * radius),
+                                   material=self.material, enable_contact_events=True)
+
+    def tally(self) -> Any:
+        """Count the last step's begin and end events into ``touching``; the events."""
+        events = self.world.get_contact_events()
+        self.touching += events.begin_count - events.end_count
+        return events
+
+
+def _pyb2d3() -> Any:
+    import pyb2d3  # the bench extra; imported on first use, so ecsphys and pymunk run without
+
+    return pyb2d3
+
+
+class Box2DScene(Scene):
+    """A scene in Box2D v3 (the pyb2d3 package): dynamic circles, static boxes or segments,
+    no friction, one thread, `BOX2D_SUBSTEPS` substeps, sleeping on in the settled scenes
+    (Box2D's defaults: asleep after 0.5 s under 0.05 units/s)."""
+
+    engine = "box2d"
+
+    def __init__(self, lay: Layout, built: _Box2DWorld | None = None) -> None:
+        """The scene of ``lay``, built in a new world, or given one this class built from
+        ``lay`` and stepped (`SettledPile`)."""
+        super().__init__(lay)
+        self.built = built if built is not None else _Box2DWorld(lay)
+        self.world = self.built.world
+        self._last: Any = None  # spawn: the body made the step before
+        self._spawn_def = self.built.shape_def(1.0, SPAWN_RADIUS)
+        self._spawn_circle = _pyb2d3().circle(radius=SPAWN_RADIUS)
+        self._extras: list[Any] = []  # the rock and the stray ball
+
+    def _spawn(self) -> None:
+        body = self.world.create_dynamic_body(position=self.layout.extra["spawn_at"],
+                                              linear_velocity=self.layout.extra["spawn_vel"])
+        body.create_circle_shape(self._spawn_def, self._spawn_circle)
+        if self._last is not None:
+            self._last.destroy()
+            self.deleted += 1
+        self._last = body
+        self.spawned += 1
+
+    def _step(self) -> None:
+        self.world.step(DT, BOX2D_SUBSTEPS)
+        if self.layout.name == "events":  # the game reads the step's events (timed)
+            events = self.world.get_contact_events()
+            self.touches += events.begin_count
+            self.separates += events.end_count
+
+    def after_step(self) -> None:
+        events = self.built.tally()
+        if self.rock is not None and not self.hit_step:
+            rock = self.rock.id
+            self._rock_hit = any(e.shape_a.body.id == rock or e.shape_b.body.id == rock
+                                 for e in events.begin_events())
+        super().after_step()
+
+    def _rock_touching(self) -> bool:
+        return bool(getattr(self, "_rock_hit", False))
+
+    def body_count(self) -> int:
+        return len(self.built.bodies) + (self._last is not None)
+
+    def positions(self) -> np.ndarray:
+        if not self.built.bodies:
+            return np.zeros((0, 2))
+        return self.built.batch.get_positions().astype(np.float64)
+
+    def _set_velocities(self, vel: np.ndarray) -> None:
+        self.built.batch.set_linear_velocities(np.ascontiguousarray(vel, dtype=np.float32))
+
+    def contacts(self) -> int:
+        return self.built.touching
+
+    def speeds(self) -> np.ndarray:
+        if not self.built.bodies:
+            return np.zeros(0)
+        return self.built.batch.get_linear_velocities_magnitude().astype(np.float64)
+
+    def asleep(self) -> int | None:
+        return sum(not b.awake for b in self.built.bodies)
+
+    def _add_rock(self, x: float, y: float, vy: float) -> Any:
+        rock = self.world.create_dynamic_body(position=(x, y), linear_velocity=(0.0, vy))
+        rock.create_circle_shape(self.built.shape_def(ROCK_MASS, ROCK_RADIUS),
+                                 _pyb2d3().circle(radius=ROCK_RADIUS))
+        self._extras.append(rock)
+        return rock
+
+    def rock_position(self) -> tuple[float, float]:
+        p = self.rock.position
+        return float(p.x), float(p.y)
+
+    def stray_awake(self) -> int:
+        return int(self.stray.awake)
+
+    def remove_stray(self) -> None:
+        """Take the stray ball (if any) out of the world."""
+        if self.stray is not None:
+            self.stray.destroy()
+            self.stray = None
+
+    def close(self) -> None:
+        self.world.destroy()
+
+
 def build(name: str, engine: str, n: int, seed: int = 0) -> Scene:
-    """Scene ``name`` with ``n`` dynamic bodies in ``engine`` (one of `ENGINES`)."""
-    lay = layout(name, n, seed)
+    """Scene ``name`` with ``n`` dynamic bodies in ``engine`` (one of `ALL_ENGINES`, or
+    ``"c-limit"``: the rain in a tight C loop, `benchmarks.c_limit`); `NotImplementedError`
+    for a scene the engine does not build (Box2D: see `BOX2D_SCENES`)."""
+    return build_layout(layout(name, n, seed), engine)
+
+
+def build_layout(lay: Layout, engine: str) -> Scene:
+    """The scene of ``lay`` in ``engine`` (see `build`)."""
+    name = lay.name
     if engine == "ecsphys":
         return EcsScene(lay)
     if engine == "pymunk":
         return PymunkScene(lay)
     if engine == "pymunk-hash":
         return PymunkScene(lay, spatial_hash=True)
-    raise ValueError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+    if engine == "box2d":
+        if name not in BOX2D_SCENES:
+            raise NotImplementedError(f"{name} is not built in Box2D")
+        return Box2DScene(lay)
+    if engine == "c-limit":  # not an engine: the tight C loop under them (rain, empty)
+        from .c_limit import CLimitScene
+
+        return CLimitScene(lay)
+    raise ValueError(f"unknown engine {engine!r}; expected one of {ALL_ENGINES}")
 
 
 class SettledPile:
@@ -958,7 +1140,8 @@ class SettledPile:
     copied pile slumps), so the settled space itself is handed out: again as it is while
     nothing in it can have moved (every body was asleep when it was handed out, and no rock
     was dropped into it), else the layout is built and settled again (pymunk is
-    deterministic: the same pile). ``report(done, total)`` is called every 30 settling steps
+    deterministic: the same pile). Box2D's world cannot be copied either: it is handed out
+    the same way. ``report(done, total)`` is called every 30 settling steps
     (a progress line); ``settles`` counts the settlings.
     """
 
@@ -967,8 +1150,8 @@ class SettledPile:
         if isinstance(settle, bool) or not isinstance(settle, (int, float)) \
                 or not math.isfinite(settle) or settle < 0:
             raise ValueError(f"settle must be a finite number of seconds >= 0, got {settle!r}")
-        if engine not in ENGINES:
-            raise ValueError(f"unknown engine {engine!r}; expected one of {ENGINES}")
+        if engine not in ALL_ENGINES:
+            raise ValueError(f"unknown engine {engine!r}; expected one of {ALL_ENGINES}")
         self.engine = engine
         self.n = n
         self.seed = seed
@@ -990,6 +1173,7 @@ class SettledPile:
         t0 = time.perf_counter()
         for k in range(self.steps):
             scene.step()
+            scene.after_step()  # (Box2D: its contact events tallied)
             if self.report is not None and (k % 30 == 29 or k == self.steps - 1):
                 self.report(k + 1, self.steps)
         self.seconds = time.perf_counter() - t0
@@ -1012,8 +1196,11 @@ class SettledPile:
             last.remove_stray()  # (it fell far from the pile: the pile is as it was)
             if last.rock is not None or not asleep:
                 scene = self._scene = self._settled()
-        out = PymunkScene(scene.layout, spatial_hash=self.engine == "pymunk-hash",
-                          space=scene.space)
+        if isinstance(scene, Box2DScene):
+            out: Scene = Box2DScene(scene.layout, built=scene.built)
+        else:
+            out = PymunkScene(scene.layout, spatial_hash=self.engine == "pymunk-hash",
+                              space=scene.space)
         self._handed = (out, out.asleep() == out.n)
         return out
 
