@@ -15,10 +15,10 @@ the rock wakes are the whole pile, so an extra that grew with the pile would sho
 difference that grows with N).
 
 Then one island among many (``--field``): ``N`` balls resting apart on a floor, each its own
-island, all asleep; a small rock falls on one of them. The step of its impact wakes that one
-ball: it is timed against the step before (the rock falling alone above the sleeping field),
-median over fresh fields. What the wake costs there should not grow with the sleepers it
-leaves asleep.
+island, all asleep; small rocks fall on one of them after another (`field_cycles`). The step
+of each impact wakes that one ball: it is timed (CPU) against the step before (the rock
+falling alone above the sleeping field), median over the rocks. What the wake costs there
+should not grow with the sleepers it leaves asleep.
 
     python -m benchmarks.bench_wake [--n 1000,10000] [--windows 40] [--field 1000,50000]
 """
@@ -93,9 +93,13 @@ def measure(n: int, windows: int, settle: float = S.SETTLE_S) -> dict[str, dict[
 _fields = itertools.count()
 
 
-def field_impact(n: int) -> tuple[float, float, int]:
-    """A fresh field of ``n`` sleeping balls and a rock dropped on the middle one: (ms of the
-    step of its impact, ms of the step before it, balls it woke)."""
+def field_cycles(n: int, cycles: int) -> dict[str, float]:
+    """One field of ``n`` sleeping balls (each its own island on a floor) and ``cycles``
+    rocks, each dropped on another ball: CPU ms of the step of its impact (it wakes that
+    ball) and of the step before (the rock falling alone above the sleepers); then the rock
+    is deleted and the field steps until it all sleeps again (untimed). Medians, and the
+    balls each rock woke. What a wake costs should not grow with the sleepers it leaves
+    asleep."""
     world = f"bench-field-{next(_fields)}"
     previous = esper.current_world
     esper.switch_world(world)
@@ -112,37 +116,47 @@ def field_impact(n: int) -> tuple[float, float, int]:
             physics.step()
         if physics.stats["sleeping"] != n:
             raise RuntimeError(f"the field did not fall asleep: {physics.stats['sleeping']}")
-        esper.create_entity(ep.Position(5.0 + 3.0 * (n // 2), 1.8), ep.Velocity(0.0, -3.0),
-                            ep.Collider(ep.ACTIVE), ep.Geometry(ep.Circle(0.4)),
-                            ep.AccelerationMap(gravity=gravity))
-        physics.step()
-        last = None
-        gc.collect()
-        gc.disable()
-        try:
-            for _ in range(30):
-                t0 = time.perf_counter()
+        impact: list[float] = []
+        before: list[float] = []
+        woken: list[int] = []
+        for c in range(cycles):
+            i = (7919 * (c + 1)) % n  # (spread over the field)
+            rock = esper.create_entity(
+                ep.Position(5.0 + 3.0 * i, 1.8), ep.Velocity(0.0, -3.0), ep.Collider(ep.ACTIVE),
+                ep.Geometry(ep.Circle(0.4)), ep.AccelerationMap(gravity=gravity))
+            physics.step()
+            last = None
+            gc.collect()
+            gc.disable()
+            try:
+                for _ in range(30):
+                    t0 = time.process_time()
+                    physics.step()
+                    ms = (time.process_time() - t0) * 1e3
+                    if physics.stats["sleeping"] < n:
+                        if last is None:
+                            raise RuntimeError("the rock struck in its first step")
+                        impact.append(ms)
+                        before.append(last)
+                        woken.append(n - physics.stats["sleeping"])
+                        break
+                    last = ms
+                else:
+                    raise RuntimeError("the rock woke nothing")
+            finally:
+                gc.enable()
+            esper.delete_entity(rock, immediate=True)
+            for _ in range(300):
                 physics.step()
-                ms = (time.perf_counter() - t0) * 1e3
-                if physics.stats["sleeping"] < n:
-                    if last is None:
-                        raise RuntimeError("the rock struck in its first step")
-                    return ms, last, n - physics.stats["sleeping"]
-                last = ms
-        finally:
-            gc.enable()
-        raise RuntimeError("the rock woke nothing")
+                if physics.stats["sleeping"] == n:
+                    break
+            else:
+                raise RuntimeError("the woken ball did not fall asleep again")
+        return {"impact": statistics.median(impact), "before": statistics.median(before),
+                "woken": statistics.median(woken)}
     finally:
         esper.switch_world(previous)
         esper.delete_world(world)
-
-
-def measure_field(n: int, fields: int) -> dict[str, float]:
-    """Medians over ``fields`` fresh fields: ``impact`` and ``before`` (ms), ``woken``."""
-    got = [field_impact(n) for _ in range(fields)]
-    return {"impact": statistics.median(g[0] for g in got),
-            "before": statistics.median(g[1] for g in got),
-            "woken": statistics.median(g[2] for g in got)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -152,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--field", default="1000,10000,50000",
                     help="sleeping fields of separate balls (one woken), comma separated; "
                     "empty: none")
-    ap.add_argument("--fields", type=int, default=9, help="fresh fields per size")
+    ap.add_argument("--cycles", type=int, default=25, help="rocks dropped per field")
     args = ap.parse_args(argv)
     sizes = [int(x) for x in args.n.split(",")]
     print("ms of the step in which the rock strikes the pile (median of "
@@ -166,12 +180,12 @@ def main(argv: list[str] | None = None) -> None:
             print(f"| {n} | {s} | {a:.3f} | {b:.3f} | {a - b:+.3f} |")
     if args.field:
         print()
-        print("ms of the step in which a rock wakes one ball of a sleeping field (median of "
-              f"{args.fields} fields)")
+        print("CPU ms of the step in which a rock wakes one ball of a sleeping field (median "
+              f"of {args.cycles} rocks)")
         print("| N asleep | step of the impact | step before | balls woken |")
         print("|---:|---:|---:|---:|")
         for n in (int(x) for x in args.field.split(",")):
-            f = measure_field(n, args.fields)
+            f = field_cycles(n, args.cycles)
             print(f"| {n} | {f['impact']:.3f} | {f['before']:.3f} | {f['woken']:.0f} |")
 
 

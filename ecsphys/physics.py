@@ -54,7 +54,6 @@ from .state import snapshot
 from .state.arrays import StateArrays
 from .state.body_table import BodyTable
 from .state.contact_set import ContactSet
-from .state.id_sets import unique_ids
 from .state.snapshot import Snapshot
 from .systems.adopt import AdoptSystem
 from .systems.broadphase import BroadphaseSystem, PairFilter
@@ -560,7 +559,7 @@ class Physics:
         t = self.table
         if t.sleepers:  # its answers may part or join sleeping pairs: every island wakes
             n = t.n
-            t.wake_islands.update(unique_ids(t.island[:n][t.asleep[:n] == 1]).tolist())
+            t.wake_islands.update(t.entity[:n][t.asleep[:n] == 1].tolist())
 
     # ------------------------------------------------------------ reading
 

@@ -39,6 +39,9 @@ in which a handler deleted or made bodies). Checked at every step, in both world
    the snapshot's) puts back the state as it was then, and replaying the recorded operations
    of frames ``k ..`` (up to `REPLAY`) gives the recorded bits and events frame by frame.
 
+6. the island lists (``island_next`` / ``island_prev``) are exactly the islands of the
+   ``island`` column after every step (`ecsphys.systems.islands.check_lists`).
+
 Violations are collected (kind, world, seed, frame, step, details) rather than raised at the
 first one; the test fails listing the first of each kind and the run's counts of what it did.
 ``Run(seed, churn=...).run(frames)`` reproduces a run step for step (frames are numbered on
@@ -62,6 +65,7 @@ import pytest
 from sleep_scenes import DT, body, body_state
 
 import ecsphys as ep
+from ecsphys.systems.islands import check_lists
 
 G = 9.8
 CRATE = 0.8  # side of a crate
@@ -625,12 +629,15 @@ class Run:
             self.levels.remove(twin)
 
     def _check(self, lv: Level, asleep_before: dict[int, tuple[float, float]]) -> None:
-        """Invariants 1 to 3 after a step."""
+        """Invariants 1 to 3 and 6 after a step."""
         ph = lv.physics
         for p in lv.problems:
             kind = "touch-of-open-pair" if p.startswith("touch") else "separate-without-touch"
             self.violation(kind, lv, p)
         lv.problems.clear()
+        lists = check_lists(ph.table)
+        if lists:
+            self.violation("island-lists", lv, lists)
         contacts = ph.contacts()
         keys = [_contact_key(c) for c in contacts]
         twice = sorted((k for k, n in collections.Counter(keys).items() if n > 1), key=str)

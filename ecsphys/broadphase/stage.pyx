@@ -18,10 +18,13 @@
 #   (dynamic ids follow entity order); only the dynamic-static pairs are sorted and merged in;
 # - a compiled index (a `BoxIndex`) is run without Python; any other object with
 #   `query(lo, hi)` (the NumPy brute force) is called through Python on the same boxes;
-# - work memory (the swept boxes and the sort buffers) is kept from step to step.
+# - work memory (the swept boxes and the sort buffers) is kept from step to step;
+# - `dynamic_layout` gives the dynamic rows of a layout in one pass; `follow_sleep` the same
+#   after a few rows fell asleep or woke, at the cost of the dynamic rows (a merge in C).
 
 from libc.math cimport sqrt
 from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memcpy, memmove
 
 from .boxindex cimport BoxIndex, Buf, buf_free, buf_reserve, sort_keys
@@ -360,3 +363,62 @@ def dynamic_layout(table):
     if not in_order:
         out = out[np.argsort(entity_[out], kind="stable")]
     return out, all_pass
+
+
+cdef struct _Keyed:
+    int64_t key    # the entity
+    int64_t row
+
+
+cdef int _cmp_keyed(const void* x, const void* y) noexcept nogil:
+    cdef int64_t a = (<const _Keyed*> x).key, b = (<const _Keyed*> y).key
+    return (a > b) - (a < b)
+
+
+def follow_sleep(table, dyn, moved):
+    """The dynamic rows after only the rows ``moved`` fell asleep or woke: ``dyn`` (the
+    dynamic rows before, in entity order) less the rows asleep now, with the rows of
+    ``moved`` that are awake, collide and are not static, in entity order: what
+    `dynamic_layout` gives for the table now, at the cost of ``dyn`` and ``moved`` (no sort
+    of the whole list). ValueError for a row outside the table."""
+    cdef Py_ssize_t n = table.n, nd, nm, q, k = 0, i = 0, j = 0, o = 0
+    dyn_ = as_c(dyn, b'i')
+    moved_ = as_c(moved, b'i')
+    cdef const int64_t* d = <const int64_t*> c_array(dyn_, b'i', &nd)
+    cdef const int64_t* m = <const int64_t*> c_array(moved_, b'i', &nm)
+    for q in range(nd):
+        if not 0 <= d[q] < n:
+            raise ValueError(f"dyn[{q}] = {d[q]} is not a row of the table (0 .. {n - 1})")
+    for q in range(nm):
+        if not 0 <= m[q] < n:
+            raise ValueError(f"moved[{q}] = {m[q]} is not a row of the table (0 .. {n - 1})")
+    cdef Rows r = rows_of(table)
+    cdef _Keyed* now = <_Keyed*> malloc((nm + 1) * sizeof(_Keyed))
+    if now == NULL:
+        raise MemoryError(f"cannot follow {nm} rows")
+    out_ = new_array(nd + nm, -1, b'i')
+    cdef int64_t* out = <int64_t*> cnp.PyArray_DATA(<cnp.ndarray> out_)
+    cdef int64_t e
+    with nogil:
+        for q in range(nm):
+            if r.collides[m[q]] and not r.asleep[m[q]] and r.kind[m[q]] != _STATIC:
+                now[k].key = r.entity[m[q]]
+                now[k].row = m[q]
+                k += 1
+        qsort(now, k, sizeof(_Keyed), _cmp_keyed)
+        while i < nd or j < k:  # merge by entity; a row in both once
+            if i < nd and r.asleep[d[i]]:
+                i += 1
+                continue
+            if j >= k or (i < nd and r.entity[d[i]] < now[j].key):
+                out[o] = d[i]
+                i += 1
+            else:
+                e = now[j].key
+                out[o] = now[j].row
+                j += 1
+                if i < nd and r.entity[d[i]] == e:
+                    i += 1
+            o += 1
+    free(now)
+    return out_[:o]

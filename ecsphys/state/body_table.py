@@ -43,10 +43,12 @@ Guarantees:
   of a non-zero Velocity or a new acceleration total to a sleeper, and a write to any
   body's Position (other than the one a sleeper or a static body has), Collider or
   Geometry or its removal while something sleeps, go to ``wake_requests`` (a removed
-  sleeper's island to ``wake_islands``), which the physics applies at the start of the next
-  step (`systems.sleep`); a sleeper is indexed as a static box (it moves no more than a
-  static body does), so removing, moving or re-shaping one, or one falling asleep or waking,
-  is a static change too (``static_dirty`` / ``static_all``); ``sleep_version`` changes
+  sleeper leaves its island's list, ``island_next`` / ``island_prev``, and another member
+  goes to ``wake_islands``), which the physics applies at the start of the next step
+  (`systems.sleep`); the island lists follow every row that moves; a sleeper is indexed as
+  a static box (it moves no more than a static body does), so removing, moving or
+  re-shaping one, or one falling asleep or waking, is a static change too
+  (``static_dirty`` / ``static_all``); ``sleep_version`` changes
   whenever a body falls asleep or wakes (the awake rows are another set), and
   ``sleep_log`` lists the rows of each such change (`sleep_moves_since`: what changed since a
   version, so the awake rows and the broadphase's dynamic rows follow a few rows falling
@@ -105,6 +107,9 @@ _SCALAR_COLUMNS = {
     # sleeping (systems/sleep.pyx): asleep 0/1, seconds rested without a break, the island
     # a sleeper sleeps in (an entity of the island: see sleep.fall_asleep; -1: awake)
     "asleep": np.uint8, "rest_time": np.float64, "island": np.int64,
+    # a sleeper's island as a circular list of rows, next and previous (-1: awake; kept by
+    # systems/islands.pxd and here as rows move; made again from ``island``: relink_islands)
+    "island_next": np.intc, "island_prev": np.intc,
     # the row it held after the last step (-1: adopted since; see `BodyTable.canonical`)
     "home": np.int64,
 }
@@ -225,7 +230,8 @@ class BodyTable:
         #: entities that ask their island, and the sleepers touching them, to wake at the
         #: start of the next step (written, re-shaped, collider changed, removed, woken)
         self.wake_requests: set[int] = set()
-        #: islands to wake at the start of the next step (a member was removed)
+        #: sleepers whose islands wake at the start of the next step (a member left: the
+        #: entity of another member; every sleeper when the game's rules changed)
         self.wake_islands: set[int] = set()
         #: changes whenever a body falls asleep or wakes
         self.sleep_version = 0
@@ -377,7 +383,13 @@ class BodyTable:
             self.wake_requests.add(entity)
             if self.asleep[row]:
                 self.sleepers -= 1
-                self.wake_islands.add(int(self.island[row]))
+                nxt, prv = self.island_next, self.island_prev
+                after = int(nxt[row])
+                if after != row:  # (a member left in its island names it)
+                    self.wake_islands.add(int(self.entity[after]))
+                    nxt[prv[row]] = after
+                    prv[after] = prv[row]
+                nxt[row] = prv[row] = -1
         self.tilemaps.pop(entity, None)
         self.tile_regions.pop(entity, None)
         for has in self.has:
@@ -400,6 +412,8 @@ class BodyTable:
             carrier[carrier == last] = row
         if row != last:
             self._copy_row(last, row)
+            if self.island_next[row] >= 0:  # its island's list names its new row
+                self._island_moved(last, row)
             self.shapes[row] = self.shapes[last]
             self.comps[row] = self.comps[last]
             moved = int(self.entity[row])
@@ -412,6 +426,15 @@ class BodyTable:
         self.n = last
         self.layout_version += 1
         self.reordered = True
+
+    def _island_moved(self, old: int, new: int) -> None:
+        """Row ``old``'s columns were copied to row ``new`` (a sleeper): its list follows."""
+        nxt, prv = self.island_next, self.island_prev
+        if nxt[new] == old:  # (alone)
+            nxt[new] = prv[new] = new
+        else:
+            prv[nxt[new]] = new
+            nxt[prv[new]] = new
 
     def canonical(self) -> None:
         """Put the rows in the order the step works on (see the module notes): the last
@@ -468,11 +491,19 @@ class BodyTable:
             if self.indexed_static(j):
                 self._static_touched(e)
         carried = self.carrier[:n] >= 0
+        inverse = None
         if carried.any():
             inverse = np.empty(n, dtype=np.intc)
             inverse[order] = np.arange(n, dtype=np.intc)
             carrier = self.carrier[:n]
             carrier[carried] = inverse[carrier[carried]]
+        if self.sleepers:  # the island lists name rows too
+            if inverse is None:
+                inverse = np.empty(n, dtype=np.intc)
+                inverse[order] = np.arange(n, dtype=np.intc)
+            linked = self.island_next[:n] >= 0
+            for links in (self.island_next[:n], self.island_prev[:n]):
+                links[linked] = inverse[links[linked]]
         self.layout_version += 1
 
     def indexed_static(self, row: int) -> bool:
@@ -537,6 +568,31 @@ class BodyTable:
         self.rest_time[rows] = 0.0
         self.rest_pos[rows] = 0.0
         self.island[rows] = -1
+        self.island_next[rows] = -1
+        self.island_prev[rows] = -1
+
+    def relink_islands(self) -> None:
+        """The island lists (``island_next``, ``island_prev``) made afresh from the
+        ``island`` column: the sleepers with one id form one circular list, in row order
+        (after a snapshot's or a saved motion's columns were written)."""
+        n = self.n
+        nxt, prv, island = self.island_next[:n], self.island_prev[:n], self.island[:n]
+        nxt[:] = -1
+        prv[:] = -1
+        rows = np.flatnonzero(island >= 0)
+        if not len(rows):
+            return
+        order = rows[np.argsort(island[rows], kind="stable")]
+        ids = island[order]
+        k = len(order)
+        start = np.ones(k, dtype=bool)
+        np.not_equal(ids[1:], ids[:-1], out=start[1:])
+        first = np.maximum.accumulate(np.where(start, np.arange(k), 0))  # its group's start
+        end = np.roll(start, -1)  # (the last one ends a group: start[0] is set)
+        following = np.roll(order, -1)
+        following[end] = order[first[end]]
+        nxt[order] = following
+        prv[following] = order
 
     def _compact_store(self) -> None:
         """Intern the live rows' shapes afresh (shapes replaced many times left leaves no row
@@ -580,7 +636,9 @@ class BodyTable:
             getattr(self, name)[:n] = values
         self.pose_version += 1
         sleepers = int(np.count_nonzero(self.asleep[:n]))
-        if sleepers or self.sleepers:  # who sleeps may differ: sleepers are static boxes
+        if sleepers or self.sleepers:
+            # who sleeps may differ: sleepers are static boxes
+            self.relink_islands()
             self.static_all = True
             self.static_version += 1
             self.sleep_version += 1
@@ -599,6 +657,8 @@ class BodyTable:
         parts = [rows for v, rows in log if v > version]
         if len(parts) != self.sleep_version - version:
             return None
+        if len(parts) == 1:  # (each entry is ascending and unique already)
+            return parts[0]
         return unique_ids(np.concatenate(parts))
 
     def _wake_request(self, row: int) -> None:

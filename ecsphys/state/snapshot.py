@@ -219,6 +219,7 @@ def restore(physics: Physics, snap: Snapshot) -> None:
     carrier = snap.columns["carrier"]
     t.carrier[rows] = [-1 if e < 0 else t.row_of[int(e)] for e in carrier.tolist()]
     t.sleepers = int(np.count_nonzero(t.asleep[: t.n]))
+    t.relink_islands()  # (the islands' lists, from their ids)
     t.wake_requests.clear()  # (the state is the snapshot's)
     t.wake_islands.clear()
     t.wake_requests.update(snap.wake_statics)  # (checked: STATIC bodies of the snapshot)

@@ -47,6 +47,8 @@ cdef struct Rows:
     double* rest_time                # seconds it has rested without a break
     double* rest_pos                 # n * 2: where that rest began
     int64_t* island                  # the island it sleeps in (an entity), -1 awake
+    int* island_next                 # a sleeper's island as a circular list of rows (-1
+    int* island_prev                 # awake): next and previous member (systems/islands)
 
 cdef enum:
     GROUND_FLOOR = 1

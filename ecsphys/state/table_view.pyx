@@ -59,6 +59,8 @@ cdef Rows _take_rows(object t) except *:
     cdef double[::1] rest_time = t.rest_time
     cdef double[:, ::1] rest_pos = t.rest_pos
     cdef int64_t[::1] island = t.island
+    cdef int[::1] island_next = t.island_next
+    cdef int[::1] island_prev = t.island_prev
     cdef Rows r
     r.n = t.n
     r.leaf0 = &leaf0[0]
@@ -94,4 +96,6 @@ cdef Rows _take_rows(object t) except *:
     r.rest_time = &rest_time[0]
     r.rest_pos = &rest_pos[0, 0]
     r.island = &island[0]
+    r.island_next = &island_next[0]
+    r.island_prev = &island_prev[0]
     return r

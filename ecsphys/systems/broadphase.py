@@ -47,10 +47,9 @@ import esper
 import numpy as np
 
 from .. import broadphase
-from ..broadphase.stage import Stage, dynamic_layout
+from ..broadphase.stage import Stage, dynamic_layout, follow_sleep
 from ..components import STATIC
 from ..state.body_table import BodyTable
-from ..state.id_sets import union_ids
 
 PairFilter = Callable[[int, int], bool]
 
@@ -396,11 +395,7 @@ class BroadphaseSystem(esper.Processor):
         changed: those asleep now leave, those awake now (colliding, not static) come, in
         entity order as `_learn_layout` gives them (the layer shortcut does not depend on
         sleep)."""
-        t = self.table
-        dyn = self._dyn
-        now = moved[(t.asleep[moved] == 0) & t.collides[moved] & (t.kind[moved] != _STATIC)]
-        dyn = union_ids(dyn[t.asleep[dyn] == 0], now)
-        dyn = dyn[np.argsort(t.entity[dyn], kind="stable")]
+        dyn = follow_sleep(self.table, self._dyn, moved)  # (compiled: a merge)
         self._dyn = dyn
         self._stage.set_dynamic_rows(dyn)
 

@@ -12,3 +12,44 @@ cdef inline int root_of(int* parent, int r) noexcept nogil:
 
 cdef void find_islands(int n, const int64_t* a, const int64_t* b, Py_ssize_t m,
                        const unsigned char* links, int* parent) noexcept nogil
+
+
+# A sleeping island's rows as a circular doubly linked list (the table's ``island_next`` and
+# ``island_prev`` columns; -1 for an awake row): a wake walks its island, not every row.
+
+cdef inline void island_alone(int* nxt, int* prv, int a) noexcept nogil:
+    """Row ``a`` starts a list of its own."""
+    nxt[a] = a
+    prv[a] = a
+
+
+cdef inline void island_splice(int* nxt, int* prv, int a, int b) noexcept nogil:
+    """Join the lists of rows ``a`` and ``b`` into one (they must be two lists: splicing a
+    list with itself splits it)."""
+    cdef int an = nxt[a], bn = nxt[b]
+    nxt[a] = bn
+    prv[bn] = a
+    nxt[b] = an
+    prv[an] = b
+
+
+cdef inline void island_unlink(int* nxt, int* prv, int a) noexcept nogil:
+    """Row ``a`` leaves its list (which stays a list of the others), and is in none."""
+    cdef int an = nxt[a], ap = prv[a]
+    if an != a:
+        nxt[ap] = an
+        prv[an] = ap
+    nxt[a] = -1
+    prv[a] = -1
+
+
+cdef inline void island_moved(int* nxt, int* prv, int old, int new) noexcept nogil:
+    """Row ``old``'s columns were copied to row ``new``: its list names ``new`` instead."""
+    if nxt[new] < 0:
+        return
+    if nxt[new] == old:  # (alone)
+        nxt[new] = new
+        prv[new] = new
+        return
+    prv[nxt[new]] = new
+    nxt[prv[new]] = new

@@ -11,7 +11,12 @@ Guarantees:
   are two islands;
 - it runs in O(n + m α(n)) over n rows and m pairs, without the GIL and without allocating;
   the ``def`` entry `islands` checks its arguments (a pair row outside ``[0, n)`` raises
-  ValueError naming it) before anything runs.
+  ValueError naming it) before anything runs;
+- a sleeping island's rows form a circular doubly linked list in the table's
+  ``island_next`` / ``island_prev`` columns (-1 for a row awake), kept by `islands.pxd`'s
+  inline operations (a row alone, two lists spliced, a row unlinked, a row moved), so waking
+  an island walks its rows and nothing else; `check_lists` tells whether the lists are
+  exactly the groups of the ``island`` column (tests).
 """
 
 import numpy as np
@@ -79,3 +84,46 @@ def islands(int n, ra, rb, links):
         for r in range(n):
             o[r] = root_of(&parent[0], r)
     return out
+
+
+def check_lists(table) -> str:
+    """'' when the table's island lists are exactly its islands (every sleeper in one
+    circular list with the rows of its ``island`` id and no other; every awake row in none,
+    its links -1), else what is wrong first (a test's invariant)."""
+    cdef Py_ssize_t n = table.n
+    cdef Py_ssize_t r, steps
+    cdef int x
+    nxt = table.island_next
+    prv = table.island_prev
+    island = table.island
+    asleep = table.asleep
+    seen = np.zeros(max(n, 1), dtype=np.bool_)
+    for r in range(n):
+        if not asleep[r]:
+            if nxt[r] != -1 or prv[r] != -1 or island[r] != -1:
+                return f"awake row {r}: links {nxt[r]}, {prv[r]}, island {island[r]}"
+            continue
+        if seen[r]:
+            continue
+        members = set()
+        x = <int> r
+        steps = 0
+        while True:
+            if not (0 <= x < n):
+                return f"row {r}'s list reaches row {x}, outside [0, {n})"
+            if prv[nxt[x]] != x:
+                return f"row {x}: next {nxt[x]} has previous {prv[nxt[x]]}"
+            if island[x] != island[r] or not asleep[x]:
+                return f"row {x} in row {r}'s list: island {island[x]}, not {island[r]}"
+            members.add(x)
+            seen[x] = True
+            x = nxt[x]
+            steps += 1
+            if x == r:
+                break
+            if steps > n:
+                return f"row {r}'s list does not come back to it"
+        same = set(np.flatnonzero((island[:n] == island[r]) & (asleep[:n] != 0)).tolist())
+        if same != members:
+            return f"island {island[r]}: rows {sorted(same)}, list {sorted(members)}"
+    return ""

@@ -38,8 +38,10 @@ Guarantees:
   a STATIC body the game changed (``forced``) within ``offset``; sensors wake nothing. An
   awake body that rests beside a sleeper meets it as a fixed partner, and sleeps with its
   island once it has rested ``sleep_after`` too (they link through their contact);
-- `wake_islands` wakes every body of the given islands: ``asleep = 0``, ``island = -1``,
-  ``rest_time = 0``; velocities are left as they are (0, or what the game wrote);
+- `wake_rows` (`wake_marked`, `wake_islands`) wakes every body of the islands of the given
+  sleepers: ``asleep = 0``, ``island = -1``, ``rest_time = 0``; velocities are left as they
+  are (0, or what the game wrote); it walks each island's list (`islands.pxd`), so a wake
+  costs the rows it wakes, however many sleep elsewhere
 - a sleeper is a static box of the broadphase (`systems.broadphase`): it pairs only with
   awake bodies. A contact row whose sides both sleep or are STATIC is marked `DORMANT` at
   the end of its step (`mark_dormant`) and goes on, as it is, in the sleeping contacts
@@ -60,17 +62,17 @@ from ..state.id_sets import unique_ids
 
 from libc.math cimport isinf, sqrt
 from libc.stdint cimport int64_t
-from libc.stdlib cimport calloc, free, malloc, qsort
+from libc.stdlib cimport calloc, free, malloc, qsort, realloc
 
 from ..broadphase.boxindex cimport lower_bound
 from ..geometry.distance cimport contact_within
 from ..geometry.shape_data cimport Body, CContact, Store
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcpy
 
-from ..state.carray cimport c_array, new_array
-from ..state.table_view cimport GROUND_SUPPORT, Rows, row_body
+from ..state.carray cimport as_c, c_array, new_array
+from ..state.table_view cimport GROUND_SUPPORT, Rows, row_body, rows_of
 from .contact_rows cimport DORMANT, WOKEN, ContactRows
-from .islands cimport find_islands, root_of
+from .islands cimport find_islands, island_alone, island_splice, root_of
 
 cimport numpy as cnp
 
@@ -189,8 +191,10 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
     ``DORMANT``, links nothing here: its sides sleep in one island already). ``loc``: one int
     per row of the table, all -1, and all -1 again on return. An island that joins one
     sleeping island takes its id; one that joins several takes the smallest of their ids,
-    and their sleepers take it too (the one pass over every row, for a join of islands);
-    else it takes the entity of its smallest row. The rows that fell asleep go to ``fell``
+    and their sleepers take it too (walking their lists: a join costs the islands joined);
+    else it takes the entity of its smallest row. The island lists (``island_next``,
+    ``island_prev``; `islands.pxd`) follow: the rows that fell form their island's list,
+    spliced into the lists of the sleeping islands they join. The rows that fell asleep go to ``fell``
     (ascending). Returns how many; -1 when out of memory (nothing changed)."""
     cdef Py_ssize_t k = 0, q, count = 0, nl = 0, j, x, y, t
     cdef int64_t i, root
@@ -198,14 +202,17 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
     cdef int64_t* ta = <int64_t*> calloc(2 * m + 1, sizeof(int64_t))
     cdef int* parent = <int*> malloc((nw + 2 * m + 1) * sizeof(int))
     cdef unsigned char* flags = <unsigned char*> calloc(3 * (nw + 2 * m) + 1, 1)
-    cdef int64_t* first = <int64_t*> malloc((nw + 2 * m + 1) * sizeof(int64_t))
+    cdef int64_t* first = <int64_t*> malloc(2 * (nw + 2 * m + 1) * sizeof(int64_t))
+    cdef int64_t* head = first + (nw + 2 * m + 1)  # (a falling island's first row, by root)
+    cdef int64_t* lab_row = NULL                  # (a row of each sleeping island joined)
+    cdef int* nxt = r.island_next
+    cdef int* prv = r.island_prev
     cdef int64_t* lab = NULL
     cdef Py_ssize_t* up = NULL
     cdef int64_t* tb
     cdef unsigned char* links
     cdef unsigned char* ok
     cdef unsigned char* ready
-    cdef int64_t merged
     if rows == NULL or ta == NULL or parent == NULL or flags == NULL or first == NULL:
         _free_all(rows, ta, parent, flags, first, lab, up)
         return -1
@@ -227,6 +234,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
     for x in range(k):
         links[x] = _links(r, rows[x])
         first[x] = -1
+        head[x] = -1
     find_islands(<int> k, ta, tb, t, links, parent)
     # an island falls asleep when it has a body awake and every awake body rested
     for x in range(k):
@@ -244,7 +252,8 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
         if r.asleep[rows[x]] and ready[root] and ok[root]:
             nl += 1
     if nl:
-        lab = <int64_t*> malloc(nl * sizeof(int64_t))
+        lab = <int64_t*> malloc(2 * nl * sizeof(int64_t))
+        lab_row = lab + nl
         up = <Py_ssize_t*> malloc(nl * sizeof(Py_ssize_t))
         if lab == NULL or up == NULL:
             for x in range(k):
@@ -273,6 +282,7 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
             if not (ready[root] and ok[root]):
                 continue
             y = _label_at(lab, nl, r.island[rows[x]])
+            lab_row[y] = rows[x]
             if first[root] < 0:
                 first[root] = y
             else:  # one island now: the smaller id is the root
@@ -300,15 +310,24 @@ cdef Py_ssize_t fall_asleep(Rows* r, const int64_t* awake, Py_ssize_t nw, const 
         r.prev[2 * i + 1] = r.pos[2 * i + 1]
         r.island[i] = (lab[_label_root(up, first[root])] if first[root] >= 0
                        else r.entity[rows[root]])
-    merged = 0
-    for q in range(nl):  # joined several sleeping islands: they take the merged id
-        merged += _label_root(up, q) != q
-    if merged:
-        for i in range(r.n):
-            if r.asleep[i]:
-                y = _label_at(lab, nl, r.island[i])
-                if y >= 0:
-                    r.island[i] = lab[_label_root(up, y)]
+        island_alone(nxt, prv, <int> i)  # (its island's list)
+        if head[root] < 0:
+            head[root] = i
+        else:
+            island_splice(nxt, prv, <int> head[root], <int> i)
+    for q in range(nl):  # joined several sleeping islands: they take the merged id, and
+        j = _label_root(up, q)  # their lists become one (each list spliced in once)
+        if j != q:
+            i = lab_row[q]
+            while True:
+                r.island[i] = lab[j]
+                i = nxt[i]
+                if i == lab_row[q]:
+                    break
+            island_splice(nxt, prv, <int> lab_row[j], <int> lab_row[q])
+    for x in range(k):  # the islands that fell join the lists of the sleepers they touch
+        if head[x] >= 0 and first[x] >= 0:
+            island_splice(nxt, prv, <int> lab_row[_label_root(up, first[x])], <int> head[x])
     for x in range(k):
         loc[rows[x]] = -1
     _free_all(rows, ta, parent, flags, first, lab, up)
@@ -467,8 +486,8 @@ STATIC_BATCH = 64
 
 
 def sleep_changed(table, rows, entities=None) -> None:
-    """The rows ``rows`` fell asleep or woke: they are static boxes of the broadphase, or are
-    no more (see `state.body_table`). ``entities``: those of the rows that collide, when the
+    """The rows ``rows`` (ascending, each once) fell asleep or woke: they are static boxes of
+    the broadphase, or are no more (see `state.body_table`). ``entities``: those of the rows that collide, when the
     caller has them (a few)."""
     version = table.sleep_version + 1
     table.sleep_version = version
@@ -518,32 +537,127 @@ cdef int note_fell(object table, const Rows* r, const int64_t* rows,
     return 0
 
 
+cdef struct Woken:
+    int64_t* rows      # the rows woken so far (malloc'd, grown by doubling)
+    Py_ssize_t n
+    Py_ssize_t cap
+    Py_ssize_t most    # the sleepers when the wake began: no more can wake
+
+
+cdef int wake_walk(Rows* r, int64_t row, Woken* w) except -1 nogil:
+    """Wake row ``row``'s island if it sleeps (every row of its list: ``asleep = 0``,
+    ``island = -1``, ``rest_time = 0``, out of the list), the rows added to ``w`` (never more
+    than ``w.most`` in all: a broken list cannot run on)."""
+    cdef int x, y
+    cdef int64_t* grown
+    if not r.asleep[row]:
+        return 0
+    x = <int> row
+    while w.n < w.most:
+        if w.n == w.cap:
+            w.cap = min(2 * w.cap + 16, w.most)
+            grown = <int64_t*> realloc(w.rows, w.cap * sizeof(int64_t))
+            if grown == NULL:
+                with gil:
+                    raise MemoryError(f"cannot wake {w.cap} rows")
+            w.rows = grown
+        y = r.island_next[x]
+        r.asleep[x] = 0
+        r.island[x] = -1
+        r.rest_time[x] = 0.0
+        r.island_next[x] = -1
+        r.island_prev[x] = -1
+        w.rows[w.n] = x
+        w.n += 1
+        if y < 0 or y == row:
+            break
+        x = y
+    return 0
+
+
+cdef object _woke(object table, Woken* w):
+    """The rows ``w`` woke: ascending, as an array; the sleepers' count and the broadphase's
+    static changes follow (`sleep_changed`). Frees ``w``'s rows."""
+    cdef Py_ssize_t k = w.n
+    try:
+        arr = new_array(k, -1, b'i')
+        if k:
+            qsort(w.rows, k, sizeof(int64_t), _cmp_labels)
+            memcpy(cnp.PyArray_DATA(<cnp.ndarray> arr), w.rows, k * sizeof(int64_t))
+    finally:
+        free(w.rows)
+        w.rows = NULL
+    if k:
+        table.sleepers -= k
+        sleep_changed(table, arr)
+    return arr
+
+
+def wake_rows(table, rows) -> np.ndarray:
+    """Wake the islands of the rows ``rows`` (a sleeper's whole island; an awake row wakes
+    nothing): each island's list is walked, no other row is looked at. Returns the rows
+    woken, ascending. The caller then lets the contacts know
+    (`systems.events.EventsSystem.woke`: the sleeping pairs' rows of the woken bodies).
+    ValueError naming a row outside the table."""
+    cdef Rows r = rows_of(table)
+    cdef Py_ssize_t q, m
+    starts = as_c(rows, b'i')
+    cdef const int64_t* st = <const int64_t*> c_array(starts, b'i', &m)
+    for q in range(m):
+        if not 0 <= st[q] < r.n:
+            raise ValueError(f"rows[{q}] = {st[q]} is not a row of the table (0 .. {r.n - 1})")
+    cdef Woken w
+    w.rows = NULL
+    w.n = w.cap = 0
+    w.most = table.sleepers
+    try:
+        for q in range(m):
+            wake_walk(&r, st[q], &w)
+    except MemoryError:
+        free(w.rows)
+        raise
+    return _woke(table, &w)
+
+
 def wake_islands(table, ids) -> np.ndarray:
-    """Wake every body of the islands ``ids`` (entities naming islands; see the module
-    comment); returns the rows woken, ascending. The caller then lets the contacts know
-    (`systems.events.EventsSystem.woke`: the sleeping pairs' rows of the woken bodies)."""
-    n = table.n
-    island = table.island[:n]
-    ids = [int(i) for i in ids if i >= 0]  # (-1: no island)
-    if len(ids) <= 4:  # (mostly one island: compares beat np.isin's sort)
-        hit = np.zeros(n, dtype=bool)
-        for i in ids:
-            hit |= island == i
-    else:
-        hit = np.isin(island, np.asarray(ids, dtype=np.int64))
-    rows = np.flatnonzero(hit)
-    if len(rows):
-        table.asleep[rows] = 0
-        table.island[rows] = -1
-        table.rest_time[rows] = 0.0
-        table.sleepers -= len(rows)
-        sleep_changed(table, rows)
-    return rows
+    """Wake the islands of the sleepers ``ids`` (entities: any member of each island, such as
+    the island's id; one no longer in the table or awake wakes nothing): `wake_rows` of
+    their rows."""
+    row_of = table.row_of
+    rows = [row_of.get(int(e)) for e in ids]
+    return wake_rows(table, np.array([x for x in rows if x is not None], dtype=np.int64))
 
 
-def marked_islands(table, mark) -> set:
-    """The islands of the rows set in ``mark`` (a uint8 array of the table's rows)."""
-    return set(table.island[: table.n][np.asarray(mark[: table.n], dtype=bool)].tolist())
+def wake_marked(table, mark) -> np.ndarray:
+    """Wake the islands of the rows set in ``mark`` (a uint8 array over the table's rows;
+    each mark is cleared): the marks found with ``memchr`` and each island's list walked,
+    so a wake among many sleepers costs its islands. Returns the rows woken, ascending."""
+    cdef Rows r = rows_of(table)
+    if (not isinstance(mark, np.ndarray) or mark.dtype != np.uint8
+            or not mark.flags.c_contiguous or mark.ndim != 1):
+        raise TypeError(f"mark must be a contiguous uint8 array, got {mark!r:.60}")
+    if len(mark) < r.n:
+        raise ValueError(f"mark holds {len(mark)} rows, not {r.n}")
+    cdef unsigned char* mp = <unsigned char*> cnp.PyArray_DATA(<cnp.ndarray> mark)
+    cdef Woken w
+    w.rows = NULL
+    w.n = w.cap = 0
+    w.most = table.sleepers
+    cdef unsigned char* at = mp
+    cdef unsigned char* end = mp + r.n
+    try:
+        while at < end:
+            if at[0] == 0:  # (the zeros skipped a word at a time)
+                at = <unsigned char*> memchr(at, 1, end - at)
+                if at == NULL:
+                    break
+            at[0] = 0
+            wake_walk(&r, at - mp, &w)
+            at += 1
+    except MemoryError:
+        free(w.rows)
+        raise
+    return _woke(table, &w)
 
 
 def take_requests(table, double offset, partners=None, woke=None):
@@ -555,7 +669,7 @@ def take_requests(table, double offset, partners=None, woke=None):
     called after any request with the rows woken and the requested entities no longer in
     the table (the contacts follow the sleep state; `EventsSystem.woke`), or ``woke(table)``
     when the last sleeper left."""
-    ids = set(table.wake_islands)
+    ids = table.wake_islands
     requested = table.wake_requests
     table.wake_islands = set()
     table.wake_requests = set()
@@ -568,12 +682,17 @@ def take_requests(table, double offset, partners=None, woke=None):
     row_of = table.row_of
     asleep = table.asleep[:n]
     kinds = table.kind[:n]
+    starts = []  # sleepers whose islands wake (any member names its island)
+    for e in ids:
+        row = row_of.get(e)
+        if row is not None:
+            starts.append(row)
     for e in requested:
         row = row_of.get(e)
         if row is None:
             continue
         if asleep[row]:
-            ids.add(int(table.island[row]))
+            starts.append(row)
         elif kinds[row] == STATIC:
             if forced is None:
                 forced = np.zeros(max(n, 1), dtype=np.uint8)
@@ -584,23 +703,26 @@ def take_requests(table, double offset, partners=None, woke=None):
         for e in partners(req).tolist():
             row = row_of.get(e)
             if row is not None and asleep[row]:
-                ids.add(int(table.island[row]))
+                starts.append(row)
     if table.tile_regions:
-        ids.update(_near_tiles(table, offset))
-    woken = wake_islands(table, ids) if ids else np.zeros(0, dtype=np.int64)
-    if woke is not None and (ids or requested):
+        near = _near_tiles(table, offset)
+        if len(near):
+            starts.extend(near.tolist())
+    woken = (wake_rows(table, np.array(starts, dtype=np.int64)) if starts
+             else np.zeros(0, dtype=np.int64))
+    if woke is not None and (starts or ids or requested):
         # (a removed body's rows end too)
         woke(table, woken, sorted(e for e in requested if e not in row_of))
     return forced
 
 
-def _near_tiles(table, double offset) -> set:
-    """The islands of the sleepers whose boxes reach within ``offset`` of the tiles changed
-    since the last step (each map's ``tile_regions`` box, relative to its position)."""
+def _near_tiles(table, double offset) -> np.ndarray:
+    """The sleepers (rows) whose boxes reach within ``offset`` of the tiles changed since the
+    last step (each map's ``tile_regions`` box, relative to its position)."""
     n = table.n
     asleep = np.flatnonzero(table.asleep[:n])
     if not len(asleep):
-        return set()
+        return asleep
     pos = table.pos[asleep]
     lo = pos + table.lo[asleep]
     hi = pos + table.hi[asleep]
@@ -612,4 +734,4 @@ def _near_tiles(table, double offset) -> set:
         px, py = table.pos[row]
         near |= ((lo[:, 0] <= px + x1 + offset) & (hi[:, 0] >= px + x0 - offset)
                  & (lo[:, 1] <= py + y1 + offset) & (hi[:, 1] >= py + y0 - offset))
-    return set(table.island[asleep[near]].tolist())
+    return asleep[near]

@@ -42,8 +42,7 @@ from .sleep cimport fall_asleep, mark_dormant, note_fell, rest_rows, wake_marks
 
 import numpy as np
 
-from ..state.id_sets import union_ids
-from .sleep import marked_islands, wake_islands
+from .sleep import wake_marked
 
 cimport numpy as cnp
 
@@ -124,6 +123,34 @@ cdef int _merge(const int64_t* entity, const int64_t* pa, const int64_t* pb, Py_
         dst.point[2 * o] = src.point[2 * q]
         dst.point[2 * o + 1] = src.point[2 * q + 1]
     return 0
+
+
+cdef object _follow_awake(object table, object awake, object moved):
+    """The rows not asleep, ascending, after only the rows ``moved`` (ascending, each once)
+    fell asleep or woke: ``awake`` (ascending) less those asleep now, merged with those of
+    ``moved`` awake now (each row once), at the cost of the two lists."""
+    cdef Py_ssize_t na, nm, i = 0, j = 0, o = 0
+    cdef const int64_t* a = <const int64_t*> c_array(awake, b'i', &na)
+    cdef const int64_t* m = <const int64_t*> c_array(moved, b'i', &nm)
+    cdef const unsigned char* asleep = <const unsigned char*> cnp.PyArray_DATA(
+        <cnp.ndarray> table.asleep)
+    out_ = new_array(na + nm, -1, b'i')
+    cdef int64_t* out = <int64_t*> cnp.PyArray_DATA(<cnp.ndarray> out_)
+    with nogil:
+        while i < na or j < nm:
+            if i < na and (j >= nm or a[i] < m[j]):
+                if not asleep[a[i]]:
+                    out[o] = a[i]
+                    o += 1
+                i += 1
+            else:
+                if i < na and a[i] == m[j]:
+                    i += 1
+                if not asleep[m[j]]:
+                    out[o] = m[j]
+                    o += 1
+                j += 1
+    return out_[:o]
 
 
 cdef class Step:
@@ -211,9 +238,7 @@ cdef class Step:
             if moved is None:  # (a new layout, or a change the log does not cover)
                 self._awake_arr = np.flatnonzero(t.asleep[: t.n] == 0).astype(np.int64)
             else:  # the few rows that fell asleep or woke since
-                arr = self._awake_arr
-                self._awake_arr = union_ids(arr[t.asleep[arr] == 0],
-                                            moved[t.asleep[moved] == 0])
+                self._awake_arr = _follow_awake(t, self._awake_arr, moved)
             self._awake_key = key
         k[0] = len(self._awake_arr)
         return <const int64_t*> cnp.PyArray_DATA(<cnp.ndarray> self._awake_arr)
@@ -310,8 +335,7 @@ cdef class Step:
             limit_some(r.pos, r.vel, awake, nw)
         if hit != NULL:
             if response.sleepers_hit:  # struck sleepers wake with their islands, now
-                woken = wake_islands(t, marked_islands(t, self._mark))
-                self._mark[:] = 0
+                woken = wake_marked(t, self._mark)  # (the marks cleared)
                 if self.woke_late is not None:
                     self.woke_late(t, woken)
                 rows = narrow.rows  # (their contacts, back from the sleeping ones)
@@ -401,10 +425,9 @@ cdef class Step:
         cdef unsigned char* mp = <unsigned char*> cnp.PyArray_DATA(<cnp.ndarray> mark)
         self._mark_dirty = True  # (until the loop leaves it zeroed: not if it raises)
         while wake_marks(r, s, stage.pa, stage.pb, stage.npairs, self.wake_offset, fp, mp):
-            woken = wake_islands(t, marked_islands(t, mark))
+            woken = wake_marked(t, mark)  # (the marks cleared)
             if self.woke is not None:
                 self.woke(t, woken)
-            mark[:] = 0
             integrate_listed(r, <const int64_t*> c_array(woken, b'i', &nr), nr, dt)
             bp.prepare()
             stage.run_c(bp.index, t, bp.contact_offset, not bp._all_layers_pass, r, s)
