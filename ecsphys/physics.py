@@ -153,11 +153,27 @@ class PhysicsProcessor(esper.Processor):
         self.physics = physics
 
     def process(self, dt: float, *args: Any, **kwargs: Any) -> None:
-        _GATE.enter_process()
+        _GATE.enter_process()  # (holds ESPER_LOCK: the frame runs without taking it again)
         try:
-            self.physics.advance(dt)
+            self.physics._advance(_frame_dt(dt))
         finally:
             _GATE.leave_process()
+
+
+def _frame_dt(value: object) -> float:
+    """A frame's ``dt``, checked: a finite float >= 0 (ValueError / TypeError naming it)."""
+    if type(value) is float and 0.0 <= value < math.inf:  # (the common case: no call)
+        return value
+    dt = check_finite("dt", value)
+    if dt < 0.0:
+        raise ValueError(f"dt must be >= 0, got {value!r}")
+    return dt
+
+
+_REENTERED = (
+    "Physics.step called while a step is running (esper.process or physics.step from inside "
+    "an event handler or filter_pair): the step would run inside itself; let the frame "
+    "finish, or defer the call to after esper.process")
 
 
 def _check_fixed_dt(value: object) -> float | None:
@@ -407,18 +423,20 @@ class Physics:
 
         Steps this physics' own world, whatever world is current; safe from a thread that owns
         the world while other threads advance theirs (see ``step``: Threads)."""
-        dt = check_finite("dt", frame_dt)
-        if dt < 0.0:
-            raise ValueError(f"dt must be >= 0, got {frame_dt!r}")
-        _GATE.enter()  # (the whole frame: its steps take the lock again, cheaply)
+        dt = _frame_dt(frame_dt)
+        _GATE.enter()  # (the whole frame: its steps run inside it)
         try:
             return self._advance(dt)
         finally:
             _GATE.leave()
 
     def _advance(self, dt: float) -> int:
+        """A frame of ``dt`` (checked) with ``ESPER_LOCK`` held: the sync, then the steps
+        (in this world when it is current: no switch, and the first step does not sync
+        again, as nothing ran since)."""
         previous = esper.current_world
-        if previous == self.world:
+        here = previous == self.world
+        if here:
             self._sync_bodies()  # deletions are seen even in a frame with no step
         else:  # advanced from another world's code: the sync reads this Physics's world
             esper.switch_world(self.world)
@@ -430,7 +448,10 @@ class Physics:
             # a long stall runs one step of MAX_DT; a frame shorter than MIN_DT runs none
             ran = dt >= MIN_DT
             if ran:
-                self.step(min(dt, MAX_DT))
+                if here:
+                    self._step_here(min(dt, MAX_DT), True)
+                else:
+                    self.step(min(dt, MAX_DT))
             self.alpha = 0.0
             return 1 if ran else 0
         fixed = self.fixed_dt
@@ -440,10 +461,13 @@ class Physics:
             self.accumulator = fixed * cap + math.fmod(self.accumulator, fixed)
         # Tolerate float error: 1/30 holds two steps of 1/60 even if the sum rounds down.
         count = min(int(math.floor(self.accumulator / fixed + 1e-9)), cap)
-        for _ in range(count):
+        for k in range(count):
             # taken off first: a handler that raises must not leave the step to run again
             self.accumulator = max(self.accumulator - fixed, 0.0)
-            self.step(fixed)
+            if here and esper.current_world == previous:  # (a handler may switch worlds)
+                self._step_here(fixed, k == 0)
+            else:
+                self.step(fixed)
         if self.accumulator < fixed * 1e-9:
             self.accumulator = 0.0
         self.alpha = min(self.accumulator / fixed, math.nextafter(1.0, 0.0))
@@ -477,10 +501,7 @@ class Physics:
                 raise ValueError(f"dt must be positive, got {dt!r}")
             check_range("dt", dt, MIN_DT, MAX_DT)
         if self._stepping:
-            raise RuntimeError(
-                "Physics.step called while a step is running (esper.process or physics.step "
-                "from inside an event handler or filter_pair): the step would run inside "
-                "itself; let the frame finish, or defer the call to after esper.process")
+            raise RuntimeError(_REENTERED)
         _GATE.enter()
         previous = esper.current_world
         switched = previous != self.world
@@ -495,12 +516,25 @@ class Physics:
                 esper.switch_world(previous)
             _GATE.leave()
 
-    def _run_step(self, dt: float) -> None:
+    def _step_here(self, dt: float, synced: bool) -> None:
+        """`step` from a frame (``ESPER_LOCK`` held, this world current, ``dt`` valid);
+        ``synced``: the frame synced just before (nothing ran since)."""
+        if self._stepping:
+            raise RuntimeError(_REENTERED)
+        self._stepping = True
+        try:
+            self._run_step(dt, synced)
+        finally:
+            self._stepping = False
+
+    def _run_step(self, dt: float, synced: bool = False) -> None:
         t0 = _perf_counter()
         if esper._dead_entities:  # (the world's deferred deletions; a set, usually empty)
             esper.clear_dead_entities()
+            synced = False
         t = self.table
-        self._sync_bodies()
+        if not synced:
+            self._sync_bodies()
         t.canonical()  # the rows in the order the last step's rows give (not the syncs')
         if t.tilemaps:
             t.refresh_tilemaps()  # tiles dug or built since the last step

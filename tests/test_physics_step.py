@@ -266,3 +266,25 @@ def test_removed_physics_stops_stepping_and_releases_components(world):
     ep.Physics(fixed_dt=0.1)  # the world takes a new one
     esper.process(0.1)
     assert pos.x == pytest.approx(0.2)
+
+
+def test_a_frame_of_several_steps_adopts_what_a_handler_did_before_the_next_step(world):
+    """A frame runs its steps without syncing again before the first (nothing ran since the
+    frame's sync), but a handler's deletion and creation in one step are adopted before the
+    next step of the same frame."""
+    physics = ep.Physics(fixed_dt=0.1)
+    wall = body(1.05, 0.0, kind=ep.STATIC)
+    ball = body(0.0, 0.0, vx=1.0)
+    made: list[int] = []
+
+    def on_touch(contact: ep.BodyContact) -> None:
+        if not made:
+            esper.delete_entity(ball)
+            made.append(body(10.0, 0.0, vx=1.0))
+
+    physics.on_touch(on_touch, entity=wall)
+    esper.process(0.3)  # three steps: the touch in the first, two more after it
+    assert physics.steps == 3
+    assert made and ball not in physics.table.row_of
+    assert esper.component_for_entity(made[0], ep.Position).x == pytest.approx(10.2)
+    assert physics.body_count == 2
