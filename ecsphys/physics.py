@@ -111,6 +111,20 @@ class _EsperGate:
     def leave(self) -> None:
         self.lock.release()
 
+    def enter_step(self) -> None:
+        """`enter` for a step: while no thread is in ``esper.process`` (the common case) the
+        lock is taken without the checks' calls. The caller releases ``lock``."""
+        if self._processing:
+            self.enter()
+            return
+        self.lock.acquire()
+        if self._processing:  # (a thread entered esper.process meanwhile)
+            try:
+                self._check(_get_ident())
+            except RuntimeError:
+                self.lock.release()
+                raise
+
     def enter_process(self) -> None:
         """Take the lock for a Physics processor; RuntimeError if another thread holds it or is
         in ``esper.process``."""
@@ -301,6 +315,7 @@ class Physics:
         self.table = BodyTable()
         self._arrays = StateArrays(self.table)
         self._stepping = False  # a step is running (re-entering it is refused)
+        self._reserved = -1  # the most bodies the response's buffers were reserved for
         self.accumulator = 0.0
         self.alpha = 0.0
         self.steps = 0
@@ -390,7 +405,10 @@ class Physics:
         """Adopt what the game created, deleted or changed (`AdoptSystem`), and make room for
         the bodies in the response's buffers now rather than in the next step."""
         self._adopt.process()
-        self._response.reserve(self.table.n)
+        n = self.table.n
+        if n > self._reserved:  # (never shrinks: a call only when the table grew)
+            self._response.reserve(n)
+            self._reserved = n
 
     def _take_wakes(self, keep_statics: bool = False) -> np.ndarray | None:
         """Apply the wake requests the game's changes made (`systems.sleep.take_requests`);
@@ -502,7 +520,7 @@ class Physics:
             check_range("dt", dt, MIN_DT, MAX_DT)
         if self._stepping:
             raise RuntimeError(_REENTERED)
-        _GATE.enter()
+        _GATE.enter_step()
         previous = esper.current_world
         switched = previous != self.world
         if switched:
@@ -514,7 +532,7 @@ class Physics:
             self._stepping = False
             if switched:
                 esper.switch_world(previous)
-            _GATE.leave()
+            ESPER_LOCK.release()
 
     def _step_here(self, dt: float, synced: bool) -> None:
         """`step` from a frame (``ESPER_LOCK`` held, this world current, ``dt`` valid);
@@ -535,7 +553,8 @@ class Physics:
         t = self.table
         if not synced:
             self._sync_bodies()
-        t.canonical()  # the rows in the order the last step's rows give (not the syncs')
+        if t.reordered:  # the rows in the order the last step's rows give (not the syncs')
+            t.canonical()
         if t.tilemaps:
             t.refresh_tilemaps()  # tiles dug or built since the last step
         forced = self._take_wakes() if t.wake_requests or t.wake_islands or (
