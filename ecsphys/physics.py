@@ -155,6 +155,7 @@ _GATE = _EsperGate()
 #: holds it too (``with ESPER_LOCK:`` or ``with physics.in_world():``), as esper's current world
 #: is one for all threads. Reentrant.
 ESPER_LOCK = _GATE.lock
+_LOCK_ACQUIRE = ESPER_LOCK.acquire
 
 
 class PhysicsProcessor(esper.Processor):
@@ -520,7 +521,13 @@ class Physics:
             check_range("dt", dt, MIN_DT, MAX_DT)
         if self._stepping:
             raise RuntimeError(_REENTERED)
-        _GATE.enter_step()
+        if _GATE._processing:  # (a thread is in esper.process: the checks)
+            _GATE.enter_step()
+        else:  # (the common case: the lock, no call of the gate's own)
+            _LOCK_ACQUIRE()
+            if _GATE._processing:  # (a thread entered esper.process meanwhile)
+                ESPER_LOCK.release()
+                _GATE.enter_step()
         previous = esper.current_world
         switched = previous != self.world
         if switched:

@@ -324,7 +324,8 @@ class EventsSystem(esper.Processor):
             self._rows = contacts = rest
             if self.narrowphase is not None:
                 self.narrowphase.rows = rest
-        if changed or self._pending or self._listened() or contacts is not self._rows:
+        if (changed or self._pending or contacts is not self._rows or self.handlers.registered
+                or (esper.event_registry and self._listened())):
             self.process(contacts, changed, dt)
             return
         self.sleeping.tick(dt)
