@@ -74,11 +74,11 @@ from .push_apart cimport push_apart
 from .reach cimport mean_extent, widen
 from .riders cimport carry_rider, first_carriers, snap_down
 from .slide cimport move_from, sensor_impacts
-from .slide_context cimport PENDING, STATIC, Ctx, Reach, live_n, live_row, moving
+from .slide_context cimport OVERLAP, PENDING, STATIC, Ctx, Reach, live_n, live_row, moving
 
 #: Overlap deeper than this (world units) counts as overlapping for the response (the
-#: slide's ``OVERLAP``, slide_context.pxd).
-OVERLAP_TOL = 1e-6
+#: slide's ``OVERLAP``, slide_context.pxd: one value for both).
+OVERLAP_TOL = OVERLAP
 _NO_ROWS = np.zeros(0, dtype=np.int64)
 #: ``extra`` of a step without pairs beyond the swept boxes (read-only: shared by steps)
 _NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
