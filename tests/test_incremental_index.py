@@ -521,6 +521,12 @@ def test_static_slots_answer_like_a_dict_of_every_static():
             ask = rng.integers(0, 4100, size=40).tolist()
             assert slots.find(ask) == [ref.get(x) for x in ask]
             assert len(slots) == len(ref)
+        if rng.random() < 0.05:  # (a few: searched one by one)
+            ask = rng.integers(0, 4100, size=int(rng.integers(1, 5))).tolist()
+            ask.append(int(ents[int(rng.integers(0, len(ents)))]))
+            assert slots.find(ask) == [ref.get(x) for x in ask]
     ask = list(range(4100))
     assert slots.find(ask) == [ref.get(x) for x in ask]
     assert StaticSlots(np.zeros(0, dtype=np.int64)).find([0, 5]) == [None, None]
+    edge = StaticSlots(np.array([7, 3], dtype=np.int64))  # (beyond the last, before the first)
+    assert edge.find([9]) == [None] and edge.find([1, 3]) == [None, 1] and edge.find([7]) == [0]

@@ -60,6 +60,7 @@ FREE_ROW = np.iinfo(np.int64).max
 REBUILD_MIN = 16
 _STATIC = int(STATIC)
 _FEW = 8  # changed statics read one by one (more: with NumPy)
+_FEW_FIND = 4  # entities looked up in the static slots one by one (more: with NumPy)
 
 
 def game_rules(
@@ -110,7 +111,14 @@ class StaticSlots:
                 base.append(k)
             elif slot >= 0:
                 out[k] = slot
-        if base and len(self._sorted):
+        srt = self._sorted
+        if base and len(base) <= _FEW_FIND and len(srt):  # (a wake, a door: scalar searches)
+            m = len(srt)
+            for k in base:
+                j = int(srt.searchsorted(ents[k]))
+                if j < m and srt[j] == ents[k]:
+                    out[k] = int(self._order[j])
+        elif base and len(srt):
             want = np.array([ents[k] for k in base], dtype=np.int64)
             at = np.searchsorted(self._sorted, want)
             at[at == len(self._sorted)] = 0

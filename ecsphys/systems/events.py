@@ -352,8 +352,11 @@ class EventsSystem(esper.Processor):
             return
         ents = None
         if rows_woken is not None and 8 * (len(rows_woken) + len(gone or ())) < len(store):
-            ents = unique_ids(np.concatenate((table.entity[rows_woken],
-                                              np.asarray(gone or (), dtype=np.int64))))
+            if len(rows_woken) == 1 and not gone:  # (one body woke: nothing to sort)
+                ents = table.entity[rows_woken]
+            else:
+                ents = unique_ids(np.concatenate((table.entity[rows_woken],
+                                                  np.asarray(gone or (), dtype=np.int64))))
         if not table.sleepers:  # (a pile woke whole: every sleeping pair ends)
             woken = store.release_all()
         elif ents is not None and _fit_keys(ents):
