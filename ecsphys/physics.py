@@ -111,20 +111,6 @@ class _EsperGate:
     def leave(self) -> None:
         self.lock.release()
 
-    def enter_step(self) -> None:
-        """`enter` for a step: while no thread is in ``esper.process`` (the common case) the
-        lock is taken without the checks' calls. The caller releases ``lock``."""
-        if self._processing:
-            self.enter()
-            return
-        self.lock.acquire()
-        if self._processing:  # (a thread entered esper.process meanwhile)
-            try:
-                self._check(_get_ident())
-            except RuntimeError:
-                self.lock.release()
-                raise
-
     def enter_process(self) -> None:
         """Take the lock for a Physics processor; RuntimeError if another thread holds it or is
         in ``esper.process``."""
@@ -521,13 +507,13 @@ class Physics:
             check_range("dt", dt, MIN_DT, MAX_DT)
         if self._stepping:
             raise RuntimeError(_REENTERED)
-        if _GATE._processing:  # (a thread is in esper.process: the checks)
-            _GATE.enter_step()
+        if _GATE._processing:  # (a thread is in esper.process: the gate's checks)
+            _GATE.enter()
         else:  # (the common case: the lock, no call of the gate's own)
             _LOCK_ACQUIRE()
             if _GATE._processing:  # (a thread entered esper.process meanwhile)
                 ESPER_LOCK.release()
-                _GATE.enter_step()
+                _GATE.enter()
         previous = esper.current_world
         switched = previous != self.world
         if switched:

@@ -16,6 +16,7 @@ cdef void find_islands(int n, const int64_t* a, const int64_t* b, Py_ssize_t m,
 
 # A sleeping island's rows as a circular doubly linked list (the table's ``island_next`` and
 # ``island_prev`` columns; -1 for an awake row): a wake walks its island, not every row.
+# Made and joined here; a row leaving or moving is followed by `state.body_table` (Python).
 
 cdef inline void island_alone(int* nxt, int* prv, int a) noexcept nogil:
     """Row ``a`` starts a list of its own."""
@@ -31,25 +32,3 @@ cdef inline void island_splice(int* nxt, int* prv, int a, int b) noexcept nogil:
     prv[bn] = a
     nxt[b] = an
     prv[an] = b
-
-
-cdef inline void island_unlink(int* nxt, int* prv, int a) noexcept nogil:
-    """Row ``a`` leaves its list (which stays a list of the others), and is in none."""
-    cdef int an = nxt[a], ap = prv[a]
-    if an != a:
-        nxt[ap] = an
-        prv[an] = ap
-    nxt[a] = -1
-    prv[a] = -1
-
-
-cdef inline void island_moved(int* nxt, int* prv, int old, int new) noexcept nogil:
-    """Row ``old``'s columns were copied to row ``new``: its list names ``new`` instead."""
-    if nxt[new] < 0:
-        return
-    if nxt[new] == old:  # (alone)
-        nxt[new] = new
-        prv[new] = new
-        return
-    prv[nxt[new]] = new
-    nxt[prv[new]] = new

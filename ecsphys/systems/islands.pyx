@@ -13,8 +13,9 @@ Guarantees:
   the ``def`` entry `islands` checks its arguments (a pair row outside ``[0, n)`` raises
   ValueError naming it) before anything runs;
 - a sleeping island's rows form a circular doubly linked list in the table's
-  ``island_next`` / ``island_prev`` columns (-1 for a row awake), kept by `islands.pxd`'s
-  inline operations (a row alone, two lists spliced, a row unlinked, a row moved), so waking
+  ``island_next`` / ``island_prev`` columns (-1 for a row awake), made by `islands.pxd`'s
+  inline operations (a row alone, two lists spliced) and followed by the body table as rows
+  leave or move, so waking
   an island walks its rows and nothing else; `check_lists` tells whether the lists are
   exactly the groups of the ``island`` column (tests).
 """

@@ -38,7 +38,7 @@ Guarantees:
   a STATIC body the game changed (``forced``) within ``offset``; sensors wake nothing. An
   awake body that rests beside a sleeper meets it as a fixed partner, and sleeps with its
   island once it has rested ``sleep_after`` too (they link through their contact);
-- `wake_rows` (`wake_marked`, `wake_islands`) wakes every body of the islands of the given
+- `wake_rows` (and `wake_marked`) wakes every body of the islands of the given
   sleepers: ``asleep = 0``, ``island = -1``, ``rest_time = 0``; velocities are left as they
   are (0, or what the game wrote); it walks each island's list (`islands.pxd`), so a wake
   costs the rows it wakes, however many sleep elsewhere
@@ -617,15 +617,6 @@ def wake_rows(table, rows) -> np.ndarray:
         free(w.rows)
         raise
     return _woke(table, &w)
-
-
-def wake_islands(table, ids) -> np.ndarray:
-    """Wake the islands of the sleepers ``ids`` (entities: any member of each island, such as
-    the island's id; one no longer in the table or awake wakes nothing): `wake_rows` of
-    their rows."""
-    row_of = table.row_of
-    rows = [row_of.get(int(e)) for e in ids]
-    return wake_rows(table, np.array([x for x in rows if x is not None], dtype=np.int64))
 
 
 def wake_marked(table, mark) -> np.ndarray:
