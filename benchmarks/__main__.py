@@ -69,6 +69,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from . import scenes as S
 
@@ -533,12 +534,7 @@ def plot(results: list[Result], path: Path) -> bool:
 
     def series(points: list[tuple[int, list[float]]], style: str, color: str,
                label: str) -> None:
-        ns = [n for n, _ in points]
-        med = [statistics.median(v) for _, v in points]
-        lo = [m - min(v) for m, (_, v) in zip(med, points, strict=True)]
-        hi = [max(v) - m for m, (_, v) in zip(med, points, strict=True)]
-        ax.errorbar(ns, med, yerr=(lo, hi), fmt=style, color=color, label=label, capsize=3,
-                    lw=1.5, ms=6)
+        _errorbars(ax, points, style, color, label, 6)
 
     series([(r.case.n, r.ms["ecsphys"]) for r in rain if r.ms.get("ecsphys")], "o-",
            "tab:blue", "ecsphys")
@@ -586,6 +582,20 @@ def plot(results: list[Result], path: Path) -> bool:
     return True
 
 
+def _errorbars(ax: Any, points: list[tuple[int, list[float]]], style: str, color: str,
+               label: str, size: int) -> None:
+    """One line of a plot: the median of each N's runs, bars from their min to their max
+    (nothing when there are no points)."""
+    if not points:
+        return
+    ns = [n for n, _ in points]
+    med = [statistics.median(v) for _, v in points]
+    lo = [m - min(v) for m, (_, v) in zip(med, points, strict=True)]
+    hi = [max(v) - m for m, (_, v) in zip(med, points, strict=True)]
+    ax.errorbar(ns, med, yerr=(lo, hi), fmt=style, color=color, label=label, capsize=3,
+                lw=1.5, ms=size)
+
+
 def plot_engines(results: list[Result], path: Path) -> bool:
     """The rain against N, log-log, one line per engine: ecsphys, pymunk (its better
     broadphase at each N), Box2D, and the C limit dashed (median, bars from min to max of the
@@ -602,14 +612,7 @@ def plot_engines(results: list[Result], path: Path) -> bool:
 
     def series(points: list[tuple[int, list[float]]], style: str, color: str,
                label: str) -> None:
-        if not points:
-            return
-        ns = [n for n, _ in points]
-        med = [statistics.median(v) for _, v in points]
-        lo = [m - min(v) for m, (_, v) in zip(med, points, strict=True)]
-        hi = [max(v) - m for m, (_, v) in zip(med, points, strict=True)]
-        ax.errorbar(ns, med, yerr=(lo, hi), fmt=style, color=color, label=label, capsize=3,
-                    lw=1.5, ms=5)
+        _errorbars(ax, points, style, color, label, 5)
 
     series([(r.case.n, r.ms["ecsphys"]) for r in rain if r.ms.get("ecsphys")], "o-",
            "tab:blue", "ecsphys")

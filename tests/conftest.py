@@ -41,3 +41,21 @@ def window(request):  # type: ignore[no-untyped-def]
         pytest.skip(f"no headless GL: {exc}")
     yield win
     win.close()
+
+
+@pytest.fixture
+def built():
+    """``make(name, engine, n)``: a benchmark scene built by the runner's own builders
+    (`benchmarks.scenes.build`; the benchmark tests), closed after the test."""
+    from benchmarks import scenes  # (the benchmark tests put the repository root on the path)
+
+    made: list = []
+
+    def make(name: str, engine: str, n: int):  # noqa: ANN202
+        scene = scenes.build(name, engine, n)
+        made.append(scene)
+        return scene
+
+    yield make
+    for scene in made:
+        scene.close()

@@ -18,20 +18,6 @@ from benchmarks import scenes as S  # noqa: E402
 ENGINES = ("ecsphys", "pymunk", "box2d")
 
 
-@pytest.fixture
-def built():
-    made: list[S.Scene] = []
-
-    def make(name: str, engine: str, n: int) -> S.Scene:
-        scene = S.build(name, engine, n)
-        made.append(scene)
-        return scene
-
-    yield make
-    for scene in made:
-        scene.close()
-
-
 @pytest.mark.parametrize("name", ["rain", "events", "spawn", "overlap"])
 @pytest.mark.parametrize("engine", ENGINES)
 def test_falling_scenes_fall_and_touch(built, name, engine):

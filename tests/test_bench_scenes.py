@@ -18,20 +18,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root
 from benchmarks import scenes as S  # noqa: E402
 
 
-@pytest.fixture
-def built():
-    made: list[S.Scene] = []
-
-    def make(name: str, engine: str, n: int) -> S.Scene:
-        scene = S.build(name, engine, n)
-        made.append(scene)
-        return scene
-
-    yield make
-    for scene in made:
-        scene.close()
-
-
 @pytest.mark.parametrize("name", ["rain", "crowd", "bullets", "spawn", "shooter", "overlap"])
 def test_both_engines_start_from_the_same_state(built, name):
     ecs = built(name, "ecsphys", 60)
