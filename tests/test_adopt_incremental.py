@@ -356,3 +356,47 @@ def test_the_dynamic_layout_is_the_colliding_movers_in_entity_order():
     assert dynamic_layout(t)[1] is False
     empty = BodyTable()
     assert dynamic_layout(empty)[0].tolist() == [] and dynamic_layout(empty)[1] is True
+
+
+
+def test_idle_says_exactly_when_a_sync_has_work_and_the_step_adopts_after_each_change(world):
+    """``AdoptSystem.idle`` (the test `Physics` repeats inline before it syncs) is False after
+    each kind of change the game makes and True again once a step synced it, and that step
+    adopted the change: a create, a component removed and one added, a deferred delete, an
+    immediate delete, a world cleared."""
+    physics = ep.Physics(fixed_dt=1 / 60)
+    ad = physics._adopt
+    rows = physics.table.row_of
+    assert not ad.idle  # the first sync reads the whole world
+    physics.step()
+    assert ad.idle
+    e = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0))
+    assert not ad.idle
+    physics.step()
+    assert ad.idle and e in rows and ad.looked == 1
+    physics.step()
+    assert ad.looked == 0  # (a step with nothing to adopt says so)
+    esper.remove_component(e, ep.Velocity)  # a Position alone: not a body
+    assert not ad.idle
+    physics.step()
+    assert ad.idle and e not in rows
+    esper.add_component(e, ep.Velocity(1, 0))
+    assert not ad.idle
+    physics.step()
+    assert ad.idle and e in rows
+    esper.delete_entity(e)  # deferred: esper's dead entities, cleared by the step
+    physics.step()
+    assert ad.idle and e not in rows
+    f = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0))
+    physics.step()
+    esper.delete_entity(f, immediate=True)
+    assert not ad.idle
+    physics.step()
+    assert ad.idle and f not in rows
+    g = esper.create_entity(ep.Position(0, 0), ep.Velocity(1, 0))
+    physics.step()
+    assert g in rows
+    esper.clear_database()
+    assert not ad.idle
+    physics.step()
+    assert ad.idle and physics.table.n == 0

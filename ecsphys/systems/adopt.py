@@ -115,6 +115,7 @@ class AdoptSystem(esper.Processor):
         self.looked = 0  # how many entities the last sync looked at
 
     def process(self, dt: float = 0.0) -> None:
+        # (`Physics` skips the call when `idle` holds: its test is repeated inline there)
         components = esper._components  # the current world's {type: entities}
         if esper._entity_count is not self._counter:  # the world was cleared: a new level
             self._clear()
@@ -148,6 +149,14 @@ class AdoptSystem(esper.Processor):
         if self._full:
             self.full_syncs += 1
             self._full = False
+
+    @property
+    def idle(self) -> bool:
+        """Nothing to adopt: no entity logged since the last sync, no full read pending, no
+        watched set dropped by esper and the world not cleared (``process`` would return at
+        once). `Physics` tests the same inline before it calls ``process``."""
+        return not (self._log or self._full or self._emptied[0]
+                    or esper._entity_count is not self._counter)
 
     def release(self) -> None:
         """Put plain sets back in esper's world (call with that world current)."""
