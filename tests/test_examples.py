@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,7 @@ SIGHT = over_bg((255, 70, 70, 150))  # invaders: the sight lines of aliens that 
 SLOPE_FILL = over_bg((240, 200, 70, 60))  # the platformer's slope tiles (kind 3), their polygons
 HALF_FILL = over_bg((90, 200, 230, 60))  # ... and its half tiles (kind 4)
 CRATE_FRAME = (92, 58, 26)  # crates: the dark frame of a crate's sprite image
+Shot = Callable[..., tuple[str, Path]]  # the `shots` fixture: (stdout, screenshot)
 
 
 def run(scene: str, frames: int, shot: Path, *extra: str) -> str:
@@ -49,6 +51,23 @@ def run(scene: str, frames: int, shot: Path, *extra: str) -> str:
         pytest.skip(f"no headless GL: {done.stderr[-300:]}")
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Shot:
+    """``shot(scene, frames, *extra)``: `run`'s stdout and screenshot, each run once for the
+    module (the same scene, frames and arguments give the same frames: the tests that look
+    at one screenshot share it)."""
+    made: dict[tuple[str, ...], tuple[str, Path]] = {}
+
+    def shot(scene: str, frames: int, *extra: str) -> tuple[str, Path]:
+        key = (scene, str(frames), *extra)
+        if key not in made:
+            path = tmp_path_factory.mktemp(scene) / f"{scene}.png"
+            made[key] = (run(scene, frames, path, *extra), path)
+        return made[key]
+
+    return shot
 
 
 def pixels(path: Path) -> np.ndarray:
@@ -81,7 +100,8 @@ def test_sleep_dim_is_the_debug_views():
 # scene, frames, extra args, (pixels (x, y from the top) with a colour), minimum shares (of
 # active or passive bodies: awake or asleep)
 CASES = {
-    "rain": (300, ("300",), [((480, 628), STATIC), ((22, 300), STATIC)], [(ACTIVE, 0.05)]),
+    # (600 frames: the screenshot `test_rain_ball_colour_where_a_ball_is` looks at too)
+    "rain": (600, ("300",), [((480, 628), STATIC), ((22, 300), STATIC)], [(ACTIVE, 0.05)]),
     "pong": (300, (), [((480, 630), STATIC), ((480, 10), STATIC)], [(ACTIVE, 0.005)]),
     # the maze is a TileMap: a wall's tiles dimmed, its edge (x = 32 px) in the static colour
     "crowd": (200, ("--agents", "60"), [((16, 300), TILE_FILL), ((31, 300), STATIC)],
@@ -102,10 +122,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("scene", list(CASES))
-def test_scene_runs_headless_and_draws(scene: str, tmp_path: Path) -> None:
+def test_scene_runs_headless_and_draws(scene: str, shots: Shot) -> None:
     frames, extra, probes, shares = CASES[scene]
-    shot = tmp_path / f"{scene}.png"
-    out = run(scene, frames, shot, *extra)
+    out, shot = shots(scene, frames, *extra)
     assert f"{frames} frames" in out
     img = pixels(shot)
     assert img.shape == (640, 960, 3)
@@ -119,12 +138,10 @@ def test_scene_runs_headless_and_draws(scene: str, tmp_path: Path) -> None:
         assert got >= least, (scene, color, got)
 
 
-def test_crates_sprites_lie_under_their_debug_outlines(tmp_path: Path) -> None:
+def test_crates_sprites_lie_under_their_debug_outlines(shots: Shot) -> None:
     """With the debug view over the sprites, no crate sprite shows outside its body's fill:
     the sprites sit on their bodies to the pixel (tilted crates and the turning blade too)."""
-    plain, debug = tmp_path / "crates.png", tmp_path / "crates_debug.png"
-    run("crates", 300, plain)
-    run("crates", 300, debug, "--debug")
+    (_, plain), (_, debug) = shots("crates", 300), shots("crates", 300, "--debug")
     sprites, outlines = pixels(plain), pixels(debug)
     assert share(sprites, PASSIVE) == 0.0  # the debug view is off by default
     assert share(sprites, CRATE_FRAME, 6) > 0.003
@@ -133,11 +150,10 @@ def test_crates_sprites_lie_under_their_debug_outlines(tmp_path: Path) -> None:
     assert share(outlines, (200, 40, 40), 6) == 0.0  # nor the blade's red tip
 
 
-def test_rain_ball_colour_where_a_ball_is(tmp_path: Path) -> None:
+def test_rain_ball_colour_where_a_ball_is(shots: Shot) -> None:
     """After the balls settle, the bottom row above the floor is mostly balls (active), most
     of them asleep by now: drawn dimmed."""
-    shot = tmp_path / "rain.png"
-    run("rain", 600, shot, "300")  # (the pile settles in about 6 s; asleep by 10)
+    _, shot = shots("rain", 600, "300")  # (the pile settles in about 6 s; asleep by 10)
     img = pixels(shot)
     row = img[640 - 20 - 8, 40:920]  # 8 px above the floor's top (world y = 0 at screen 20)
     assert share_awake_or_asleep(row[None], ACTIVE, ACTIVE_ASLEEP, 20) > 0.4

@@ -10,7 +10,8 @@ rect's shape replaced; the Sprite API path switched on and off; ``clear_database
 makes esper count entity ids from 1 again) keeps every sprite it ever made; after each
 update the drawn ones (a vertex list whose corners are not the zeros pyglet writes for a
 hidden sprite) are compared with what the esper components and the body table say, and each
-drawn anchor with the body's interpolated position, read back from the vertex data.
+drawn anchor with the body's interpolated position, read back from the vertex data. The
+default run plays seeds 0 and 1 with each allocator; ``-m slow`` adds seeds 2 and 3.
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ class Game:
             esper.delete_entity(e, immediate=rng.random() < 0.5)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", [0, 1, *(pytest.param(s, marks=pytest.mark.slow) for s in (2, 3))])
 @pytest.mark.parametrize("allocator", ["watched", "plain"])
 def test_after_every_update_exactly_the_living_bodies_sprites_are_drawn_on_them(
         window, world, seed, allocator, monkeypatch) -> None:  # type: ignore[no-untyped-def]
