@@ -64,7 +64,7 @@
 cimport cython
 from libc.math cimport fabs, llround, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, qsort, realloc
+from libc.stdlib cimport free, qsort
 from libc.string cimport memset
 
 import numpy as np
@@ -73,7 +73,7 @@ from ..state.tile_log cimport TileLog
 from .tile_extras cimport TileExtras
 from .tile_shapes cimport (
     ANY_B, ANY_L, ANY_R, ANY_T, FULL_B, FULL_L, FULL_R, FULL_T, SQUARE_MASK, TileShapes,
-    write_segment,
+    grow_block, write_segment,
 )
 
 cdef extern from *:
@@ -154,20 +154,8 @@ cdef inline bint push(Buf* b, int32_t v) noexcept nogil:
     return True
 
 
-cdef bint _regrow(void** p, Py_ssize_t* cap, size_t item) noexcept nogil:
-    """A growable array's block ``p`` (``cap`` items of ``item`` bytes) twice as big plus
-    64 items; False (nothing changed) when out of memory."""
-    cdef Py_ssize_t grown = 2 * cap[0] + 64
-    cdef void* q = realloc(p[0], grown * item)
-    if q == NULL:
-        return False
-    p[0] = q
-    cap[0] = grown
-    return True
-
-
 cdef inline bint _grow(Buf* b) noexcept nogil:
-    return _regrow(<void**> &b.p, &b.cap, sizeof(int32_t))
+    return grow_block(<void**> &b.p, &b.cap, sizeof(int32_t), 64)
 
 
 cdef inline bint push64(Buf64* b, int64_t v) noexcept nogil:
@@ -179,7 +167,7 @@ cdef inline bint push64(Buf64* b, int64_t v) noexcept nogil:
 
 
 cdef inline bint _grow64(Buf64* b) noexcept nogil:
-    return _regrow(<void**> &b.p, &b.cap, sizeof(int64_t))
+    return grow_block(<void**> &b.p, &b.cap, sizeof(int64_t), 64)
 
 
 cdef inline int64_t _rec(int line, int group, int a, int b) noexcept nogil:

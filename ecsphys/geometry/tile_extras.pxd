@@ -3,13 +3,7 @@
 
 from libc.stdint cimport int32_t, int64_t
 
-from .tile_shapes cimport Piece, PieceBuf, TileShapes
-
-
-cdef struct IntBuf:
-    int* p
-    Py_ssize_t n
-    Py_ssize_t cap
+from .tile_shapes cimport IntBuf, Piece, PieceBuf, TileShapes
 
 
 cdef class TileExtras:

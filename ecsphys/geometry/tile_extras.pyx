@@ -22,14 +22,18 @@
 #   shows (the same edges, leaves and order; only which free slots copy which edge, and the
 #   ids, may differ). `update` answers False, and the map must be laid out again, when an
 #   edge finds no free slot within SHIFT, or the ids or lists outgrow their room.
+#
+# Its growable buffers (`IntBuf`, `PieceBuf`) and the pieces' line order (`same_line`,
+# `line_order`) are tile_shapes.pxd's inline helpers, the ones tile_shapes.pyx uses.
 
 cimport cython
 from libc.math cimport fabs, floor, llround, sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport free, malloc, qsort
 
 from .tile_shapes cimport (
-    Piece, PieceBuf, TileShapes, merge_pieces, piece_order, piece_push, write_segment,
+    IntBuf, Piece, PieceBuf, TileShapes, ipush, line_order, merge_pieces, piece_order,
+    piece_push, same_line, write_segment,
 )
 
 cdef double EPS = 1e-9     # (tile units) as tile_shapes.pyx joins pieces
@@ -37,21 +41,6 @@ cdef double NEAR = 1e-7    # a point this close to a grid line touches the tiles
 
 cdef enum:
     SHIFT = 32             # an edge with no free slot beside it moves at most this many
-
-
-cdef bint ipush(IntBuf* b, int v) noexcept nogil:
-    cdef Py_ssize_t cap
-    cdef int* p
-    if b.n == b.cap:
-        cap = 2 * b.cap + 32
-        p = <int*> realloc(b.p, cap * sizeof(int))
-        if p == NULL:
-            return False
-        b.p = p
-        b.cap = cap
-    b.p[b.n] = v
-    b.n += 1
-    return True
 
 
 cdef int _by_int(const void* a, const void* b) noexcept nogil:
@@ -75,26 +64,9 @@ cdef void _unique(IntBuf* b) noexcept nogil:
     b.n = m
 
 
-cdef inline bint _same_line(const Piece* a, const Piece* b) noexcept nogil:
-    return a.kx == b.kx and a.ky == b.ky and a.kc == b.kc
-
-
-cdef inline int _key_cmp(const Piece* a, const Piece* b) noexcept nogil:
-    """Two edges in the pieces' order (line, then where it starts)."""
-    if a.kx != b.kx:
-        return -1 if a.kx < b.kx else 1
-    if a.ky != b.ky:
-        return -1 if a.ky < b.ky else 1
-    if a.kc != b.kc:
-        return -1 if a.kc < b.kc else 1
-    if a.t0 != b.t0:
-        return -1 if a.t0 < b.t0 else 1
-    return 0
-
-
 cdef inline bint _same_piece(const Piece* a, const Piece* b) noexcept nogil:
     return (a.x0 == b.x0 and a.y0 == b.y0 and a.x1 == b.x1 and a.y1 == b.y1
-            and _same_line(a, b) and a.tile == b.tile)
+            and same_line(a, b) and a.tile == b.tile)
 
 
 cdef class TileExtras:
@@ -464,7 +436,7 @@ cdef class TileExtras:
                 for k in range(self.cells[self.plist + o]):
                     pid = self.cells[self.plist + o + 1 + k]
                     q = &self.pc[pid]
-                    if not _same_line(q, p):
+                    if not same_line(q, p):
                         continue
                     if before and fabs(q.t1 - t) <= EPS and q.t0 < p.t0:
                         return pid
@@ -532,7 +504,7 @@ cdef class TileExtras:
         cdef int lo = 0, hi = self.xroom, mid
         while lo < hi:
             mid = (lo + hi) >> 1
-            if _key_cmp(&self.ec[self._edge_at(mid)], key) < 0:
+            if line_order(&self.ec[self._edge_at(mid)], key) < 0:
                 lo = mid + 1
             else:
                 hi = mid

@@ -1,8 +1,13 @@
 # Shaped tile kinds (slopes, half tiles): the declarations tile_edges.pyx shares with
-# tile_shapes.pyx and tile_extras.pyx (see there for what they guarantee), and the one writer
-# of a tile map's edge leaf that both edge keepers use.
+# tile_shapes.pyx and tile_extras.pyx (see there for what they guarantee), the one writer
+# of a tile map's edge leaf that both edge keepers use, the growth of a growable buffer's
+# block (`grow_block`, tile_edges.pyx's buffers' too), and what tile_shapes.pyx and
+# tile_extras.pyx both use inline: the growable buffers (`IntBuf`, `PieceBuf`: `ipush`,
+# `piece_push`) and the pieces' line order (`same_line`, `line_order`, which `piece_order`
+# breaks ties of by tile).
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdlib cimport realloc
 
 # a kind's side masks (TileEdges.solid, per tile): bit FULL << side when the kind covers that
 # whole side of its square, ANY << side when it covers a stretch of it (more than a point);
@@ -40,6 +45,11 @@ cdef struct PieceBuf:
     Py_ssize_t n
     Py_ssize_t cap
 
+cdef struct IntBuf:
+    int* p
+    Py_ssize_t n
+    Py_ssize_t cap
+
 
 cdef class TileShapes:
     cdef readonly int nk
@@ -56,8 +66,58 @@ cdef class TileShapes:
 
 
 cdef bint merge_pieces(PieceBuf* pieces, PieceBuf* edges, int32_t* owner) noexcept nogil
-cdef bint piece_push(PieceBuf* b, const Piece* q) noexcept nogil
 cdef int piece_order(const void* pa, const void* pb) noexcept nogil
+
+
+cdef inline bint grow_block(void** p, Py_ssize_t* cap, size_t item,
+                            Py_ssize_t spare) noexcept nogil:
+    """A growable buffer's block ``p`` (``cap`` items of ``item`` bytes) twice as big plus
+    ``spare`` items; False (nothing changed) when out of memory. (tile_edges.pyx's buffers
+    grow by it too.)"""
+    cdef Py_ssize_t grown = 2 * cap[0] + spare
+    cdef void* q = realloc(p[0], grown * item)
+    if q == NULL:
+        return False
+    p[0] = q
+    cap[0] = grown
+    return True
+
+
+cdef inline bint piece_push(PieceBuf* b, const Piece* q) noexcept nogil:
+    """Append a copy of ``q``; False (nothing changed) when out of memory."""
+    if b.n == b.cap and not grow_block(<void**> &b.p, &b.cap, sizeof(Piece), 32):
+        return False
+    b.p[b.n] = q[0]
+    b.n += 1
+    return True
+
+
+cdef inline bint ipush(IntBuf* b, int v) noexcept nogil:
+    """Append ``v``; False (nothing changed) when out of memory."""
+    if b.n == b.cap and not grow_block(<void**> &b.p, &b.cap, sizeof(int), 32):
+        return False
+    b.p[b.n] = v
+    b.n += 1
+    return True
+
+
+cdef inline bint same_line(const Piece* a, const Piece* b) noexcept nogil:
+    """Whether two pieces (or edges) lie on one line (the same rounded key)."""
+    return a.kx == b.kx and a.ky == b.ky and a.kc == b.kc
+
+
+cdef inline int line_order(const Piece* a, const Piece* b) noexcept nogil:
+    """Two pieces (or edges) in the pieces' order: by line (key), then where they start
+    along it; 0 when both are equal."""
+    if a.kx != b.kx:
+        return -1 if a.kx < b.kx else 1
+    if a.ky != b.ky:
+        return -1 if a.ky < b.ky else 1
+    if a.kc != b.kc:
+        return -1 if a.kc < b.kc else 1
+    if a.t0 != b.t0:
+        return -1 if a.t0 < b.t0 else 1
+    return 0
 
 
 cdef inline void write_segment(double* lf, double* v, double* f, double ax, double ay,

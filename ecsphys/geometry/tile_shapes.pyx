@@ -22,27 +22,12 @@
 cimport cython
 from libc.math cimport fabs, llround, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.stdlib cimport free, malloc, qsort, realloc
+from libc.stdlib cimport free, malloc, qsort
 
 import numpy as np
 
 cdef double EPS = 1e-9    # (tile units) a stretch shorter than this is a point
 cdef double KEY = 1073741824.0  # 2**30: the rounding of a line's key
-
-
-cdef bint piece_push(PieceBuf* b, const Piece* q) noexcept nogil:
-    cdef Py_ssize_t cap
-    cdef Piece* p
-    if b.n == b.cap:
-        cap = 2 * b.cap + 32
-        p = <Piece*> realloc(b.p, cap * sizeof(Piece))
-        if p == NULL:
-            return False
-        b.p = p
-        b.cap = cap
-    b.p[b.n] = q[0]
-    b.n += 1
-    return True
 
 
 cdef bint _emit(PieceBuf* out, double ax, double ay, double bx, double by,
@@ -94,17 +79,13 @@ cdef bint _less(PieceBuf* out, int side, double lo, double hi, double nlo, doubl
 
 
 cdef int piece_order(const void* pa, const void* pb) noexcept nogil:
-    """Pieces by line (key), then along it, then by tile (qsort)."""
+    """Pieces by line (key), then along it (tile_shapes.pxd: `line_order`), then by tile
+    (qsort)."""
     cdef const Piece* a = <const Piece*> pa
     cdef const Piece* b = <const Piece*> pb
-    if a.kx != b.kx:
-        return -1 if a.kx < b.kx else 1
-    if a.ky != b.ky:
-        return -1 if a.ky < b.ky else 1
-    if a.kc != b.kc:
-        return -1 if a.kc < b.kc else 1
-    if a.t0 != b.t0:
-        return -1 if a.t0 < b.t0 else 1
+    cdef int c = line_order(a, b)
+    if c != 0:
+        return c
     if a.tile != b.tile:
         return -1 if a.tile < b.tile else 1
     return 0
@@ -121,8 +102,7 @@ cdef bint merge_pieces(PieceBuf* pieces, PieceBuf* edges, int32_t* owner) noexce
         qsort(pieces.p, pieces.n, sizeof(Piece), piece_order)
     for i in range(pieces.n):
         q = pieces.p + i
-        if (edges.n > 0 and edges.p[edges.n - 1].kx == q.kx
-                and edges.p[edges.n - 1].ky == q.ky and edges.p[edges.n - 1].kc == q.kc
+        if (edges.n > 0 and same_line(&edges.p[edges.n - 1], q)
                 and q.t0 <= edges.p[edges.n - 1].t1 + EPS):
             if q.t1 > edges.p[edges.n - 1].t1:  # it reaches further along the line
                 edges.p[edges.n - 1].t1 = q.t1
