@@ -11,7 +11,7 @@
 #   radix sort of 11-bit digits over the bits the keys use, insertion sort when short;
 #   `sort_pairs` sorts a pair list lexicographically for `0 <= a`, `0 <= b < nb` (it may
 #   swap the list's arrays with those of `spare`); `lower_bound` finds where a key goes in
-#   ascending int64 keys (a binary search);
+#   ascending int64 or uint64 keys (a binary search, inline for either);
 # - boxes are packed 4 doubles a box, (lo_x, lo_y, hi_x, hi_y), and closed: `overlap` is
 #   `lo_a <= hi_b and lo_b <= hi_a` on both axes;
 # - `BoxIndex` is what the grid, the sweep and the quad tree are: `run(lo, hi, n)` (no GIL, no
@@ -59,10 +59,15 @@ cdef inline int pl_push(PairList* p, int64_t a, int64_t b) noexcept nogil:
     return 0
 
 
-cdef inline Py_ssize_t lower_bound(const int64_t* keys, Py_ssize_t lo, Py_ssize_t hi,
-                                   int64_t k) noexcept nogil:
+ctypedef fused search_key:
+    int64_t
+    uint64_t
+
+
+cdef inline Py_ssize_t lower_bound(const search_key* keys, Py_ssize_t lo, Py_ssize_t hi,
+                                   search_key k) noexcept nogil:
     """The first index in ``lo .. hi - 1`` of the ascending ``keys`` whose key is at least
-    ``k`` (``hi``: none)."""
+    ``k`` (``hi``: none); int64 or uint64 keys (reach_sweep.pyx searches its uint64 ones)."""
     cdef Py_ssize_t mid
     while lo < hi:
         mid = (lo + hi) >> 1

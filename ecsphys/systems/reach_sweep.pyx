@@ -19,7 +19,7 @@ from libc.math cimport INFINITY, floor
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from ..broadphase.boxindex cimport Buf, bits_for, buf_free, sort_keys
+from ..broadphase.boxindex cimport Buf, bits_for, buf_free, lower_bound, sort_keys
 from ..geometry.shape_data cimport Body
 from ..geometry.vec cimport max2
 from .live_rows cimport ensure_all
@@ -83,18 +83,6 @@ cdef inline void batch_pair(const Item* p, const Item* q, int sb, uint64_t* out,
     n[0] += keep
 
 
-cdef inline Py_ssize_t first_at(const uint64_t* key, Py_ssize_t n, uint64_t k) noexcept nogil:
-    """The first index of the ascending ``key[:n]`` whose key is at least k."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if key[mid] < k:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 cdef void big_pairs(const Item* items, const uint64_t* okey, Py_ssize_t nsmall, Py_ssize_t t,
                     double inv, int64_t cx0, int64_t cy0, int64_t width, int64_t height,
                     int sb, uint64_t* out, Py_ssize_t* n) noexcept nogil:
@@ -133,7 +121,7 @@ cdef void big_pairs(const Item* items, const uint64_t* okey, Py_ssize_t nsmall, 
     ya = <int64_t> fy0
     yb = <int64_t> fy1
     for y in range(ya, yb + 1):
-        u = first_at(okey, nsmall, <uint64_t> (y * width + xa))
+        u = lower_bound(okey, 0, nsmall, <uint64_t> (y * width + xa))
         while u < nsmall and okey[u] <= <uint64_t> (y * width + xb):
             batch_pair(p, &items[u], sb, out, n)
             u += 1
