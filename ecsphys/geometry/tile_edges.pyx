@@ -64,11 +64,12 @@
 cimport cython
 from libc.math cimport fabs, llround, sqrt
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, qsort
+from libc.stdlib cimport free
 from libc.string cimport memset
 
 import numpy as np
 
+from ..state.int_sort cimport sort_ints
 from ..state.tile_log cimport TileLog
 from .tile_extras cimport TileExtras
 from .tile_shapes cimport (
@@ -225,30 +226,9 @@ def room_fits(Py_ssize_t live, Py_ssize_t room) -> bool:
     return _fits(live, room)
 
 
-cdef void _sort(int32_t* a, Py_ssize_t n) noexcept nogil:
-    """Sort a[:n] (a few units as a rule: insertion sort; qsort for many)."""
-    cdef Py_ssize_t i, j
-    cdef int32_t v
-    if n > 32:
-        qsort(a, n, sizeof(int32_t), _by_value)
-        return
-    for i in range(1, n):
-        v = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > v:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = v
-
-
 cdef inline bint _shaped(uint8_t mask) noexcept nogil:
     """A side mask of a shaped kind (neither empty nor a square)."""
     return mask != 0 and mask != SQUARE_MASK
-
-
-cdef int _by_value(const void* a, const void* b) noexcept nogil:
-    cdef int32_t x = (<const int32_t*> a)[0], y = (<const int32_t*> b)[0]
-    return (x > y) - (x < y)
 
 
 @cython.final  # (its cdef methods are called directly, not through a table of pointers)
@@ -696,7 +676,7 @@ cdef class TileEdges:
         cdef Py_ssize_t i
         cdef int s, last = -1
         if self.live > 0:
-            _sort(self.wslots.p, self.wslots.n)
+            sort_ints(self.wslots.p, self.wslots.n)
             for i in range(self.wslots.n):
                 s = self.wslots.p[i]
                 if s != last:
@@ -932,7 +912,7 @@ cdef class TileEdges:
         self.gone.n = 0
         self.gone_rec.n = 0
         self.hints.n = 0
-        _sort(self.lines.p, self.lines.n)
+        sort_ints(self.lines.p, self.lines.n)
         while i < self.lines.n and not self.oom:
             line = self.lines.p[i] >> UNIT_BITS
             j = i

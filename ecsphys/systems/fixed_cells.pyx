@@ -16,8 +16,9 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
+from ..state.int_sort cimport sort_ints
 from .live_rows cimport ensure_all
-from .reach cimport reaches, sort_rows
+from .reach cimport reaches
 from .slide_context cimport Ctx, Reach
 
 
@@ -185,5 +186,5 @@ cdef int cells_find(Ctx* c, const Cells* g, double x0, double y0, double x1,
             k = take(c, g.item[t], k, x0, y0, x1, y1)
     for t in range(g.nbig):
         k = take(c, g.big[t], k, x0, y0, x1, y1)
-    sort_rows(c.cand, k)
+    sort_ints(c.cand, k)
     return k

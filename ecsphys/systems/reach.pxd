@@ -115,7 +115,4 @@ cdef int beyond_candidates(Ctx* c, double x0, double y0, double x1,
                            double y1) except -1 nogil
 
 
-cdef void sort_rows(int* a, int k) noexcept nogil
-
-
 cdef double mean_extent(const Rows* rw, int n) noexcept nogil

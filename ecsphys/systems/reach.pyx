@@ -25,6 +25,7 @@ from libc.stdint cimport int64_t
 from libc.string cimport memset
 
 from ..broadphase.boxindex cimport FOUND_STATIC, BoxIndex, PairList
+from ..state.int_sort cimport sort_ints
 from ..state.table_view cimport Rows
 from .live_rows cimport ensure, ensure_all
 from .pair_edges cimport add_pair
@@ -146,47 +147,8 @@ cdef int beyond_candidates(Ctx* c, double x0, double y0, double x1,
             if reaches(c, <int> row, x0, y0, x1, y1):
                 c.cand[k] = <int> row
                 k += 1
-    sort_rows(c.cand, k)
+    sort_ints(c.cand, k)
     return k
-
-
-cdef void sort_rows(int* a, int k) noexcept nogil:
-    """Sort ``a[:k]`` ascending: insertion sort when short, else a heap sort (in place, no
-    allocation, no comparison callback)."""
-    cdef int i, j, v, end, root, child
-    if k <= 48:
-        for i in range(1, k):
-            v = a[i]
-            j = i - 1
-            while j >= 0 and a[j] > v:
-                a[j + 1] = a[j]
-                j -= 1
-            a[j + 1] = v
-        return
-    for i in range(k // 2 - 1, -1, -1):
-        sift_down(a, i, k)
-    end = k - 1
-    while end > 0:
-        v = a[0]
-        a[0] = a[end]
-        a[end] = v
-        sift_down(a, 0, end)
-        end -= 1
-
-
-cdef inline void sift_down(int* a, int root, int k) noexcept nogil:
-    cdef int child, v = a[root]
-    while True:
-        child = 2 * root + 1
-        if child >= k:
-            break
-        if child + 1 < k and a[child + 1] > a[child]:
-            child += 1
-        if a[child] <= v:
-            break
-        a[root] = a[child]
-        root = child
-    a[root] = v
 
 
 cdef double mean_extent(const Rows* rw, int n) noexcept nogil:

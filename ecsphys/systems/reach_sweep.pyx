@@ -22,10 +22,10 @@ from libc.stdlib cimport free, malloc
 from ..broadphase.boxindex cimport Buf, bits_for, buf_free, lower_bound, sort_keys
 from ..geometry.shape_data cimport Body
 from ..geometry.vec cimport max2
+from ..state.int_sort cimport sort_ints
 from .live_rows cimport ensure_all
 from .reach cimport (
     WIDEN_REACH, add_beyond, look_beyond, mark_partners, new_mark, note_grown, reach_needed,
-    sort_rows,
 )
 from .slide_context cimport (
     FETCH_AHEAD, STATIC, SWEEP_MARGIN, Ctx, Reach, live_n, live_row, prefetch, re_alloc,
@@ -185,7 +185,7 @@ cdef int widen_all(Ctx* c, const int* moved, int nmoved) except -1 nogil:
     if nw == 0:
         return 0
     if moved != NULL:  # (the live rows are ascending but for the sleepers after them, which
-        sort_rows(rows, nw)  # never widen)
+        sort_ints(rows, nw)  # never widen)
     wgen = new_mark(c)  # the rows that widen, marked
     for i in range(nw):
         r = rows[i]
