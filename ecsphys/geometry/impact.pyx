@@ -270,6 +270,23 @@ cdef bint circle_segment_toi(double cx, double cy, double radius, double mx, dou
     return found
 
 
+cdef inline bint _slab(double p, double d, double e, double* ta, double* tb) noexcept nogil:
+    """One axis of a slab clip: the times ``ta <= tb`` a path ``p + d t`` is within ``e`` of 0
+    on it (all time, -INFINITY .. INFINITY, if it does not move along it: it narrows
+    nothing); False if it does not move along it and is outside."""
+    if d == 0.0:
+        if fabs(p) > e:
+            return False
+        ta[0] = -INFINITY
+        tb[0] = INFINITY
+        return True
+    ta[0] = (-e - p) / d
+    tb[0] = (e - p) / d
+    if ta[0] > tb[0]:
+        ta[0], tb[0] = tb[0], ta[0]
+    return True
+
+
 cdef bint circle_rect_toi(double cx, double cy, double radius, double mx, double my,
                           double rcx, double rcy, double hw, double hh, double mbx, double mby,
                           double* t, double* nx, double* ny) noexcept nogil:
@@ -332,14 +349,8 @@ cdef bint circle_rect_toi(double cx, double cy, double radius, double mx, double
         p = lx if axis == 0 else ly
         d = dx if axis == 0 else dy
         e = ex if axis == 0 else ey
-        if d == 0.0:
-            if fabs(p) > e:
-                return False
-            continue
-        ta = (-e - p) / d
-        tb = (e - p) / d
-        if ta > tb:
-            ta, tb = tb, ta
+        if not _slab(p, d, e, &ta, &tb):
+            return False
         if ta > t_in:
             t_in = ta
             s = 1.0 if d > 0.0 else -1.0
@@ -389,14 +400,8 @@ cdef bint rect_rect_slab(double cax, double cay, double hax, double hay, double 
         p = (cax - cbx) if i == 0 else (cay - cby)
         d = (max_ - mbx) if i == 0 else (may - mby)
         e = ((hax + hbx) if i == 0 else (hay + hby)) + C_REACH
-        if d == 0.0:
-            if fabs(p) > e:
-                return False
-            continue
-        ta = (-e - p) / d
-        tb = (e - p) / d
-        if ta > tb:
-            ta, tb = tb, ta
+        if not _slab(p, d, e, &ta, &tb):
+            return False
         t_in = ta if ta > t_in else t_in
         t_out = tb if tb < t_out else t_out
         if t_in > t_out:
