@@ -24,13 +24,15 @@
 #   edge finds no free slot within SHIFT, or the ids or lists outgrow their room.
 #
 # Its growable buffers (`IntBuf`, `PieceBuf`) and the pieces' line order (`same_line`,
-# `line_order`) are tile_shapes.pxd's inline helpers, the ones tile_shapes.pyx uses.
+# `line_order`) are tile_shapes.pxd's inline helpers, the ones tile_shapes.pyx uses; its
+# sorts of plain ints are state/int_sort.pxd's `sort_ints`.
 
 cimport cython
 from libc.math cimport fabs, floor, llround, sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
 
+from ..state.int_sort cimport sort_ints
 from .tile_shapes cimport (
     IntBuf, Piece, PieceBuf, TileShapes, ipush, line_order, merge_pieces, piece_order,
     piece_push, same_line, write_segment,
@@ -43,20 +45,9 @@ cdef enum:
     SHIFT = 32             # an edge with no free slot beside it moves at most this many
 
 
-cdef int _by_int(const void* a, const void* b) noexcept nogil:
-    cdef int x = (<const int*> a)[0], y = (<const int*> b)[0]
-    return -1 if x < y else (1 if x > y else 0)
-
-
-cdef int _by_int64(const void* a, const void* b) noexcept nogil:
-    cdef int64_t x = (<const int64_t*> a)[0], y = (<const int64_t*> b)[0]
-    return -1 if x < y else (1 if x > y else 0)
-
-
 cdef void _unique(IntBuf* b) noexcept nogil:
     cdef Py_ssize_t i, m = 0
-    if b.n > 1:
-        qsort(b.p, b.n, sizeof(int), _by_int)
+    sort_ints(b.p, b.n)
     for i in range(b.n):
         if m == 0 or b.p[m - 1] != b.p[i]:
             b.p[m] = b.p[i]
@@ -208,8 +199,7 @@ cdef class TileExtras:
             return False
         for i in range(P):
             tp[i] = ((<int64_t> self.pc[i].tile) << 32) | i
-        if P > 1:
-            qsort(tp, P, sizeof(int64_t), _by_int64)
+        sort_ints(tp, P)
         i = 0
         while i < P:
             t = <int> (tp[i] >> 32)

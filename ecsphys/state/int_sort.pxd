@@ -1,18 +1,19 @@
 # An ascending sort of ints in place, inline (C values only, no GIL): the one sort of plain
-# ints that the tile map's edge keeper (geometry/tile_edges.pyx: changed units and written
-# slots) and the reach look-ups (systems/reach.pyx, fixed_cells.pyx, reach_sweep.pyx: rows)
-# share.
+# ints that the tile map's edge keepers (geometry/tile_edges.pyx: changed units and written
+# slots; tile_extras.pyx: tiles and piece ids) and the reach look-ups (systems/reach.pyx,
+# fixed_cells.pyx, reach_sweep.pyx: rows) share.
 #
-# Guarantees: `sort_ints(a, n)` leaves a[:n] (int or int32_t: `sorted_int`, the same code
-# for either) in ascending order: insertion sort when short (n <= 48), else a heap sort; no
+# Guarantees: `sort_ints(a, n)` leaves a[:n] (int, int32_t or int64_t: `sorted_int`, the
+# same code for each) in ascending order: insertion sort when short (n <= 48), else a heap sort; no
 # allocation, no comparison callback. Plain ints have one ascending order, so what it
 # leaves is what any sort of them leaves.
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, int64_t
 
 ctypedef fused sorted_int:
     int
     int32_t
+    int64_t
 
 
 cdef inline void sift_down_int(sorted_int* a, Py_ssize_t root, Py_ssize_t k) noexcept nogil:
