@@ -60,6 +60,7 @@ MAX_MASK_PIXELS = 2**26
 MAX_TILEMAP_SIDE = 16384
 MAX_TILES = 2**22
 MAX_TILE_SHAPES = 4096  # shaped tile kinds in one TileMap
+MAX_TILE_SHAPE_POINTS = 16  # points of one tile shape (geometry/tile_shapes.pxd's table width)
 
 
 def check_finite(name: str, value: object) -> float:

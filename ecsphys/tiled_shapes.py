@@ -42,7 +42,11 @@ import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from .limits import MAX_COORD
+from .limits import MAX_COORD, MAX_TILE_SHAPE_POINTS
+
+#: The most points a tile's shape may have (a `TileMap` holds no more: its compiled table's
+#: ``MAX_SHAPE_POINTS``).
+MAX_SHAPE_POINTS = MAX_TILE_SHAPE_POINTS
 
 __all__ = ["TileShape", "Cell", "tile_outline", "flipped", "flip_words", "number_kinds",
            "describe"]
@@ -60,9 +64,6 @@ HEX_120 = 0x10000000
 #: The most collision objects one tile may carry, and points all of them together.
 MAX_TILE_OBJECTS = 64
 MAX_TILE_POINTS = 2048
-#: The most points a tile's shape may have (a `TileMap` holds no more: its compiled table's
-#: ``MAX_SHAPE_POINTS``).
-MAX_SHAPE_POINTS = 16
 #: How far (in tile units) a point may lie outside its cell and be moved onto it.
 EDGE_TOLERANCE = 1e-6
 #: How much (in tile areas) the convex hull of a tile's pieces may exceed their union.

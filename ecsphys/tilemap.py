@@ -66,6 +66,7 @@ import numpy as np
 
 from .limits import (
     MAX_SIZE,
+    MAX_TILE_SHAPE_POINTS,
     MAX_TILE_SHAPES,
     MAX_TILEMAP_SIDE,
     MAX_TILES,
@@ -125,7 +126,6 @@ def _as_grid(grid: object) -> tuple[np.ndarray, dict[str, int] | None]:
     return arr.astype(np.int32), None
 
 
-_SHAPE_POINTS = 16  # a tile shape's points at most (tile_shapes.pxd: MAX_SHAPE_POINTS)
 _SQUARE = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
 
 
@@ -149,8 +149,9 @@ def _check_shapes(shapes: object) -> dict[int, tuple[tuple[float, float], ...]]:
         if isinstance(points, (str, bytes)) or not isinstance(points, Iterable):
             raise TypeError(f"{where} must be a sequence of (x, y) points, got {points!r}")
         pts = list(points)
-        if not 3 <= len(pts) <= _SHAPE_POINTS:
-            raise ValueError(f"{where} must have 3 to {_SHAPE_POINTS} points, got {len(pts)}")
+        if not 3 <= len(pts) <= MAX_TILE_SHAPE_POINTS:
+            raise ValueError(f"{where} must have 3 to {MAX_TILE_SHAPE_POINTS} points, got "
+                             f"{len(pts)}")
         xy = [check_vec(f"{where}[{i}]", p, 2.0) for i, p in enumerate(pts)]
         for i, (x, y) in enumerate(xy):
             if not (0.0 <= x <= 1.0 and 0.0 <= y <= 1.0):
@@ -172,7 +173,7 @@ def _shape_table(shapes: dict[int, tuple[tuple[float, float], ...]]) -> TileShap
     # (the geometry package imports this module: its compiled table is imported when used)
     from .geometry.tile_shapes import TileShapes
 
-    points = np.zeros((len(kinds), _SHAPE_POINTS, 2))
+    points = np.zeros((len(kinds), MAX_TILE_SHAPE_POINTS, 2))
     counts = np.zeros(len(kinds), dtype=np.int32)
     for i, kind in enumerate(kinds):
         counts[i] = len(shapes[kind])

@@ -347,3 +347,23 @@ def test_the_platformers_level_has_a_hill_of_slope_tiles_and_a_half_tile_platfor
     for _ in range(60):
         esper.process(DT)
     assert pos(box).y == pytest.approx(6.5 + 0.4, abs=0.01)
+
+
+def test_the_python_side_knows_the_compiled_tables_width():
+    """A shape's points at most: the compiled table's width (tile_shapes.pxd), the one limit
+    `TileMap` and the Tiled reader check against; a shape of that many points is taken and
+    one more is refused."""
+    from ecsphys import limits, tiled_shapes
+    from ecsphys.geometry import tile_shapes
+
+    assert tile_shapes.SHAPE_POINTS == limits.MAX_TILE_SHAPE_POINTS == \
+        tiled_shapes.MAX_SHAPE_POINTS
+    n = limits.MAX_TILE_SHAPE_POINTS
+    ring = [(0.5 + 0.5 * math.cos(2 * math.pi * i / n), 0.5 + 0.5 * math.sin(2 * math.pi * i / n))
+            for i in range(n)]
+    tm = ep.TileMap([[2]], 1.0, shapes={2: ring})
+    assert len(tm.tile_shapes[2]) == n
+    more = [(0.5 + 0.5 * math.cos(2 * math.pi * i / (n + 1)),
+             0.5 + 0.5 * math.sin(2 * math.pi * i / (n + 1))) for i in range(n + 1)]
+    with pytest.raises(ValueError, match=rf"TileMap.shapes\[2\] must have 3 to {n} points"):
+        ep.TileMap([[2]], 1.0, shapes={2: more})

@@ -26,6 +26,10 @@ from libc.stdlib cimport free, malloc, qsort
 
 import numpy as np
 
+#: The most points a kind's polygon may have (tile_shapes.pxd's MAX_SHAPE_POINTS), for the
+#: Python side to check against limits.MAX_TILE_SHAPE_POINTS (tests/test_tile_shapes.py)
+SHAPE_POINTS = MAX_SHAPE_POINTS
+
 cdef double EPS = 1e-9    # (tile units) a stretch shorter than this is a point
 cdef double KEY = 1073741824.0  # 2**30: the rounding of a line's key
 
