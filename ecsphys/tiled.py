@@ -423,7 +423,9 @@ def tile_layer_parts(path: str | os.PathLike[str], layer: str = "walls",
         if kind != 0:  # an empty tile's shape is never read
             if base not in outlines:
                 try:
-                    outlines[base] = tile_outline(tile, ts.tile_height, float(tw))
+                    outlines[base] = tile_outline(
+                        tile, ts.tile_height, float(tw), tile_width=ts.tile_width,
+                        render=ts.tile_render_size, fill=ts.fill_mode)
                 except ValueError as exc:
                     raise ValueError(f"{name}: tileset {ts.name!r}, tile {local} (drawn at row "
                                      f"{row}, col {col} of layer {layer!r}): "

@@ -7,9 +7,15 @@ Guarantees:
   0 to 1 across the tile's cell, ``(0, 0)`` its bottom-left corner, y up, counter-clockwise
   from its leftmost (then lowest) point, each coordinate rounded to 12 decimals (so that a
   shape met twice, however it was turned, is the same tuple); ``None`` for a square: a tile
-  without collision objects, or whose objects cover its whole cell. Tiled's tile pixels (y down from
-  the tile image's top-left corner, the image standing on its cell's bottom-left corner, as
-  Tiled draws it) become ``x = px / cell``, ``y = (image_height - py) / cell``;
+  without collision objects, or whose objects cover its whole cell. Tiled's tile pixels (y
+  down from the tile image's top-left corner) are placed as Tiled draws the tile on a tile
+  layer: at its own size (a tileset's ``tilerendersize`` "tile", the default), the image
+  standing on its cell's bottom-left corner, so ``x = px / cell``,
+  ``y = (image_height - py) / cell``; at the grid's size ("grid", Tiled 1.9), the image
+  scaled to the cell, by ``cell / image_width`` across and ``cell / image_height`` up
+  (``fillmode`` "stretch", the default), or by the smaller of the two both ways and centred
+  in the cell ("preserve-aspect-fit"). Any other render size or fill mode is a
+  ``ValueError`` naming it;
 - a rectangle or a polygon is read (turned by its rotation, clockwise about its position, as
   Tiled turns it); ellipses, points, polylines, texts and tile objects are left out of the
   shape: a tile has one convex polygon in a `TileMap` and none of them is one, so the tile
@@ -272,12 +278,26 @@ def _pieces(kind: str, pts: list[Vec], label: str) -> list[list[Vec]]:
         raise ValueError(f"{label} is not a simple polygon ({exc})") from None
 
 
-def tile_outline(tile: Any, tile_height: object, cell: float) -> TileShape | None:
+#: A tileset's ``tilerendersize`` values, and its ``fillmode`` values (Tiled 1.9).
+RENDER_SIZES = ("tile", "grid")
+FILL_MODES = ("stretch", "preserve-aspect-fit")
+
+
+def tile_outline(tile: Any, tile_height: object, cell: float, *, tile_width: object = None,
+                 render: object = "tile", fill: object = "stretch") -> TileShape | None:
     """The collision shape of one tileset tile (see the module docstring), or None for a
-    square. ``tile_height``: its tileset's tile height in px (the tile's image's height when
-    the tile gives none of its own); ``cell``: the map's tile side in px.
+    square. ``tile_height`` / ``tile_width``: its tileset's tile size in px (the tile's
+    image's size when the tile gives none of its own; the width is read only at the grid's
+    size); ``cell``: the map's tile side in px; ``render`` and ``fill``: the tileset's
+    ``tilerendersize`` and ``fillmode`` (`RENDER_SIZES`, `FILL_MODES`).
     ``ValueError`` naming the object and the fault (the caller adds file, tileset, tile).
     """
+    if render not in RENDER_SIZES:
+        raise ValueError(f"its tileset's tile render size must be one of {RENDER_SIZES}, got "
+                         f"{render!r:.80}")
+    if fill not in FILL_MODES:
+        raise ValueError(f"its tileset's fill mode must be one of {FILL_MODES}, got "
+                         f"{fill!r:.80}")
     layer = getattr(tile, "objects", None) if tile is not None else None
     if layer is None:
         return None
@@ -297,6 +317,23 @@ def tile_outline(tile: Any, tile_height: object, cell: float) -> TileShape | Non
     if height is None:
         raise ValueError(f"its tileset's tile height must be a positive number of px, got "
                          f"{tile_height!r:.80}")
+    if render == "grid":  # the image scaled into the cell, as Tiled's CellRenderer draws it
+        width = (_size(getattr(tile, "width", None), "its width")
+                 or _size(getattr(tile, "image_width", None), "its image width")
+                 or _size(tile_width, "its tileset's tile width"))
+        if width is None:
+            raise ValueError(f"its tileset's tile width must be a positive number of px, got "
+                             f"{tile_width!r:.80}")
+        sx, sy = cell / width, cell / height
+        if fill == "preserve-aspect-fit":
+            sx = sy = min(sx, sy)
+
+        def place(x: float, y: float) -> Vec:  # the image's centre on the cell's centre
+            return (0.5 + sx * (x + dx - width / 2.0) / cell,
+                    0.5 - sy * (y + dy - height / 2.0) / cell)
+    else:
+        def place(x: float, y: float) -> Vec:  # the image on the cell's bottom-left corner
+            return (x + dx) / cell, (height - y - dy) / cell
     pieces: list[list[Vec]] = []
     total = shaped = 0
     for obj in found:
@@ -309,9 +346,11 @@ def tile_outline(tile: Any, tile_height: object, cell: float) -> TileShape | Non
         total += len(px)
         if total > MAX_TILE_POINTS:
             raise ValueError(f"its collision objects have more than {MAX_TILE_POINTS} points")
-        pts = [(_into_cell((x + dx) / cell, f"{label}'s point {i} x"),
-                _into_cell((height - y - dy) / cell, f"{label}'s point {i} y"))
-               for i, (x, y) in enumerate(px)]
+        pts = []
+        for i, (x, y) in enumerate(px):
+            u, v = place(x, y)
+            pts.append((_into_cell(u, f"{label}'s point {i} x"),
+                        _into_cell(v, f"{label}'s point {i} y")))
         pieces += _pieces(kind, pts, label)
     if not pieces:
         return None

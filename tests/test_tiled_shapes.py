@@ -98,17 +98,24 @@ def _tsj_tiles(tiles: dict) -> list[dict]:
 
 
 def write_map(path: Path, data: list[list[int]], tiles: dict | None = None,
-              external: bool = False) -> Path:
-    """A map at ``path`` (``.tmx``: XML, else JSON) of one tile layer "walls" drawn with the
-    tileset "slopes" (8 tiles of 16 px, ``tiles`` its tiles' classes, int "kind" properties
-    and collision objects), embedded or in an external file beside it (``slopes.tsx`` /
-    ``slopes.tsj``)."""
+              external: bool = False, *, tile_w: int = PX, tile_h: int = PX,
+              render: str | None = None, fill: str | None = None) -> Path:
+    """A map at ``path`` (``.tmx``: XML, else JSON) of one tile layer "walls" on a 16 px grid,
+    drawn with the tileset "slopes" (8 tiles of ``tile_w`` x ``tile_h`` px, ``tiles`` its
+    tiles' classes, int "kind" properties and collision objects; ``render`` / ``fill``: its
+    ``tilerendersize`` / ``fillmode`` when given), embedded or in an external file beside it
+    (``slopes.tsx`` / ``slopes.tsj``)."""
     tiles = SLOPES if tiles is None else tiles
     rows, cols = len(data), len(data[0])
-    head = {"name": "slopes", "tilewidth": PX, "tileheight": PX, "tilecount": 8, "columns": 8}
+    head = {"name": "slopes", "tilewidth": tile_w, "tileheight": tile_h, "tilecount": 8,
+            "columns": 8}
+    if render is not None:
+        head["tilerendersize"] = render
+    if fill is not None:
+        head["fillmode"] = fill
     if path.suffix == ".tmx":
         attrs = " ".join(f'{k}="{v}"' for k, v in head.items())
-        inner = (f'<image source="slopes.png" width="{8 * PX}" height="{PX}"/>'
+        inner = (f'<image source="slopes.png" width="{8 * tile_w}" height="{tile_h}"/>'
                  f'{_tsx_tiles(tiles)}')
         if external:
             (path.parent / "slopes.tsx").write_text(
@@ -126,7 +133,8 @@ def write_map(path: Path, data: list[list[int]], tiles: dict | None = None,
             f'width="{cols}" height="{rows}"><data encoding="csv">\n{csv}\n</data></layer>'
             '</map>\n')
         return path
-    ts = {**head, "image": "slopes.png", "imagewidth": 8 * PX, "imageheight": PX, "margin": 0,
+    ts = {**head, "image": "slopes.png", "imagewidth": 8 * tile_w, "imageheight": tile_h,
+          "margin": 0,
           "spacing": 0, "tiles": _tsj_tiles(tiles)}
     if external:
         (path.parent / "slopes.tsj").write_text(json.dumps(
@@ -196,6 +204,92 @@ def test_a_concave_polygon_that_is_its_hull_to_a_billionth_is_the_hull(tmp_path)
     tiles = {1: {"objects": [{"id": 1, "shape": "polygon", "x": 0, "y": 0, "points": [
         (0, 16), (8, 16 - 1e-8), (16, 16), (16, 0)]}]}}
     assert parts(write_map(tmp_path / "m.tmx", [[2]], tiles)).shapes == {2: SLOPE}
+
+
+# ------------------------------------------------------------------ tiles drawn at the grid's size
+
+
+def _scaled(tiles: dict, k: float) -> dict:
+    """``tiles`` drawn ``k`` times larger (every position, size and point of its objects)."""
+    out = copy.deepcopy(tiles)
+    for tile in out.values():
+        for o in tile.get("objects", []):
+            for key in ("x", "y", "w", "h"):
+                if key in o:
+                    o[key] *= k
+            if "points" in o:
+                o["points"] = [(x * k, y * k) for x, y in o["points"]]
+    return out
+
+
+@pytest.mark.parametrize(("suffix", "external"), FORMATS)
+@pytest.mark.parametrize("fill", [None, "stretch", "preserve-aspect-fit"])
+@pytest.mark.parametrize("px", [32, 8])
+def test_tiles_drawn_at_the_grids_size_are_scaled_into_their_cell(tmp_path, suffix, external,
+                                                                   fill, px):
+    """A tileset of 32 (or 8) px tiles on the map's 16 px grid with Tiled's "Tile render
+    size: Grid": Tiled draws each tile, and its collision objects, scaled into its cell, so
+    the tiles have the shapes the 16 px tileset gives (square tiles: stretch and fit agree)."""
+    path = write_map(tmp_path / f"m{suffix}", LAYER, _scaled(SLOPES, px / PX), external,
+                     tile_w=px, tile_h=px, render="grid", fill=fill)
+    got, plain = parts(path), parts(write_map(tmp_path / f"plain{suffix}", LAYER))
+    assert got.shapes == plain.shapes == {2: SLOPE, 3: HALF, 4: TRI, 5: RIGHT}
+    assert got.grid.tolist() == plain.grid.tolist() and got.tile_size == 16.0
+
+
+def test_tiles_drawn_at_their_own_size_keep_their_pixels(tmp_path):
+    """The same tilesets at their own size (Tiled's default, "tile"): 8 px tiles fill the
+    bottom-left quarter of their cells as Tiled draws them; 32 px tiles reach beyond their
+    cells, which a TileMap's tiles cannot, and are refused naming the point."""
+    small = parts(write_map(tmp_path / "s.tmx", [[2, 3]], _scaled(SLOPES, 0.5),
+                            tile_w=8, tile_h=8))
+    assert small.shapes == {2: ((0.0, 0.0), (0.5, 0.0), (0.5, 0.5)),
+                            3: ((0.0, 0.0), (0.5, 0.0), (0.5, 0.25), (0.0, 0.25))}
+    with pytest.raises(ValueError, match=r"tileset 'slopes', tile 1 .*outside the tile"):
+        parts(write_map(tmp_path / "l.tmx", [[2, 3]], _scaled(SLOPES, 2.0), tile_w=32,
+                        tile_h=32, render="tile"))
+
+
+#: A 32 x 16 px tile: its bottom half, and a slope rising across it to the right
+WIDE = {1: {"objects": [{"id": 1, "x": 0, "y": 8, "w": 32, "h": 8}]},
+        2: {"objects": [{"id": 1, "shape": "polygon", "x": 0, "y": 0,
+                         "points": [(0, 16), (32, 16), (32, 0)]}]}}
+#: A 16 x 32 px tile: its left half, and the same slope
+TALL = {1: {"objects": [{"id": 1, "x": 0, "y": 0, "w": 8, "h": 32}]},
+        2: {"objects": [{"id": 1, "shape": "polygon", "x": 0, "y": 0,
+                         "points": [(0, 32), (16, 32), (16, 0)]}]}}
+
+
+@pytest.mark.parametrize("suffix", [".tmx", ".tmj"])
+@pytest.mark.parametrize(("tiles", "size", "fill", "want"), [
+    # stretched: the image fills the cell whatever its proportions
+    (WIDE, (32, 16), "stretch", {2: HALF, 3: SLOPE}),
+    (TALL, (16, 32), "stretch", {2: ((0.0, 0.0), (0.5, 0.0), (0.5, 1.0), (0.0, 1.0)),
+                                 3: SLOPE}),
+    # fitted: scaled by the smaller factor (1/2), centred: the wide tile spans v 1/4 .. 3/4
+    (WIDE, (32, 16), "preserve-aspect-fit", {
+        2: ((0.0, 0.25), (1.0, 0.25), (1.0, 0.5), (0.0, 0.5)),
+        3: ((0.0, 0.25), (1.0, 0.25), (1.0, 0.75))}),
+    (TALL, (16, 32), "preserve-aspect-fit", {
+        2: ((0.25, 0.0), (0.5, 0.0), (0.5, 1.0), (0.25, 1.0)),
+        3: ((0.25, 0.0), (0.75, 0.0), (0.75, 1.0))}),
+], ids=["wide-stretch", "tall-stretch", "wide-fit", "tall-fit"])
+def test_a_tile_not_the_grids_shape_is_stretched_or_fitted_as_tiled_draws_it(
+        tmp_path, suffix, tiles, size, fill, want):
+    got = parts(write_map(tmp_path / f"m{suffix}", [[2, 3, 1]], tiles, tile_w=size[0],
+                          tile_h=size[1], render="grid", fill=fill))
+    assert got.shapes == want
+    assert got.grid.tolist() == [[2, 3, 1]]
+
+
+@pytest.mark.parametrize(("render", "fill", "what"), [
+    ("huge", None, "tile render size"), ("grid", "tile", "fill mode"),
+    (None, "cover", "fill mode")])
+def test_a_render_size_or_fill_mode_tiled_has_not_is_refused_naming_it(tmp_path, render, fill,
+                                                                      what):
+    bad = render if what == "tile render size" else fill
+    with pytest.raises(ValueError, match=rf"m\.tmx.*tileset 'slopes', tile 1 .*{what}.*{bad}"):
+        parts(write_map(tmp_path / "m.tmx", [[2]], render=render, fill=fill))
 
 
 def test_a_diamond_turned_45_degrees_is_read_as_tiled_turns_it(tmp_path):
