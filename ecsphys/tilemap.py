@@ -35,7 +35,8 @@ Guarantees:
   next asked for. The physics takes the change at its next step, writing again only what
   lies along those lines (``geometry/shape_store.py``): bodies touching a removed
   tile get its ``separate`` (and fall if it held them up), a body whose centre is inside a
-  newly built tile is pushed out the short way (to the nearest open side);
+  newly built tile (inside its shape) is pushed out the short way (to the nearest open side,
+  or along a shaped tile's slope or half-tile top, where it fits beside the tiles' shapes);
 - so a map is a mutable object, not a value: two maps are equal only if they are the same
   object (``same_tiles`` compares contents). Its bounds are its whole grid, whatever is solid.
   Its ``parts`` are the merged edges as `Segment` s (made when asked for), so every routine

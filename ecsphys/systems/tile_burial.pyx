@@ -3,10 +3,13 @@
 
 Guarantees (`out_of_tiles`, called by the push apart for a body and a tile map row):
 - a body whose centre (of its box), or for a compound the centre of one of its parts' boxes,
-  lies inside a solid tile (a tile was built on it, or it was placed there) moves out the
-  short way by a side of that tile that is open (the tile beyond it empty, or outside the
-  map) and where its box overlaps no solid tile, its box a skin beyond that side, and loses
-  its velocity into the tiles (`momentum.impulse` against the map);
+  lies inside a solid tile (a tile was built on it, or it was placed there; in a shaped
+  tile, inside its polygon) moves out the short way by a side of that tile that is open (the
+  tile beyond it empty, shaped, or outside the map), or by a face of a shaped tile's polygon inside
+  its square (a slope, a half tile's top: the short way out is along its normal), where its
+  box overlaps no solid tile, its box a skin beyond that side or face, and loses its velocity
+  into the tiles (`momentum.impulse` against the map). Whether a box overlaps a tile is
+  asked of the tile's shape: its polygon for a shaped tile, else its square;
 - it never leaves through other solid tiles, nor into them (a body resting on a floor when a
   tile is built on it goes up or sideways, never down through or into the floor); only a
   body with no such side goes to the nearest side of the nearest empty tile straight up,
@@ -15,21 +18,47 @@ Guarantees (`out_of_tiles`, called by the push apart for a body and a tile map r
 - a part whose centre is outside the tiles is left to the tiles' edges (the contacts).
 """
 
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, fabs
 
 from ..geometry.shape_data cimport (
-    COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, Body, TileGrid, grid_tile, tile_grid,
-    tile_range,
+    COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, LI_F0, LI_NF, LI_NV, LI_STRIDE, LI_V0, Body,
+    TileGrid, grid_tile, shape_leaf, tile_grid, tile_range,
 )
 from .momentum cimport impulse
 from .slide_context cimport Ctx
 
 
+cdef bint _polygon_clear(const TileGrid* g, int leaf, double cx, double cy, double x0,
+                         double y0, double x1, double y1, double e) noexcept nogil:
+    """The box does not overlap the polygon of leaf ``leaf`` placed at the tile centre
+    (cx, cy) by more than ``e``: apart along one of the polygon's faces or the box's axes."""
+    cdef const int* li = g.store.li + leaf * LI_STRIDE
+    cdef const double* v = g.store.verts + 2 * li[LI_V0]
+    cdef const double* f = g.store.faces + 3 * li[LI_F0]
+    cdef double px0 = INFINITY, py0 = INFINITY, px1 = -INFINITY, py1 = -INFINITY, nx, ny
+    cdef int k
+    for k in range(li[LI_NV]):
+        px0 = min(px0, cx + v[2 * k])
+        px1 = max(px1, cx + v[2 * k])
+        py0 = min(py0, cy + v[2 * k + 1])
+        py1 = max(py1, cy + v[2 * k + 1])
+    if px1 <= x0 + e or x1 - e <= px0 or py1 <= y0 + e or y1 - e <= py0:
+        return True
+    for k in range(li[LI_NF]):  # the box's lowest corner along the face's outward normal
+        nx = f[3 * k]
+        ny = f[3 * k + 1]
+        if (nx * (x0 if nx > 0.0 else x1) + ny * (y0 if ny > 0.0 else y1)
+                >= f[3 * k + 2] + nx * cx + ny * cy - e):
+            return True
+    return False
+
+
 cdef bint box_clear(const TileGrid* g, double x0, double y0, double x1, double y1) noexcept nogil:
-    """No solid tile's square overlaps the box (shrunk by a hair: touching is clear); a box
-    over more than 4,096 tiles counts as clear (the check would cost more than it saves)."""
+    """No solid tile overlaps the box (shrunk by a hair: touching is clear): its square, or
+    for a shaped tile its polygon; a box over more than 4,096 tiles counts as clear (the
+    check would cost more than it saves)."""
     cdef double e = 1e-9 * g.size
-    cdef int c0, c1, u0, u1, u, col
+    cdef int c0, c1, u0, u1, u, col, kind, leaf, mask
     tile_range(g, x0 + e, y0 + e, x1 - e, y1 - e, &c0, &c1, &u0, &u1)
     if c0 > c1 or u0 > u1:
         return True
@@ -37,9 +66,57 @@ cdef bint box_clear(const TileGrid* g, double x0, double y0, double x1, double y
         return True
     for u in range(u0, u1 + 1):
         for col in range(c0, c1 + 1):
-            if g.kind[u * g.cols + col] > 0:
+            kind = g.kind[u * g.cols + col]
+            if kind <= 0:
+                continue
+            leaf = shape_leaf(g.table, kind, &mask) if g.table != NULL else -1
+            if leaf < 0 or not _polygon_clear(
+                    g, leaf, g.ox + (col + 0.5) * g.size, g.oy + (u + 0.5) * g.size,
+                    x0, y0, x1, y1, e):
                 return False
     return True
+
+
+cdef inline bint _square_at(const TileGrid* g, int u, int col) noexcept nogil:
+    """Tile (u, col) is a solid square (no way through it); outside the map, an empty tile
+    and a shaped one (`box_clear` then asks its polygon) are not."""
+    if u < 0 or u >= g.rows or col < 0 or col >= g.cols:
+        return False
+    cdef int kind = g.kind[u * g.cols + col], mask
+    if kind <= 0:
+        return False
+    return g.table == NULL or shape_leaf(g.table, kind, &mask) < 0
+
+
+cdef void _out_by_faces(Ctx* c, const Body* b, const TileGrid* g, int u, int col,
+                        double* best, double* bx, double* by) noexcept nogil:
+    """The faces of tile (u, col)'s polygon inside its square (a slope, a half tile's top),
+    if it has one, as ways out: the move along a face's normal that puts the box a skin
+    beyond it, where the box is then clear, when shorter than *best (into *best, *bx, *by)."""
+    if g.table == NULL:
+        return
+    cdef int mask
+    cdef int leaf = shape_leaf(g.table, g.kind[u * g.cols + col], &mask)
+    if leaf < 0:
+        return
+    cdef const int* li = g.store.li + leaf * LI_STRIDE
+    cdef const double* f = g.store.faces + 3 * li[LI_F0]
+    cdef double cx = g.ox + (col + 0.5) * g.size, cy = g.oy + (u + 0.5) * g.size
+    cdef double half = 0.5 * g.size, e = 1e-9 * g.size
+    cdef double x0 = b.px + b.x0, y0 = b.py + b.y0, x1 = b.px + b.x1, y1 = b.py + b.y1
+    cdef double nx, ny, d
+    cdef int k
+    for k in range(li[LI_NF]):
+        nx = f[3 * k]
+        ny = f[3 * k + 1]
+        if (nx == 0.0 or ny == 0.0) and fabs(f[3 * k + 2] - half) <= e:
+            continue  # on the square's side: the sides' own ways out
+        d = (f[3 * k + 2] + nx * cx + ny * cy + c.skin
+             - (nx * (x0 if nx > 0.0 else x1) + ny * (y0 if ny > 0.0 else y1)))
+        if d < best[0] and box_clear(g, x0 + nx * d, y0 + ny * d, x1 + nx * d, y1 + ny * d):
+            best[0] = d
+            bx[0] = nx
+            by[0] = ny
 
 
 cdef bint buried_tile(const Ctx* c, const Body* b, const TileGrid* g, int* u, int* col
@@ -64,9 +141,10 @@ cdef bint buried_tile(const Ctx* c, const Body* b, const TileGrid* g, int* u, in
 cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
     """Row r's centre, or the centre of one of its parts, is inside a solid tile of tile map
     row m (a tile was built on it, or it was placed there; `buried_tile`): move it out the
-    short way by a side of that tile that is open (the tile beyond it empty, or outside the
-    map) and where its box overlaps no solid tile, its box a skin beyond that side, and take
-    away its velocity into the tiles. It never leaves through other solid tiles, nor into
+    short way by a side of that tile that is open (the tile beyond it empty, shaped, or
+    outside the map) or a face of its polygon inside its square (`_out_by_faces`), where its box overlaps
+    no solid tile (`box_clear`), its box a skin beyond that side or face, and take away its
+    velocity into the tiles. It never leaves through other solid tiles, nor into
     them (a body resting on a floor when a tile is built on it goes up or sideways, never
     down through or into the floor); only a body with no such side goes to the nearest side
     of the nearest empty tile straight up, down, left or right where its box is clear (up to
@@ -79,42 +157,44 @@ cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
         return False
     cdef double best = INFINITY, d = 0.0, nx = 0.0, ny = 0.0, bx = 0.0, by = 0.0
     cdef double sx, sy
-    cdef int k, side, reach = 1, attempt
-    cdef bint clear = True
-    # an open side where the box is clear (reach 1), then beyond solid tiles where it is
-    # clear (reach 64), then the nearest of those, clear or not
+    cdef int k, side, reach = 1, attempt, tu, tc
+    cdef bint clear = True, fits
+    # a face of a shaped tile's polygon or an open side where the box is clear (reach 1),
+    # then beyond solid tiles where it is clear (reach 64), then the nearest of those, clear
+    # or not
+    _out_by_faces(c, b, &g, u, col, &best, &bx, &by)
     for attempt in range(3):
-        if best < INFINITY:
+        if attempt and best < INFINITY:
             break
         reach = 1 if attempt == 0 else 64
         clear = attempt < 2
         for side in range(4):
+            sx = -1.0 if side == 2 else (1.0 if side == 3 else 0.0)
+            sy = 1.0 if side == 0 else (-1.0 if side == 1 else 0.0)
             for k in range(1, reach + 1):
+                tu = u + k * <int> sy
+                tc = col + k * <int> sx
+                if _square_at(&g, tu, tc):
+                    continue
                 if side == 0:    # up
-                    if u + k < g.rows and g.kind[(u + k) * g.cols + col] > 0:
-                        continue
                     d = g.oy + (u + k) * g.size - (b.py + b.y0) + c.skin
                 elif side == 1:  # down
-                    if u - k >= 0 and g.kind[(u - k) * g.cols + col] > 0:
-                        continue
                     d = (b.py + b.y1) - (g.oy + (u - k + 1) * g.size) + c.skin
                 elif side == 2:  # left
-                    if col - k >= 0 and g.kind[u * g.cols + col - k] > 0:
-                        continue
                     d = (b.px + b.x1) - (g.ox + (col - k + 1) * g.size) + c.skin
                 else:            # right
-                    if col + k < g.cols and g.kind[u * g.cols + col + k] > 0:
-                        continue
                     d = g.ox + (col + k) * g.size - (b.px + b.x0) + c.skin
-                sx = -1.0 if side == 2 else (1.0 if side == 3 else 0.0)
-                sy = 1.0 if side == 0 else (-1.0 if side == 1 else 0.0)
-                if d < best and (not clear or box_clear(
-                        &g, b.px + b.x0 + sx * d, b.py + b.y0 + sy * d,
-                        b.px + b.x1 + sx * d, b.py + b.y1 + sy * d)):
+                fits = not clear or box_clear(&g, b.px + b.x0 + sx * d, b.py + b.y0 + sy * d,
+                                              b.px + b.x1 + sx * d, b.py + b.y1 + sy * d)
+                if fits and d < best:
                     best = d
                     bx = sx
                     by = sy
-                break
+                # an empty tile (or the map's edge) ends the side's search; a shaped tile
+                # the box does not fit beside goes on to the tile beyond it
+                if fits or not (0 <= tu < g.rows and 0 <= tc < g.cols
+                                and g.kind[tu * g.cols + tc] > 0):
+                    break
     if best == INFINITY:
         return False
     b.px += bx * best
