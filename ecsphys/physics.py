@@ -482,7 +482,7 @@ class Physics:
         """Run exactly one step of ``dt`` seconds (default: ``fixed_dt``).
 
         The step runs in this physics' esper world: called while another world is current,
-        it switches to it and back (two of esper's ``switch_world``, a few microseconds: a
+        it switches to it and back (two of esper's ``switch_world``, about a microsecond: a
         game steps the world that is current).
 
         Threads: esper keeps one current world for all threads, so the step holds
