@@ -278,6 +278,18 @@ def _pieces(kind: str, pts: list[Vec], label: str) -> list[list[Vec]]:
         raise ValueError(f"{label} is not a simple polygon ({exc})") from None
 
 
+def _tile_px(tile: Any, side: str, tileset_px: object) -> float:
+    """A tile's ``side`` ("width" or "height") in px: its own, its image's, else its
+    tileset's tiles'; ``ValueError`` naming the value when none is a positive number."""
+    got = (_size(getattr(tile, side, None), f"its {side}")
+           or _size(getattr(tile, f"image_{side}", None), f"its image {side}")
+           or _size(tileset_px, f"its tileset's tile {side}"))
+    if got is None:
+        raise ValueError(f"its tileset's tile {side} must be a positive number of px, got "
+                         f"{tileset_px!r:.80}")
+    return got
+
+
 #: A tileset's ``tilerendersize`` values, and its ``fillmode`` values (Tiled 1.9).
 RENDER_SIZES = ("tile", "grid")
 FILL_MODES = ("stretch", "preserve-aspect-fit")
@@ -311,19 +323,9 @@ def tile_outline(tile: Any, tile_height: object, cell: float, *, tile_width: obj
     import pytiled_parser.tiled_object as objs  # (only a map being read gets here)
 
     dx, dy = _pair(getattr(layer, "offset", (0, 0)), "its collision layer's offset")
-    height = (_size(getattr(tile, "height", None), "its height")
-              or _size(getattr(tile, "image_height", None), "its image height")
-              or _size(tile_height, "its tileset's tile height"))
-    if height is None:
-        raise ValueError(f"its tileset's tile height must be a positive number of px, got "
-                         f"{tile_height!r:.80}")
+    height = _tile_px(tile, "height", tile_height)
     if render == "grid":  # the image scaled into the cell, as Tiled's CellRenderer draws it
-        width = (_size(getattr(tile, "width", None), "its width")
-                 or _size(getattr(tile, "image_width", None), "its image width")
-                 or _size(tile_width, "its tileset's tile width"))
-        if width is None:
-            raise ValueError(f"its tileset's tile width must be a positive number of px, got "
-                             f"{tile_width!r:.80}")
+        width = _tile_px(tile, "width", tile_width)
         sx, sy = cell / width, cell / height
         if fill == "preserve-aspect-fit":
             sx = sy = min(sx, sy)
