@@ -5,11 +5,11 @@ Guarantees (`out_of_tiles`, called by the push apart for a body and a tile map r
 - a body whose centre (of its box), or for a compound the centre of one of its parts' boxes,
   lies inside a solid tile (a tile was built on it, or it was placed there; in a shaped
   tile, inside its polygon) moves out the short way by a side of that tile that is open (the
-  tile beyond it empty, shaped, or outside the map), or by a face of a shaped tile's polygon inside
-  its square (a slope, a half tile's top: the short way out is along its normal), where its
-  box overlaps no solid tile, its box a skin beyond that side or face, and loses its velocity
-  into the tiles (`momentum.impulse` against the map). Whether a box overlaps a tile is
-  asked of the tile's shape: its polygon for a shaped tile, else its square;
+  tile beyond it empty, shaped, or outside the map), or by a face of a shaped tile's polygon
+  inside its square (a slope, a half tile's top: the short way out is along its normal),
+  where its box overlaps no solid tile, its box a skin beyond that side or face, and loses
+  its velocity into the tiles (`momentum.impulse` against the map). Whether a box overlaps a
+  tile is asked of the tile's shape: its polygon for a shaped tile, else its square;
 - it never leaves through other solid tiles, nor into them (a body resting on a floor when a
   tile is built on it goes up or sideways, never down through or into the floor); only a
   body with no such side goes to the nearest side of the nearest empty tile straight up,
@@ -21,34 +21,35 @@ Guarantees (`out_of_tiles`, called by the push apart for a body and a tile map r
 from libc.math cimport INFINITY, fabs
 
 from ..geometry.shape_data cimport (
-    COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, LI_F0, LI_NF, LI_NV, LI_STRIDE, LI_V0, Body,
-    TileGrid, grid_tile, shape_leaf, tile_grid, tile_range,
+    COMPOUND, LF_STRIDE, LF_X0, LF_X1, LF_Y0, LF_Y1, LI_F0, LI_NF, LI_STRIDE, Body, TileGrid,
+    grid_tile, shape_leaf, tile_grid, tile_range,
 )
 from .momentum cimport impulse
 from .slide_context cimport Ctx
 
 
+cdef inline double _box_low(double nx, double ny, double x0, double y0, double x1,
+                            double y1) noexcept nogil:
+    """How far the box reaches against the direction (nx, ny): the least projection of its
+    corners on it."""
+    return nx * (x0 if nx > 0.0 else x1) + ny * (y0 if ny > 0.0 else y1)
+
+
 cdef bint _polygon_clear(const TileGrid* g, int leaf, double cx, double cy, double x0,
                          double y0, double x1, double y1, double e) noexcept nogil:
     """The box does not overlap the polygon of leaf ``leaf`` placed at the tile centre
-    (cx, cy) by more than ``e``: apart along one of the polygon's faces or the box's axes."""
+    (cx, cy) by more than ``e``: apart along one of the polygon's faces or the box's axes (the
+    leaf's own bounds)."""
+    cdef const double* lf = g.store.lf + leaf * LF_STRIDE
     cdef const int* li = g.store.li + leaf * LI_STRIDE
-    cdef const double* v = g.store.verts + 2 * li[LI_V0]
     cdef const double* f = g.store.faces + 3 * li[LI_F0]
-    cdef double px0 = INFINITY, py0 = INFINITY, px1 = -INFINITY, py1 = -INFINITY, nx, ny
     cdef int k
-    for k in range(li[LI_NV]):
-        px0 = min(px0, cx + v[2 * k])
-        px1 = max(px1, cx + v[2 * k])
-        py0 = min(py0, cy + v[2 * k + 1])
-        py1 = max(py1, cy + v[2 * k + 1])
-    if px1 <= x0 + e or x1 - e <= px0 or py1 <= y0 + e or y1 - e <= py0:
+    if (cx + lf[LF_X1] <= x0 + e or x1 - e <= cx + lf[LF_X0]
+            or cy + lf[LF_Y1] <= y0 + e or y1 - e <= cy + lf[LF_Y0]):
         return True
-    for k in range(li[LI_NF]):  # the box's lowest corner along the face's outward normal
-        nx = f[3 * k]
-        ny = f[3 * k + 1]
-        if (nx * (x0 if nx > 0.0 else x1) + ny * (y0 if ny > 0.0 else y1)
-                >= f[3 * k + 2] + nx * cx + ny * cy - e):
+    for k in range(li[LI_NF]):
+        if (_box_low(f[3 * k], f[3 * k + 1], x0, y0, x1, y1)
+                >= f[3 * k + 2] + f[3 * k] * cx + f[3 * k + 1] * cy - e):
             return True
     return False
 
@@ -77,12 +78,17 @@ cdef bint box_clear(const TileGrid* g, double x0, double y0, double x1, double y
     return True
 
 
+cdef inline int _kind_at(const TileGrid* g, int u, int col) noexcept nogil:
+    """The kind of tile (u, col); 0 (empty) outside the map."""
+    if u < 0 or u >= g.rows or col < 0 or col >= g.cols:
+        return 0
+    return g.kind[u * g.cols + col]
+
+
 cdef inline bint _square_at(const TileGrid* g, int u, int col) noexcept nogil:
     """Tile (u, col) is a solid square (no way through it); outside the map, an empty tile
     and a shaped one (`box_clear` then asks its polygon) are not."""
-    if u < 0 or u >= g.rows or col < 0 or col >= g.cols:
-        return False
-    cdef int kind = g.kind[u * g.cols + col], mask
+    cdef int kind = _kind_at(g, u, col), mask
     if kind <= 0:
         return False
     return g.table == NULL or shape_leaf(g.table, kind, &mask) < 0
@@ -111,8 +117,7 @@ cdef void _out_by_faces(Ctx* c, const Body* b, const TileGrid* g, int u, int col
         ny = f[3 * k + 1]
         if (nx == 0.0 or ny == 0.0) and fabs(f[3 * k + 2] - half) <= e:
             continue  # on the square's side: the sides' own ways out
-        d = (f[3 * k + 2] + nx * cx + ny * cy + c.skin
-             - (nx * (x0 if nx > 0.0 else x1) + ny * (y0 if ny > 0.0 else y1)))
+        d = f[3 * k + 2] + nx * cx + ny * cy + c.skin - _box_low(nx, ny, x0, y0, x1, y1)
         if d < best[0] and box_clear(g, x0 + nx * d, y0 + ny * d, x1 + nx * d, y1 + ny * d):
             best[0] = d
             bx[0] = nx
@@ -142,9 +147,9 @@ cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
     """Row r's centre, or the centre of one of its parts, is inside a solid tile of tile map
     row m (a tile was built on it, or it was placed there; `buried_tile`): move it out the
     short way by a side of that tile that is open (the tile beyond it empty, shaped, or
-    outside the map) or a face of its polygon inside its square (`_out_by_faces`), where its box overlaps
-    no solid tile (`box_clear`), its box a skin beyond that side or face, and take away its
-    velocity into the tiles. It never leaves through other solid tiles, nor into
+    outside the map) or a face of its polygon inside its square (`_out_by_faces`), where its
+    box overlaps no solid tile (`box_clear`), its box a skin beyond that side or face, and
+    take away its velocity into the tiles. It never leaves through other solid tiles, nor into
     them (a body resting on a floor when a tile is built on it goes up or sideways, never
     down through or into the floor); only a body with no such side goes to the nearest side
     of the nearest empty tile straight up, down, left or right where its box is clear (up to
@@ -192,8 +197,7 @@ cdef bint out_of_tiles(Ctx* c, int r, int m) noexcept nogil:
                     by = sy
                 # an empty tile (or the map's edge) ends the side's search; a shaped tile
                 # the box does not fit beside goes on to the tile beyond it
-                if fits or not (0 <= tu < g.rows and 0 <= tc < g.cols
-                                and g.kind[tu * g.cols + tc] > 0):
+                if fits or _kind_at(&g, tu, tc) <= 0:
                     break
     if best == INFINITY:
         return False
